@@ -1,0 +1,192 @@
+/*
+ * warp-raycaster public C API (prefix wr_). The only ABI of libwr.
+ *
+ * Renders depth images for N parallel simulated robots from one shared BVH
+ * (one per scene) and one shared camera ray template (one per sensor). Each
+ * environment contributes only its body pose (7 floats) and its output image.
+ *
+ * Conventions
+ *  - World frame: right-handed, +Z up, metres.
+ *  - Camera frame: +X is the optical axis (forward), +Y left, +Z up.
+ *  - Pixel (u, v): u is the column, left to right; v is the row, top to
+ *    bottom. The ray of pixel (u, v) passes through the pixel centre:
+ *        d_cam = normalize(1, -(u + 0.5 - cx) / fx, -(v + 0.5 - cy) / fy)
+ *  - A body pose is 7 floats: position x, y, z, then a quaternion in the
+ *    sensor's quat_order (w, x, y, z by default; x, y, z, w for IsaacGym root
+ *    states). Quaternions are normalised before use.
+ *    camera_in_world = body_in_world * mount, where the mount is the camera's
+ *    pose in the body frame (same layout and quaternion order).
+ *  - Depth buffer layout: [num_envs][height][width] float32, row-major.
+ *  - WR_DEPTH_PLANE reports the distance along the optical axis (the z-depth
+ *    of a pinhole camera, REP 118). WR_DEPTH_RANGE reports the Euclidean
+ *    distance from the camera origin to the hit. They differ off-axis.
+ *  - near_clip / far_clip bound the REPORTED value: a pixel whose nearest
+ *    hit reports a value outside [near_clip, far_clip], or that hits nothing,
+ *    holds miss_value. Geometry whose reported value would be below near_clip
+ *    does not occlude (it is clipped away, as by a near plane).
+ *  - Both faces of every triangle are hit. Zero-area triangles are never hit.
+ *
+ * Errors and ownership
+ *  - Every fallible call returns a wr_status. On failure, wr_last_error()
+ *    returns a message naming the argument, file and line, or env index at
+ *    fault, and every object is left exactly as it was before the call.
+ *  - The library never aborts and never prints.
+ *  - Handles are reference counted: a sensor keeps its scene alive, a scene
+ *    keeps its context alive, so releasing in any order is safe. Releasing
+ *    NULL does nothing.
+ *  - Threads: different sensors may render from different threads at once;
+ *    one sensor renders from one thread at a time.
+ */
+#ifndef WR_WR_H
+#define WR_WR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(_WIN32)
+#define WR_API
+#elif defined(WR_BUILDING_LIBRARY)
+#define WR_API __attribute__((visibility("default")))
+#else
+#define WR_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- Status and errors ---------------------------------------------------- */
+
+typedef enum wr_status {
+  WR_SUCCESS = 0,
+  WR_ERROR_INVALID_ARGUMENT = 1, /* null handle/pointer, zero size, index out of range, non-finite value */
+  WR_ERROR_IO = 2,               /* file missing or unreadable */
+  WR_ERROR_PARSE = 3,            /* file readable but malformed */
+  WR_ERROR_OUT_OF_MEMORY = 4,    /* host or device allocation failed */
+  WR_ERROR_UNSUPPORTED = 5,      /* e.g. CUDA asked for but not built in, or no CUDA device present */
+  WR_ERROR_DEVICE = 6,           /* a CUDA runtime error */
+  WR_ERROR_INTERNAL = 7          /* a bug in the library; please report it with the message */
+} wr_status;
+
+/* Static string naming a status, e.g. "WR_ERROR_IO"; "WR_STATUS_UNKNOWN" for a
+   value outside the enum. Never NULL. */
+WR_API const char* wr_status_string(wr_status status);
+
+/* Message of the last failed call on the calling thread, e.g.
+   "wr_scene_create: indices[3] (triangle 1, corner 0) = 9 is out of range: num_vertices is 4".
+   Empty string when no call on this thread has failed yet. Never NULL. The
+   pointer stays valid until the next failing call on this thread. */
+WR_API const char* wr_last_error(void);
+
+/* ---- Enums ------------------------------------------------------------------ */
+
+typedef enum wr_device { WR_DEVICE_CPU = 0, WR_DEVICE_CUDA = 1 } wr_device;
+typedef enum wr_depth_kind { WR_DEPTH_PLANE = 0, WR_DEPTH_RANGE = 1 } wr_depth_kind;
+typedef enum wr_quat_order { WR_QUAT_WXYZ = 0, WR_QUAT_XYZW = 1 } wr_quat_order;
+
+/* ---- Handles ------------------------------------------------------------------ */
+
+typedef struct wr_context_* wr_context; /* a device (CPU thread pool or one CUDA GPU) and its allocator */
+typedef struct wr_scene_* wr_scene;     /* an immutable triangle mesh and its BVH, shared by every sensor and env */
+typedef struct wr_sensor_* wr_sensor;   /* a camera model and its shared ray template, for num_envs envs */
+
+/* ---- Context ------------------------------------------------------------------ */
+
+/* Creates a context on `device`. ordinal: CUDA device index; ignored for the
+   CPU. A CPU context runs a thread pool with one thread per hardware thread.
+   WR_ERROR_UNSUPPORTED when CUDA is asked for and the library was built
+   without it, or no usable CUDA device or driver is present. */
+WR_API wr_status wr_context_create(wr_device device, int ordinal, wr_context* out);
+
+/* Creates a CPU context whose thread pool has num_threads threads (the calling
+   thread counts as one); 0 means one per hardware thread. Depth images are
+   bit-identical whatever the thread count. */
+WR_API wr_status wr_context_create_cpu(uint32_t num_threads, wr_context* out);
+
+/* Number of threads a context renders with (1 for a CUDA context's host
+   side). */
+WR_API wr_status wr_context_num_threads(wr_context context, uint32_t* out);
+
+/* Drops the caller's reference. NULL does nothing. */
+WR_API void wr_context_release(wr_context context);
+
+/* ---- Scene -------------------------------------------------------------------- */
+
+/* Builds a scene (mesh + BVH) from arrays. The data is copied; the caller keeps
+   ownership.
+     vertices: (num_vertices x 3) float, x y z in metres, all finite.
+     indices:  (num_triangles x 3) uint32, each < num_vertices. Winding does not
+               matter: both faces are hit. Zero-area triangles are accepted and
+               never hit.
+   WR_ERROR_INVALID_ARGUMENT names the first bad triangle or vertex. */
+WR_API wr_status wr_scene_create(wr_context context, const float* vertices, uint64_t num_vertices,
+                                 const uint32_t* indices, uint64_t num_triangles, wr_scene* out);
+
+/* Loads a Wavefront OBJ file: every shape merged into one mesh, polygons
+   triangulated, normals/texcoords/materials ignored. WR_ERROR_IO names a
+   missing or unreadable file; WR_ERROR_PARSE names the file and line of
+   malformed content (bad number, non-finite vertex, index out of range). */
+WR_API wr_status wr_scene_load_obj(wr_context context, const char* path, wr_scene* out);
+
+/* Number of triangles of a scene (as given, degenerate ones included). */
+WR_API wr_status wr_scene_num_triangles(wr_scene scene, uint64_t* out);
+
+/* Axis-aligned bounds of the scene's vertices: out_min (3), out_max (3). */
+WR_API wr_status wr_scene_bounds(wr_scene scene, float* out_min, float* out_max);
+
+/* Drops the caller's reference. NULL does nothing. */
+WR_API void wr_scene_release(wr_scene scene);
+
+/* ---- Sensor ------------------------------------------------------------------- */
+
+typedef struct wr_camera_desc {
+  uint32_t width, height;          /* pixels, each >= 1 */
+  float fx, fy, cx, cy;            /* pinhole intrinsics in pixels; fx, fy > 0; cx, cy finite */
+  float near_clip, far_clip;       /* metres, 0 <= near_clip < far_clip (far may be +inf) */
+  float miss_value;                /* written where nothing valid is hit (any value, +inf and NaN included) */
+  wr_depth_kind depth_kind;
+  wr_quat_order quat_order;        /* of body poses and of mount_rotation */
+  float mount_position[3];         /* camera position in the body frame, metres */
+  float mount_rotation[4];         /* camera orientation in the body frame, quaternion in quat_order */
+} wr_camera_desc;
+
+/* Fills desc for a pinhole camera with square pixels:
+   fx = fy = (width / 2) / tan(hfov / 2), cx = width / 2, cy = height / 2,
+   near_clip = 0, far_clip = +infinity, miss_value = +infinity (REP 117: no
+   return), WR_DEPTH_PLANE, WR_QUAT_WXYZ, identity mount. A NULL desc does
+   nothing. */
+WR_API void wr_camera_desc_pinhole(wr_camera_desc* desc, uint32_t width, uint32_t height, float hfov_degrees);
+
+/* Creates a sensor of num_envs (>= 1) cameras that share `desc` and the
+   scene. Builds the ray template (height x width directions, shared by every
+   env) and allocates everything render will ever need: render never
+   allocates. The sensor keeps the scene alive. */
+WR_API wr_status wr_sensor_create(wr_scene scene, const wr_camera_desc* desc, uint32_t num_envs, wr_sensor* out);
+
+/* Renders every env.
+     body_poses: (num_envs x 7) float, see Conventions.
+     depth_out:  (num_envs x height x width) float, written whole.
+   On a CPU context both are host pointers and the call returns when the work
+   is done; stream is ignored. On a CUDA context both are device pointers and
+   the work is enqueued on stream (a cudaStream_t, NULL = default stream); it
+   may return before the work is done. A non-finite pose (or a zero
+   quaternion) fails with WR_ERROR_INVALID_ARGUMENT naming the env where the
+   check is free (host data), writing nothing; on the device that env's image
+   is filled with NaN instead. */
+WR_API wr_status wr_sensor_render(wr_sensor sensor, const float* body_poses, float* depth_out, void* stream);
+
+/* The sensor's camera description (as given to wr_sensor_create) and env count. */
+WR_API wr_status wr_sensor_desc(wr_sensor sensor, wr_camera_desc* out_desc, uint32_t* out_num_envs);
+
+/* How many rays of this sensor, since creation, overflowed the fixed
+   traversal stack. Such rays are finished by a slower stackless walk and
+   are still exact; a non-zero count only means the BVH is unusually deep. */
+WR_API wr_status wr_sensor_stack_overflows(wr_sensor sensor, uint64_t* out);
+
+/* Drops the caller's reference. NULL does nothing. */
+WR_API void wr_sensor_release(wr_sensor sensor);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* WR_WR_H */

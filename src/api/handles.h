@@ -1,0 +1,32 @@
+// The structs behind the opaque C handles. Each holds a reference count and a reference to
+// its parent: a sensor keeps its scene alive, a scene keeps its context alive, so the user
+// may release them in any order.
+#pragma once
+
+#include <atomic>
+#include <memory>
+
+#include <wr/wr.h>
+
+#include "cpu/thread_pool.h"
+#include "scene/scene.h"
+#include "sensor/sensor.h"
+
+struct wr_context_ {
+  std::atomic<int> refs{1};
+  wr_device device = WR_DEVICE_CPU;
+  int ordinal = 0;
+  std::unique_ptr<wr::ThreadPool> pool;  // CPU contexts
+};
+
+struct wr_scene_ {
+  std::atomic<int> refs{1};
+  wr_context context = nullptr;  // holds one reference
+  std::unique_ptr<wr::Scene> scene;
+};
+
+struct wr_sensor_ {
+  std::atomic<int> refs{1};
+  wr_scene scene = nullptr;  // holds one reference
+  std::unique_ptr<wr::Sensor> sensor;
+};

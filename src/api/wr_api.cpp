@@ -1,0 +1,224 @@
+// The C API: argument checks at the boundary, handles with reference counts, and error
+// capture (api_guard.h). Each function either succeeds or leaves every object as it was.
+#include <cmath>
+#include <string>
+#include <thread>
+
+#include <wr/wr.h>
+
+#include "api/api_guard.h"
+#include "api/handles.h"
+#include "scene/obj_loader.h"
+
+using wr::api_guard;
+using wr::fail;
+using wr::require_non_null;
+
+namespace wr {
+
+std::string& last_error_message() {
+  thread_local std::string message;
+  return message;
+}
+
+void set_last_error(const char* /*function*/, wr_status status, const char* message) {
+  try {
+    // Messages from the library already start with the function's name.
+    last_error_message() = std::string(message) + " [" + wr_status_string(status) + "]";
+  } catch (...) {
+    // Out of memory while reporting: keep the previous message rather than throw.
+  }
+}
+
+}  // namespace wr
+
+namespace {
+
+template <class Handle>
+void retain(Handle h) {
+  h->refs.fetch_add(1, std::memory_order_relaxed);
+}
+
+template <class Handle>
+bool drop(Handle h) {  // true when this was the last reference
+  return h->refs.fetch_sub(1, std::memory_order_acq_rel) == 1;
+}
+
+wr_status create_cpu_context(const char* function, uint32_t num_threads, wr_context* out) {
+  return api_guard(function, [&] {
+    require_non_null(function, out, "out");
+    auto context = std::make_unique<wr_context_>();
+    context->device = WR_DEVICE_CPU;
+    context->pool = std::make_unique<wr::ThreadPool>(num_threads);
+    *out = context.release();
+  });
+}
+
+wr_status create_scene(const char* function, wr_context context, const float* vertices, uint64_t num_vertices,
+                       const uint32_t* indices, uint64_t num_triangles, wr_scene* out) {
+  return api_guard(function, [&] {
+    require_non_null(function, context, "context");
+    require_non_null(function, out, "out");
+    auto scene = std::make_unique<wr_scene_>();
+    const unsigned threads = context->pool ? context->pool->num_threads() : 0;
+    scene->scene = std::make_unique<wr::Scene>(function, vertices, num_vertices, indices, num_triangles, threads);
+    retain(context);
+    scene->context = context;
+    *out = scene.release();
+  });
+}
+
+}  // namespace
+
+extern "C" {
+
+const char* wr_status_string(wr_status status) {
+  switch (status) {
+    case WR_SUCCESS: return "WR_SUCCESS";
+    case WR_ERROR_INVALID_ARGUMENT: return "WR_ERROR_INVALID_ARGUMENT";
+    case WR_ERROR_IO: return "WR_ERROR_IO";
+    case WR_ERROR_PARSE: return "WR_ERROR_PARSE";
+    case WR_ERROR_OUT_OF_MEMORY: return "WR_ERROR_OUT_OF_MEMORY";
+    case WR_ERROR_UNSUPPORTED: return "WR_ERROR_UNSUPPORTED";
+    case WR_ERROR_DEVICE: return "WR_ERROR_DEVICE";
+    case WR_ERROR_INTERNAL: return "WR_ERROR_INTERNAL";
+  }
+  return "WR_STATUS_UNKNOWN";
+}
+
+const char* wr_last_error(void) { return wr::last_error_message().c_str(); }
+
+wr_status wr_context_create(wr_device device, int ordinal, wr_context* out) {
+  const char* fn = "wr_context_create";
+  if (device == WR_DEVICE_CPU) return create_cpu_context(fn, 0, out);
+  return api_guard(fn, [&] {
+    require_non_null(fn, out, "out");
+    if (device != WR_DEVICE_CUDA)
+      fail(WR_ERROR_INVALID_ARGUMENT,
+           std::string(fn) + ": device = " + std::to_string(static_cast<int>(device)) +
+               ": must be WR_DEVICE_CPU or WR_DEVICE_CUDA");
+    if (ordinal < 0)
+      fail(WR_ERROR_INVALID_ARGUMENT, std::string(fn) + ": ordinal = " + std::to_string(ordinal) + ": must be >= 0");
+    fail(WR_ERROR_UNSUPPORTED, std::string(fn) + ": WR_DEVICE_CUDA asked for, but this libwr was built without "
+                                                 "CUDA (configure with -DWR_ENABLE_CUDA=ON where nvcc exists)");
+  });
+}
+
+wr_status wr_context_create_cpu(uint32_t num_threads, wr_context* out) {
+  return create_cpu_context("wr_context_create_cpu", num_threads, out);
+}
+
+wr_status wr_context_num_threads(wr_context context, uint32_t* out) {
+  const char* fn = "wr_context_num_threads";
+  return api_guard(fn, [&] {
+    require_non_null(fn, context, "context");
+    require_non_null(fn, out, "out");
+    *out = context->pool ? context->pool->num_threads() : 1;
+  });
+}
+
+void wr_context_release(wr_context context) {
+  if (context && drop(context)) delete context;
+}
+
+wr_status wr_scene_create(wr_context context, const float* vertices, uint64_t num_vertices, const uint32_t* indices,
+                          uint64_t num_triangles, wr_scene* out) {
+  return create_scene("wr_scene_create", context, vertices, num_vertices, indices, num_triangles, out);
+}
+
+wr_status wr_scene_load_obj(wr_context context, const char* path, wr_scene* out) {
+  const char* fn = "wr_scene_load_obj";
+  wr::Mesh mesh;
+  const wr_status status = api_guard(fn, [&] {
+    require_non_null(fn, context, "context");
+    require_non_null(fn, path, "path");
+    require_non_null(fn, out, "out");
+    mesh = wr::load_obj(path);
+  });
+  if (status != WR_SUCCESS) return status;
+  return create_scene(fn, context, mesh.vertices.data(), mesh.num_vertices(), mesh.indices.data(),
+                      mesh.num_triangles(), out);
+}
+
+wr_status wr_scene_num_triangles(wr_scene scene, uint64_t* out) {
+  const char* fn = "wr_scene_num_triangles";
+  return api_guard(fn, [&] {
+    require_non_null(fn, scene, "scene");
+    require_non_null(fn, out, "out");
+    *out = scene->scene->num_triangles();
+  });
+}
+
+wr_status wr_scene_bounds(wr_scene scene, float* out_min, float* out_max) {
+  const char* fn = "wr_scene_bounds";
+  return api_guard(fn, [&] {
+    require_non_null(fn, scene, "scene");
+    require_non_null(fn, out_min, "out_min");
+    require_non_null(fn, out_max, "out_max");
+    for (int a = 0; a < 3; ++a) {
+      out_min[a] = scene->scene->bounds_min()[a];
+      out_max[a] = scene->scene->bounds_max()[a];
+    }
+  });
+}
+
+void wr_scene_release(wr_scene scene) {
+  if (!scene || !drop(scene)) return;
+  wr_context context = scene->context;
+  delete scene;
+  wr_context_release(context);
+}
+
+wr_status wr_sensor_create(wr_scene scene, const wr_camera_desc* desc, uint32_t num_envs, wr_sensor* out) {
+  const char* fn = "wr_sensor_create";
+  return api_guard(fn, [&] {
+    require_non_null(fn, scene, "scene");
+    require_non_null(fn, desc, "desc");
+    require_non_null(fn, out, "out");
+    auto sensor = std::make_unique<wr_sensor_>();
+    sensor->sensor = std::make_unique<wr::Sensor>(fn, *scene->scene, *desc, num_envs);
+    retain(scene);
+    sensor->scene = scene;
+    *out = sensor.release();
+  });
+}
+
+wr_status wr_sensor_render(wr_sensor sensor, const float* body_poses, float* depth_out, void* stream) {
+  const char* fn = "wr_sensor_render";
+  (void)stream;  // CPU contexts run synchronously
+  return api_guard(fn, [&] {
+    require_non_null(fn, sensor, "sensor");
+    require_non_null(fn, body_poses, "body_poses");
+    require_non_null(fn, depth_out, "depth_out");
+    wr_context context = sensor->scene->context;
+    sensor->sensor->render_cpu(*context->pool, body_poses, depth_out);
+  });
+}
+
+wr_status wr_sensor_desc(wr_sensor sensor, wr_camera_desc* out_desc, uint32_t* out_num_envs) {
+  const char* fn = "wr_sensor_desc";
+  return api_guard(fn, [&] {
+    require_non_null(fn, sensor, "sensor");
+    if (!out_desc && !out_num_envs) fail(WR_ERROR_INVALID_ARGUMENT, std::string(fn) + ": out_desc and out_num_envs are both NULL");
+    if (out_desc) *out_desc = sensor->sensor->desc();
+    if (out_num_envs) *out_num_envs = sensor->sensor->num_envs();
+  });
+}
+
+wr_status wr_sensor_stack_overflows(wr_sensor sensor, uint64_t* out) {
+  const char* fn = "wr_sensor_stack_overflows";
+  return api_guard(fn, [&] {
+    require_non_null(fn, sensor, "sensor");
+    require_non_null(fn, out, "out");
+    *out = sensor->sensor->stack_overflows();
+  });
+}
+
+void wr_sensor_release(wr_sensor sensor) {
+  if (!sensor || !drop(sensor)) return;
+  wr_scene scene = sensor->scene;
+  delete sensor;
+  wr_scene_release(scene);
+}
+
+}  // extern "C"

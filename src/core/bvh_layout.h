@@ -1,0 +1,42 @@
+// Flattened BVH as the traversal reads it: index-based fixed-size nodes and triangles
+// permuted into leaf order. Built on the host (src/scene/bvh_builder), read by the CPU
+// backend and uploaded unchanged to the GPU.
+#pragma once
+
+#include "platform.h"
+
+namespace wr {
+
+// 32 bytes, 16-byte aligned: two nodes fill one 64-byte cache line. The builder keeps the
+// two children of every inner node adjacent at an even index (node 1 is left unused for
+// that), so the pair that traversal tests together always shares one line.
+struct alignas(16) BvhNode {
+  float bmin[3];
+  uint32_t first;  // inner node: index of the left child (the right one is first + 1);
+                   // leaf: index of its first triangle in leaf order
+  float bmax[3];
+  uint32_t count;  // 0: inner node; > 0: number of triangles in the leaf
+};
+static_assert(sizeof(BvhNode) == 32, "BvhNode must stay 32 bytes (two per cache line)");
+
+// 48 bytes: three 16-byte rows, each one aligned vector load on the GPU. The watertight
+// test needs the exact vertices (not edges), so shared edges stay bit-identical.
+struct alignas(16) BvhTriangle {
+  float v0[3];
+  uint32_t id;  // index of the triangle in the scene's input order
+  float v1[3];
+  float pad1;
+  float v2[3];
+  float pad2;
+};
+static_assert(sizeof(BvhTriangle) == 48, "BvhTriangle must stay 48 bytes");
+
+// Read-only view of a built BVH: host or device pointers, the traversal does not care.
+struct BvhView {
+  const BvhNode* nodes;      // (num_nodes); root at 0, node 1 unused
+  const BvhTriangle* tris;   // (num_triangles) in leaf order
+  const uint32_t* parents;   // (num_nodes) parent of each node, kInvalidIndex for the root;
+                             // used only by the stackless fallback (bvh_traverse.h)
+};
+
+}  // namespace wr

@@ -1,0 +1,122 @@
+// Closest-hit BVH traversal: the one copy, compiled by the CPU backend and by nvcc.
+//
+// Main path: depth-first with a fixed stack, testing both children of an inner node and
+// descending into the nearer one first (its far sibling is pushed). If the stack would
+// overflow, the ray is finished by a stackless walk over parent pointers (fixed
+// left-then-right order, in the spirit of Hapala et al., "Efficient Stack-less BVH
+// Traversal for Ray Tracing", SCCG 2011), restarted from the root with the closest hit
+// found so far. The result is exact either way; the overflow is reported to the caller.
+//
+// Ties: among hits at the same distance the lowest input triangle id wins, so the result
+// does not depend on traversal order (stack or stackless, CPU or GPU, any thread count).
+#pragma once
+
+#include "bvh_layout.h"
+#include "ray_box.h"
+#include "ray_triangle.h"
+
+namespace wr {
+
+// Default stack depth. The SAH builder's trees are far shallower on real meshes; only
+// pathological inputs get near it, and those are still traced exactly (see above).
+constexpr int kTraversalStackSize = 64;
+
+struct TraceResult {
+  float t;            // distance along the ray, in units of |dir|; tmax when nothing was hit
+  uint32_t triangle;  // input triangle id; kInvalidIndex when nothing was hit
+  bool overflowed;    // the fixed stack overflowed and the stackless walk finished the ray
+};
+
+namespace detail {
+
+WR_HD Vec3 load_vec3(const float v[3]) { return Vec3{v[0], v[1], v[2]}; }
+
+WR_HD void intersect_leaf(const BvhView& bvh, const BvhNode& leaf, const RayTriangle& rt, float tmin,
+                          TraceResult* best) {
+  for (uint32_t i = leaf.first; i < leaf.first + leaf.count; ++i) {
+    const BvhTriangle& tri = bvh.tris[i];
+    float t;
+    if (intersect_ray_triangle(rt, load_vec3(tri.v0), load_vec3(tri.v1), load_vec3(tri.v2), tmin, best->t, &t) &&
+        (t < best->t || tri.id < best->triangle)) {
+      best->t = t;
+      best->triangle = tri.id;
+    }
+  }
+}
+
+// Stackless walk from the root (fixed child order), keeping and improving *best.
+WR_HD void traverse_stackless(const BvhView& bvh, const RayBox& rb, const RayTriangle& rt, float tmin,
+                              TraceResult* best) {
+  uint32_t node = 0;
+  for (;;) {
+    const BvhNode& n = bvh.nodes[node];
+    float entry;
+    if (intersect_ray_box(rb, n.bmin, n.bmax, tmin, best->t, &entry)) {
+      if (n.count == 0) {
+        node = n.first;  // descend to the left child
+        continue;
+      }
+      intersect_leaf(bvh, n, rt, tmin, best);
+    }
+    // Advance: to the right sibling if we are a left child, else climb and retry.
+    for (;;) {
+      if (node == 0) return;
+      const uint32_t parent = bvh.parents[node];
+      const uint32_t left = bvh.nodes[parent].first;
+      if (node == left) {
+        node = left + 1;
+        break;
+      }
+      node = parent;
+    }
+  }
+}
+
+}  // namespace detail
+
+// Nearest hit of the ray org + t*dir with t in [tmin, tmax] (inclusive). dir need not be
+// unit. kStackSize is a template parameter so tests can force the overflow path.
+template <int kStackSize = kTraversalStackSize>
+WR_HD TraceResult trace_closest_hit(const BvhView& bvh, Vec3 org, Vec3 dir, float tmin, float tmax) {
+  TraceResult best{tmax, kInvalidIndex, false};
+  const RayBox rb = make_ray_box(org, dir);
+  const RayTriangle rt = make_ray_triangle(org, dir);
+
+  float entry;
+  if (!intersect_ray_box(rb, bvh.nodes[0].bmin, bvh.nodes[0].bmax, tmin, tmax, &entry)) return best;
+
+  uint32_t stack[kStackSize];
+  int sp = 0;
+  uint32_t node = 0;
+  for (;;) {
+    const BvhNode& n = bvh.nodes[node];
+    if (n.count == 0) {
+      const uint32_t c0 = n.first, c1 = n.first + 1;
+      float e0, e1;
+      const bool h0 = intersect_ray_box(rb, bvh.nodes[c0].bmin, bvh.nodes[c0].bmax, tmin, best.t, &e0);
+      const bool h1 = intersect_ray_box(rb, bvh.nodes[c1].bmin, bvh.nodes[c1].bmax, tmin, best.t, &e1);
+      if (h0 && h1) {
+        if (sp == kStackSize) {  // would overflow: finish exactly without a stack
+          best.overflowed = true;
+          detail::traverse_stackless(bvh, rb, rt, tmin, &best);
+          return best;
+        }
+        const bool first0 = e0 <= e1;
+        stack[sp++] = first0 ? c1 : c0;
+        node = first0 ? c0 : c1;
+        continue;
+      }
+      if (h0 || h1) {
+        node = h0 ? c0 : c1;
+        continue;
+      }
+    } else {
+      detail::intersect_leaf(bvh, n, rt, tmin, &best);
+    }
+    if (sp == 0) break;
+    node = stack[--sp];
+  }
+  return best;
+}
+
+}  // namespace wr

@@ -1,0 +1,100 @@
+// Camera pose and per-pixel depth: the per-env and per-pixel work shared by the CPU backend
+// and the CUDA kernel. The ray template (one unit direction per pixel, camera frame) is
+// built once per sensor on the host (src/sensor/ray_template); here it is only read.
+#pragma once
+
+#include "bvh_traverse.h"
+
+namespace wr {
+
+enum QuatOrder : int { kQuatWXYZ = 0, kQuatXYZW = 1 };
+
+// Rigid transform: p_world = rot * p_local + pos. rot is row-major 3x3.
+struct RigidTransform {
+  float rot[9];
+  Vec3 pos;
+};
+
+// One pixel of the shared ray template: unit direction in the camera frame (+X forward,
+// +Y left, +Z up) and the factor that turns ray distance into the reported depth
+// (dir.x for plane depth, 1 for range depth). 16 bytes: one aligned load.
+struct alignas(16) TemplateRay {
+  float dir[3];
+  float depth_scale;
+};
+static_assert(sizeof(TemplateRay) == 16, "TemplateRay must stay 16 bytes");
+
+// Sensor constants every pixel reads. The mount's rotation is precomputed on the host.
+struct DepthParams {
+  RigidTransform mount;  // camera in the body frame
+  float near_clip, far_clip, miss_value;
+  int quat_order;        // QuatOrder of the body poses
+};
+
+WR_HD Vec3 rotate(const float r[9], Vec3 v) {
+  return Vec3{r[0] * v.x + r[1] * v.y + r[2] * v.z, r[3] * v.x + r[4] * v.y + r[5] * v.z,
+              r[6] * v.x + r[7] * v.y + r[8] * v.z};
+}
+
+// Rotation matrix of quaternion (w, x, y, z), normalised here. Returns false when the
+// quaternion is zero or not finite.
+WR_HD bool quat_to_matrix(float w, float x, float y, float z, float r[9]) {
+  const float n2 = w * w + x * x + y * y + z * z;
+  if (!(n2 > 0.0f) || !is_finite_(n2)) return false;
+  const float s = 2.0f / n2;  // folds the normalisation into the usual 2*(...) terms
+  const float xx = x * x * s, yy = y * y * s, zz = z * z * s;
+  const float xy = x * y * s, xz = x * z * s, yz = y * z * s;
+  const float wx = w * x * s, wy = w * y * s, wz = w * z * s;
+  r[0] = 1.0f - (yy + zz); r[1] = xy - wz;          r[2] = xz + wy;
+  r[3] = xy + wz;          r[4] = 1.0f - (xx + zz); r[5] = yz - wx;
+  r[6] = xz - wy;          r[7] = yz + wx;          r[8] = 1.0f - (xx + yy);
+  return true;
+}
+
+// Reads a 7-float pose (position, quaternion in `order`) into a transform. False when any
+// value is not finite or the quaternion is zero.
+WR_HD bool pose_to_transform(const float* pose, int order, RigidTransform* out) {
+  for (int i = 0; i < 7; ++i)
+    if (!is_finite_(pose[i])) return false;
+  const float w = order == kQuatXYZW ? pose[6] : pose[3];
+  const float x = order == kQuatXYZW ? pose[3] : pose[4];
+  const float y = order == kQuatXYZW ? pose[4] : pose[5];
+  const float z = order == kQuatXYZW ? pose[5] : pose[6];
+  out->pos = Vec3{pose[0], pose[1], pose[2]};
+  return quat_to_matrix(w, x, y, z, out->rot);
+}
+
+// camera_in_world = body_in_world * mount.
+WR_HD RigidTransform compose(const RigidTransform& a, const RigidTransform& b) {
+  RigidTransform c;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j)
+      c.rot[3 * i + j] = a.rot[3 * i] * b.rot[j] + a.rot[3 * i + 1] * b.rot[3 + j] + a.rot[3 * i + 2] * b.rot[6 + j];
+  c.pos = a.pos + rotate(a.rot, b.pos);
+  return c;
+}
+
+// Camera pose of one env from its body pose (7 floats). False for a bad pose.
+WR_HD bool camera_from_body_pose(const float* body_pose, const DepthParams& p, RigidTransform* camera) {
+  RigidTransform body;
+  if (!pose_to_transform(body_pose, p.quat_order, &body)) return false;
+  *camera = compose(body, p.mount);
+  return true;
+}
+
+// Depth of one pixel: trace the template ray from the camera and report its depth kind.
+// Near/far bound the reported value (see wr.h): the ray interval is [near, far] divided by
+// depth_scale, and rounding of t * depth_scale is clamped back into [near, far].
+template <int kStackSize = kTraversalStackSize>
+WR_HD float render_depth_pixel(const BvhView& bvh, const TemplateRay& ray, const RigidTransform& camera,
+                               const DepthParams& p, bool* overflowed) {
+  const Vec3 dir = rotate(camera.rot, Vec3{ray.dir[0], ray.dir[1], ray.dir[2]});
+  const float tmin = p.near_clip / ray.depth_scale;
+  const float tmax = p.far_clip / ray.depth_scale;
+  const TraceResult hit = trace_closest_hit<kStackSize>(bvh, camera.pos, dir, tmin, tmax);
+  *overflowed = hit.overflowed;
+  if (hit.triangle == kInvalidIndex) return p.miss_value;
+  return fmin_(fmax_(hit.t * ray.depth_scale, p.near_clip), p.far_clip);
+}
+
+}  // namespace wr

@@ -1,0 +1,62 @@
+// Host/device portability for src/core. Everything in src/core is compiled both by the
+// host C++ compiler (CPU backend, tests) and by nvcc (kernels/), so it uses only this
+// macro, plain PODs and <cmath>-free intrinsics below: no STL, no exceptions, no new.
+#pragma once
+
+#include <stdint.h>
+
+#if defined(__CUDACC__)
+#define WR_HD __host__ __device__ __forceinline__
+#else
+#define WR_HD inline
+#endif
+
+namespace wr {
+
+// Float helpers that behave identically on host and device (IEEE, no fast-math).
+// fmin_/fmax_ follow IEEE minNum/maxNum: a NaN operand is ignored (the other is returned).
+// The robust ray/box test relies on that for the 0 * inf slabs of axis-parallel rays.
+WR_HD float fmin_(float a, float b) {
+#if defined(__CUDA_ARCH__)
+  return fminf(a, b);
+#else
+  return __builtin_fminf(a, b);
+#endif
+}
+WR_HD float fmax_(float a, float b) {
+#if defined(__CUDA_ARCH__)
+  return fmaxf(a, b);
+#else
+  return __builtin_fmaxf(a, b);
+#endif
+}
+WR_HD float fabs_(float a) { return a < 0.0f ? -a : a; }
+
+WR_HD float sqrt_(float a) {
+#if defined(__CUDA_ARCH__)
+  return __fsqrt_rn(a);  // correctly rounded, as on the host
+#else
+  return __builtin_sqrtf(a);
+#endif
+}
+
+WR_HD bool is_finite_(float a) { return a - a == 0.0f; }  // false for inf and NaN
+
+WR_HD float infinity_() {
+#if defined(__CUDA_ARCH__)
+  return __int_as_float(0x7f800000);
+#else
+  return __builtin_huge_valf();
+#endif
+}
+WR_HD float quiet_nan_() {
+#if defined(__CUDA_ARCH__)
+  return __int_as_float(0x7fc00000);
+#else
+  return __builtin_nanf("");
+#endif
+}
+
+constexpr uint32_t kInvalidIndex = 0xFFFFFFFFu;
+
+}  // namespace wr

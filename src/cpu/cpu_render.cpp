@@ -1,0 +1,48 @@
+#include "cpu/cpu_render.h"
+
+namespace wr {
+namespace {
+
+struct TileGrid {
+  const CpuRenderJob* job;
+  uint32_t tiles_x, tiles_per_env;
+};
+
+void render_tile(void* context, uint32_t task, unsigned /*thread_index*/) {
+  const TileGrid& grid = *static_cast<const TileGrid*>(context);
+  const CpuRenderJob& job = *grid.job;
+  const uint32_t env = task / grid.tiles_per_env, tile = task % grid.tiles_per_env;
+  const uint32_t u0 = (tile % grid.tiles_x) * kCpuTileSize, v0 = (tile / grid.tiles_x) * kCpuTileSize;
+  const uint32_t u1 = u0 + kCpuTileSize < job.width ? u0 + kCpuTileSize : job.width;
+  const uint32_t v1 = v0 + kCpuTileSize < job.height ? v0 + kCpuTileSize : job.height;
+  float* image = job.depth_out + static_cast<size_t>(env) * job.width * job.height;
+
+  RigidTransform camera{};
+  const bool valid = camera_from_body_pose(job.body_poses + 7ull * env, job.params, &camera);
+  uint64_t overflows = 0;
+  for (uint32_t v = v0; v < v1; ++v) {
+    for (uint32_t u = u0; u < u1; ++u) {
+      const size_t pixel = static_cast<size_t>(v) * job.width + u;
+      if (!valid) {  // unreachable through the C API, which rejects bad poses first
+        image[pixel] = quiet_nan_();
+        continue;
+      }
+      bool overflowed;
+      image[pixel] = render_depth_pixel(job.bvh, job.rays[pixel], camera, job.params, &overflowed);
+      overflows += overflowed;
+    }
+  }
+  if (overflows) job.stack_overflows->fetch_add(overflows, std::memory_order_relaxed);
+}
+
+}  // namespace
+
+void cpu_render(ThreadPool& pool, const CpuRenderJob& job) {
+  TileGrid grid;
+  grid.job = &job;
+  grid.tiles_x = (job.width + kCpuTileSize - 1) / kCpuTileSize;
+  grid.tiles_per_env = grid.tiles_x * ((job.height + kCpuTileSize - 1) / kCpuTileSize);
+  pool.run(grid.tiles_per_env * job.num_envs, render_tile, &grid);
+}
+
+}  // namespace wr

@@ -1,0 +1,31 @@
+// CPU backend of the depth sensor: tiles of neighbouring pixels of one env per task, run on
+// the context's thread pool with the shared traversal of src/core.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+#include "core/camera.h"
+#include "cpu/thread_pool.h"
+
+namespace wr {
+
+// Everything one render reads and writes; all pointers are host memory.
+struct CpuRenderJob {
+  BvhView bvh;
+  const TemplateRay* rays;  // (height x width) shared ray template
+  uint32_t width, height, num_envs;
+  DepthParams params;
+  const float* body_poses;  // (num_envs x 7), already validated
+  float* depth_out;         // (num_envs x height x width)
+  std::atomic<uint64_t>* stack_overflows;  // incremented once per overflowed ray
+};
+
+// Side of the square pixel tiles one task renders: 8x8 rays from one origin with nearly the
+// same direction visit nearly the same nodes, which stay in cache.
+constexpr uint32_t kCpuTileSize = 8;
+
+// Fills job.depth_out. Allocates nothing; the result does not depend on the thread count.
+void cpu_render(ThreadPool& pool, const CpuRenderJob& job);
+
+}  // namespace wr

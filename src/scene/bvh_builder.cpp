@@ -1,0 +1,309 @@
+// Binned SAH BVH builder. See bvh_builder.h for the algorithm's source.
+//
+// Two phases:
+//  1. build: recursive binned SAH over a permutation of triangle ids, into a scratch node
+//     array in which every subtree owns a fixed, precomputed slice (a subtree of n
+//     triangles has at most 2(n-1) descendants). Large subtrees build on their own threads,
+//     and since no slice depends on timing the result is the same for any thread count.
+//  2. flatten: a depth-first walk copies the used scratch nodes into the final array with
+//     both children of every inner node adjacent at an even index, and records parents.
+#include "scene/bvh_builder.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <exception>
+#include <limits>
+#include <mutex>
+#include <thread>
+
+namespace wr {
+namespace {
+
+struct Aabb {
+  float lo[3] = {std::numeric_limits<float>::infinity(), std::numeric_limits<float>::infinity(),
+                 std::numeric_limits<float>::infinity()};
+  float hi[3] = {-std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity(),
+                 -std::numeric_limits<float>::infinity()};
+
+  void grow(const float p[3]) {
+    for (int a = 0; a < 3; ++a) {
+      lo[a] = std::min(lo[a], p[a]);
+      hi[a] = std::max(hi[a], p[a]);
+    }
+  }
+  void grow(const Aabb& b) {
+    for (int a = 0; a < 3; ++a) {
+      lo[a] = std::min(lo[a], b.lo[a]);
+      hi[a] = std::max(hi[a], b.hi[a]);
+    }
+  }
+  bool empty() const { return lo[0] > hi[0]; }
+  // Half the surface area (the SAH only needs ratios). 0 for an empty box.
+  float half_area() const {
+    if (empty()) return 0.0f;
+    const float dx = hi[0] - lo[0], dy = hi[1] - lo[1], dz = hi[2] - lo[2];
+    return dx * dy + dy * dz + dz * dx;
+  }
+};
+
+struct Range {
+  uint32_t begin, end;
+  uint32_t count() const { return end - begin; }
+};
+
+class Builder {
+ public:
+  Builder(const float* vertices, const uint32_t* indices, uint32_t num_tris, const BvhBuildOptions& options)
+      : vertices_(vertices), indices_(indices), options_(options), bounds_(num_tris), centroids_(num_tris * 3ull),
+        ids_(num_tris), scratch_(2ull * num_tris) {
+    unsigned threads = options.num_threads ? options.num_threads : std::thread::hardware_concurrency();
+    spare_threads_ = static_cast<int>(std::max(1u, threads)) - 1;
+    for (uint32_t t = 0; t < num_tris; ++t) {
+      Aabb box;
+      for (int c = 0; c < 3; ++c) box.grow(vertex(indices_[3ull * t + c]));
+      bounds_[t] = box;
+      for (int a = 0; a < 3; ++a) centroids_[3ull * t + a] = 0.5f * (box.lo[a] + box.hi[a]);
+      ids_[t] = t;
+    }
+  }
+
+  Bvh run() {
+    const uint32_t n = static_cast<uint32_t>(ids_.size());
+    build(0, Range{0, n}, 1);
+    if (error_) std::rethrow_exception(error_);
+    return flatten();
+  }
+
+ private:
+  const float* vertex(uint32_t i) const { return vertices_ + 3ull * i; }
+  const float* centroid(uint32_t prim) const { return &centroids_[3ull * prim]; }
+
+  struct Split {
+    int axis = -1;
+    int bin = 0;       // left side: bins [0, bin]
+    float cost = std::numeric_limits<float>::infinity();  // SAH cost relative to the node's area
+  };
+
+  // Builds the subtree of `range` at scratch index `slot`; its descendants go to the slice
+  // starting at `first_desc` (size 2 * (range.count() - 1)).
+  void build(uint32_t slot, Range range, uint32_t first_desc) {
+    Aabb box, cbox;
+    for (uint32_t i = range.begin; i < range.end; ++i) {
+      box.grow(bounds_[ids_[i]]);
+      cbox.grow(centroid(ids_[i]));
+    }
+    BvhNode& node = scratch_[slot];
+    for (int a = 0; a < 3; ++a) {
+      node.bmin[a] = box.lo[a];
+      node.bmax[a] = box.hi[a];
+    }
+
+    const uint32_t n = range.count();
+    const float leaf_cost = options_.intersection_cost * static_cast<float>(n);
+    const Split split = n > 1 ? find_split(range, box, cbox) : Split{};
+    const float split_cost = options_.traversal_cost + options_.intersection_cost * split.cost;
+    if (n == 1 || (n <= options_.max_leaf_size && leaf_cost <= split_cost)) {
+      node.first = range.begin;
+      node.count = n;
+      return;
+    }
+
+    uint32_t mid = range.begin + n / 2;  // fallback: object median in id order
+    if (split.axis >= 0) {
+      const int bins = options_.num_bins;
+      const float lo = cbox.lo[split.axis];
+      const float scale = static_cast<float>(bins) / (cbox.hi[split.axis] - lo);
+      const int axis = split.axis, last_left = split.bin;
+      uint32_t* p = std::partition(ids_.data() + range.begin, ids_.data() + range.end, [&](uint32_t prim) {
+        return bin_of(centroid(prim)[axis], lo, scale, bins) <= last_left;
+      });
+      const uint32_t m = static_cast<uint32_t>(p - ids_.data());
+      if (m > range.begin && m < range.end) mid = m;
+    }
+
+    const Range left{range.begin, mid}, right{mid, range.end};
+    const uint32_t left_slot = first_desc, right_slot = first_desc + 1;
+    const uint32_t left_desc = first_desc + 2, right_desc = left_desc + 2 * (left.count() - 1);
+    node.first = left_slot;
+    node.count = 0;
+
+    if (n >= kParallelThreshold && take_thread()) {
+      std::thread worker([this, left_slot, left, left_desc] { guarded_build(left_slot, left, left_desc); });
+      guarded_build(right_slot, right, right_desc);
+      worker.join();
+      spare_threads_.fetch_add(1);
+    } else {
+      build(left_slot, left, left_desc);
+      build(right_slot, right, right_desc);
+    }
+  }
+
+  void guarded_build(uint32_t slot, Range range, uint32_t first_desc) {
+    try {
+      build(slot, range, first_desc);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(error_mutex_);
+      if (!error_) error_ = std::current_exception();
+    }
+  }
+
+  bool take_thread() {
+    int spare = spare_threads_.load();
+    while (spare > 0)
+      if (spare_threads_.compare_exchange_weak(spare, spare - 1)) return true;
+    return false;
+  }
+
+  static int bin_of(float c, float lo, float scale, int bins) {
+    const int b = static_cast<int>((c - lo) * scale);
+    return std::min(std::max(b, 0), bins - 1);
+  }
+
+  // Best SAH split over all axes whose centroid extent is non-zero (Wald 2007, section 3).
+  Split find_split(Range range, const Aabb& box, const Aabb& cbox) const {
+    constexpr int kMaxBins = 64;
+    const int bins = std::min(std::max(options_.num_bins, 2), kMaxBins);
+    Split best;
+    const float parent_area = box.half_area();
+    if (!(parent_area > 0.0f)) return best;  // all triangles are one point: only a median split helps
+    for (int axis = 0; axis < 3; ++axis) {
+      const float lo = cbox.lo[axis], extent = cbox.hi[axis] - lo;
+      if (!(extent > 0.0f)) continue;
+      const float scale = static_cast<float>(bins) / extent;
+      Aabb bin_box[kMaxBins];
+      uint32_t bin_count[kMaxBins] = {};
+      for (uint32_t i = range.begin; i < range.end; ++i) {
+        const uint32_t prim = ids_[i];
+        const int b = bin_of(centroid(prim)[axis], lo, scale, bins);
+        bin_box[b].grow(bounds_[prim]);
+        ++bin_count[b];
+      }
+      // Sweep from the right: area * count of everything right of each boundary.
+      float right_cost[kMaxBins];
+      Aabb acc;
+      uint32_t count = 0;
+      for (int b = bins - 1; b > 0; --b) {
+        acc.grow(bin_box[b]);
+        count += bin_count[b];
+        right_cost[b - 1] = acc.half_area() * static_cast<float>(count);
+      }
+      acc = Aabb{};
+      count = 0;
+      for (int b = 0; b < bins - 1; ++b) {
+        acc.grow(bin_box[b]);
+        count += bin_count[b];
+        const float cost = (acc.half_area() * static_cast<float>(count) + right_cost[b]) / parent_area;
+        if (count > 0 && count < range.count() && cost < best.cost) {
+          best.axis = axis;
+          best.bin = b;
+          best.cost = cost;
+        }
+      }
+    }
+    return best;
+  }
+
+  // Copies the used scratch nodes depth first, children pairs adjacent at even indices.
+  Bvh flatten() const {
+    Bvh bvh;
+    uint32_t used = 0;
+    count_nodes(0, &used);
+    bvh.nodes.resize(used + 1);  // + node 1, the padding that puts every pair on one cache line
+    bvh.parents.assign(used + 1, kInvalidIndex);
+    bvh.nodes[1] = BvhNode{{0, 0, 0}, 0, {0, 0, 0}, 0};
+
+    struct Item {
+      uint32_t scratch, out;
+    };
+    std::vector<Item> stack;
+    stack.push_back({0, 0});
+    uint32_t next = 2;
+    while (!stack.empty()) {
+      const Item item = stack.back();
+      stack.pop_back();
+      BvhNode node = scratch_[item.scratch];
+      if (node.count == 0) {
+        const uint32_t left = next;
+        next += 2;
+        bvh.parents[left] = bvh.parents[left + 1] = item.out;
+        stack.push_back({node.first + 1, left + 1});
+        stack.push_back({node.first, left});
+        node.first = left;
+      }
+      bvh.nodes[item.out] = node;
+    }
+
+    const uint32_t n = static_cast<uint32_t>(ids_.size());
+    bvh.tris.resize(n);
+    for (uint32_t i = 0; i < n; ++i) {
+      const uint32_t prim = ids_[i];
+      BvhTriangle& tri = bvh.tris[i];
+      const float* v0 = vertex(indices_[3ull * prim]);
+      const float* v1 = vertex(indices_[3ull * prim + 1]);
+      const float* v2 = vertex(indices_[3ull * prim + 2]);
+      for (int a = 0; a < 3; ++a) {
+        tri.v0[a] = v0[a];
+        tri.v1[a] = v1[a];
+        tri.v2[a] = v2[a];
+      }
+      tri.id = prim;
+      tri.pad1 = tri.pad2 = 0.0f;
+    }
+    return bvh;
+  }
+
+  void count_nodes(uint32_t slot, uint32_t* used) const {
+    // Iterative: pathological inputs can make deep trees.
+    std::vector<uint32_t> stack{slot};
+    while (!stack.empty()) {
+      const BvhNode& node = scratch_[stack.back()];
+      stack.pop_back();
+      ++*used;
+      if (node.count == 0) {
+        stack.push_back(node.first);
+        stack.push_back(node.first + 1);
+      }
+    }
+  }
+
+  static constexpr uint32_t kParallelThreshold = 16384;
+
+  const float* vertices_;
+  const uint32_t* indices_;
+  BvhBuildOptions options_;
+  std::vector<Aabb> bounds_;         // (num_tris) triangle bounds
+  std::vector<float> centroids_;     // (num_tris x 3) centres of the triangle bounds
+  std::vector<uint32_t> ids_;        // (num_tris) permutation, becomes leaf order
+  std::vector<BvhNode> scratch_;     // (2 * num_tris) fixed slices per subtree
+  std::atomic<int> spare_threads_{0};
+  std::mutex error_mutex_;
+  std::exception_ptr error_;
+};
+
+}  // namespace
+
+Bvh build_bvh(const float* vertices, const uint32_t* indices, uint64_t num_triangles, const BvhBuildOptions& options) {
+  Builder builder(vertices, indices, static_cast<uint32_t>(num_triangles), options);
+  return builder.run();
+}
+
+double bvh_sah_cost(const Bvh& bvh, float traversal_cost, float intersection_cost) {
+  auto half_area = [](const BvhNode& n) {
+    const double dx = double(n.bmax[0]) - n.bmin[0], dy = double(n.bmax[1]) - n.bmin[1],
+                 dz = double(n.bmax[2]) - n.bmin[2];
+    return dx * dy + dy * dz + dz * dx;
+  };
+  const double root = half_area(bvh.nodes[0]);
+  if (!(root > 0.0)) return intersection_cost * double(bvh.nodes[0].count);
+  double cost = 0.0;
+  for (size_t i = 0; i < bvh.nodes.size(); ++i) {
+    if (i == 1) continue;  // padding
+    const BvhNode& n = bvh.nodes[i];
+    const double rel = half_area(n) / root;
+    cost += n.count == 0 ? traversal_cost * rel : intersection_cost * double(n.count) * rel;
+  }
+  return cost;
+}
+
+}  // namespace wr

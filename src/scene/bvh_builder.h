@@ -1,0 +1,40 @@
+// Binned SAH BVH builder (host). Produces the flattened layout of src/core/bvh_layout.h.
+//
+// Wald, "On fast Construction of SAH-based Bounding Volume Hierarchies", IEEE RT 2007:
+// centroids are binned per axis, the surface area heuristic is evaluated at every bin
+// boundary, and the range is partitioned in place. Subtrees above a size threshold are
+// built on their own threads.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/bvh_layout.h"
+
+namespace wr {
+
+struct BvhBuildOptions {
+  unsigned num_threads = 0;       // 0: one per hardware thread
+  int num_bins = 32;              // SAH bins per axis
+  uint32_t max_leaf_size = 8;     // larger ranges are always split
+  float traversal_cost = 1.0f;    // SAH cost of visiting an inner node ...
+  float intersection_cost = 1.0f; // ... relative to testing one triangle
+};
+
+struct Bvh {
+  std::vector<BvhNode> nodes;       // (num_nodes); root at 0, node 1 unused padding
+  std::vector<BvhTriangle> tris;    // (num_triangles) in leaf order
+  std::vector<uint32_t> parents;    // (num_nodes); kInvalidIndex for the root and node 1
+  BvhView view() const { return BvhView{nodes.data(), tris.data(), parents.data()}; }
+};
+
+// vertices: (any x 3) float; indices: (num_triangles x 3), already validated (in range,
+// vertices finite). num_triangles >= 1.
+Bvh build_bvh(const float* vertices, const uint32_t* indices, uint64_t num_triangles,
+              const BvhBuildOptions& options = BvhBuildOptions{});
+
+// Expected cost of a BVH under the SAH with the given costs (relative to the root's area):
+// used by tests and benchmarks to judge build quality.
+double bvh_sah_cost(const Bvh& bvh, float traversal_cost = 1.0f, float intersection_cost = 1.0f);
+
+}  // namespace wr

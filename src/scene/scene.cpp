@@ -1,0 +1,19 @@
+#include "scene/scene.h"
+
+#include <chrono>
+
+#include "scene/mesh_validation.h"
+
+namespace wr {
+
+Scene::Scene(const char* function, const float* vertices, uint64_t num_vertices, const uint32_t* indices,
+             uint64_t num_triangles, unsigned build_threads) {
+  validate_mesh_arrays(function, vertices, num_vertices, indices, num_triangles);
+  const auto start = std::chrono::steady_clock::now();
+  BvhBuildOptions options;
+  options.num_threads = build_threads;
+  bvh_ = build_bvh(vertices, indices, num_triangles, options);
+  build_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace wr

@@ -1,0 +1,30 @@
+// A scene on the host: the validated triangle mesh's BVH, built once and shared by every
+// sensor and env. Immutable after construction.
+#pragma once
+
+#include <cstdint>
+
+#include "scene/bvh_builder.h"
+
+namespace wr {
+
+class Scene {
+ public:
+  // Validates the arrays (see mesh_validation.h; `function` prefixes error messages) and
+  // builds the BVH with `build_threads` threads (0: all hardware threads).
+  Scene(const char* function, const float* vertices, uint64_t num_vertices, const uint32_t* indices,
+        uint64_t num_triangles, unsigned build_threads);
+
+  const Bvh& bvh() const { return bvh_; }
+  BvhView view() const { return bvh_.view(); }
+  uint64_t num_triangles() const { return bvh_.tris.size(); }
+  const float* bounds_min() const { return bvh_.nodes[0].bmin; }
+  const float* bounds_max() const { return bvh_.nodes[0].bmax; }
+  double build_seconds() const { return build_seconds_; }
+
+ private:
+  Bvh bvh_;
+  double build_seconds_ = 0.0;
+};
+
+}  // namespace wr

@@ -1,0 +1,104 @@
+#include "sensor/camera_model.h"
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "common/status_error.h"
+
+namespace wr {
+namespace {
+
+std::string num(float v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", static_cast<double>(v));
+  return buf;
+}
+
+[[noreturn]] void bad_field(const char* function, const char* field, const std::string& why) {
+  fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": desc->" + field + " " + why);
+}
+
+}  // namespace
+
+void validate_camera_desc(const char* function, const wr_camera_desc& d) {
+  if (d.width == 0) bad_field(function, "width", "is 0: must be at least 1");
+  if (d.height == 0) bad_field(function, "height", "is 0: must be at least 1");
+  if (!(std::isfinite(d.fx) && d.fx > 0.0f)) bad_field(function, "fx", "= " + num(d.fx) + ": must be finite and > 0");
+  if (!(std::isfinite(d.fy) && d.fy > 0.0f)) bad_field(function, "fy", "= " + num(d.fy) + ": must be finite and > 0");
+  if (!std::isfinite(d.cx)) bad_field(function, "cx", "= " + num(d.cx) + ": must be finite");
+  if (!std::isfinite(d.cy)) bad_field(function, "cy", "= " + num(d.cy) + ": must be finite");
+  if (!(std::isfinite(d.near_clip) && d.near_clip >= 0.0f))
+    bad_field(function, "near_clip", "= " + num(d.near_clip) + ": must be finite and >= 0");
+  if (!(d.far_clip > d.near_clip))
+    bad_field(function, "far_clip", "= " + num(d.far_clip) + ": must be greater than near_clip (" + num(d.near_clip) +
+                                        "); use +infinity for no limit");
+  const int kind = static_cast<int>(d.depth_kind), order = static_cast<int>(d.quat_order);
+  if (kind != WR_DEPTH_PLANE && kind != WR_DEPTH_RANGE)
+    bad_field(function, "depth_kind", "= " + std::to_string(kind) + ": must be WR_DEPTH_PLANE or WR_DEPTH_RANGE");
+  if (order != WR_QUAT_WXYZ && order != WR_QUAT_XYZW)
+    bad_field(function, "quat_order", "= " + std::to_string(order) + ": must be WR_QUAT_WXYZ or WR_QUAT_XYZW");
+  for (int i = 0; i < 3; ++i)
+    if (!std::isfinite(d.mount_position[i]))
+      bad_field(function, "mount_position", "[" + std::to_string(i) + "] = " + num(d.mount_position[i]) +
+                                               ": must be finite");
+  const float* q = d.mount_rotation;
+  float rot[9];
+  if (!quat_to_matrix(q[0], q[1], q[2], q[3], rot))
+    bad_field(function, "mount_rotation",
+              "= (" + num(q[0]) + ", " + num(q[1]) + ", " + num(q[2]) + ", " + num(q[3]) +
+                  "): must be a finite, non-zero quaternion");
+}
+
+std::vector<TemplateRay> build_ray_template(const wr_camera_desc& desc) {
+  std::vector<TemplateRay> rays(static_cast<size_t>(desc.width) * desc.height);
+  for (uint32_t v = 0; v < desc.height; ++v) {
+    for (uint32_t u = 0; u < desc.width; ++u) {
+      const double y = -((u + 0.5) - desc.cx) / desc.fx;
+      const double z = -((v + 0.5) - desc.cy) / desc.fy;
+      const double inv_norm = 1.0 / std::sqrt(1.0 + y * y + z * z);
+      TemplateRay& r = rays[static_cast<size_t>(v) * desc.width + u];
+      r.dir[0] = static_cast<float>(inv_norm);
+      r.dir[1] = static_cast<float>(y * inv_norm);
+      r.dir[2] = static_cast<float>(z * inv_norm);
+      r.depth_scale = desc.depth_kind == WR_DEPTH_PLANE ? static_cast<float>(inv_norm) : 1.0f;
+    }
+  }
+  return rays;
+}
+
+DepthParams make_depth_params(const wr_camera_desc& desc) {
+  DepthParams p;
+  p.quat_order = desc.quat_order == WR_QUAT_XYZW ? kQuatXYZW : kQuatWXYZ;
+  // The mount uses the same quaternion order as the body poses.
+  float mount_pose[7] = {desc.mount_position[0], desc.mount_position[1], desc.mount_position[2],
+                         desc.mount_rotation[0], desc.mount_rotation[1], desc.mount_rotation[2],
+                         desc.mount_rotation[3]};
+  pose_to_transform(mount_pose, p.quat_order, &p.mount);
+  p.near_clip = desc.near_clip;
+  p.far_clip = desc.far_clip;
+  p.miss_value = desc.miss_value;
+  return p;
+}
+
+}  // namespace wr
+
+// The C API's wr_camera_desc_pinhole lives with the camera model it describes.
+extern "C" void wr_camera_desc_pinhole(wr_camera_desc* desc, uint32_t width, uint32_t height, float hfov_degrees) {
+  if (!desc) return;
+  const double half_fov = 0.5 * static_cast<double>(hfov_degrees) * 3.14159265358979323846 / 180.0;
+  const float f = static_cast<float>((0.5 * width) / std::tan(half_fov));
+  *desc = wr_camera_desc{};
+  desc->width = width;
+  desc->height = height;
+  desc->fx = f;
+  desc->fy = f;
+  desc->cx = 0.5f * static_cast<float>(width);
+  desc->cy = 0.5f * static_cast<float>(height);
+  desc->near_clip = 0.0f;
+  desc->far_clip = INFINITY;
+  desc->miss_value = INFINITY;
+  desc->depth_kind = WR_DEPTH_PLANE;
+  desc->quat_order = WR_QUAT_WXYZ;
+  desc->mount_rotation[0] = 1.0f;  // identity in WXYZ
+}

@@ -1,0 +1,57 @@
+#include "sensor/sensor.h"
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "common/status_error.h"
+#include "cpu/cpu_render.h"
+#include "sensor/camera_model.h"
+
+namespace wr {
+
+Sensor::Sensor(const char* function, const Scene& scene, const wr_camera_desc& desc, uint32_t num_envs)
+    : scene_(scene), desc_(desc), num_envs_(num_envs) {
+  validate_camera_desc(function, desc);
+  if (num_envs == 0) fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": num_envs is 0: must be at least 1");
+  // The CPU backend numbers (env, tile) tasks and the GPU (env, pixel) threads in 32 bits.
+  const uint64_t pixels = static_cast<uint64_t>(desc.width) * desc.height * num_envs;
+  if (pixels >= (1ull << 32))
+    fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": num_envs x desc->height x desc->width = " +
+                                        std::to_string(pixels) + " pixels: must be below 2^32 per sensor");
+  template_ = build_ray_template(desc);
+  params_ = make_depth_params(desc);
+}
+
+void validate_body_poses(const char* function, const float* body_poses, uint32_t num_envs, int quat_order) {
+  for (uint32_t env = 0; env < num_envs; ++env) {
+    const float* p = body_poses + 7ull * env;
+    RigidTransform unused;
+    if (pose_to_transform(p, quat_order, &unused)) continue;
+    char values[200];
+    std::snprintf(values, sizeof values, "(%g, %g, %g, %g, %g, %g, %g)", p[0], p[1], p[2], p[3], p[4], p[5], p[6]);
+    bool finite = true;
+    for (int i = 0; i < 7; ++i) finite = finite && std::isfinite(p[i]);
+    fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": body_poses of env " + std::to_string(env) + " = " +
+                                        values +
+                                        (finite ? ": the quaternion is zero" : ": not finite") +
+                                        "; nothing was rendered");
+  }
+}
+
+void Sensor::render_cpu(ThreadPool& pool, const float* body_poses, float* depth_out) {
+  validate_body_poses("wr_sensor_render", body_poses, num_envs_, params_.quat_order);
+  CpuRenderJob job;
+  job.bvh = scene_.view();
+  job.rays = template_.data();
+  job.width = desc_.width;
+  job.height = desc_.height;
+  job.num_envs = num_envs_;
+  job.params = params_;
+  job.body_poses = body_poses;
+  job.depth_out = depth_out;
+  job.stack_overflows = &stack_overflows_;
+  cpu_render(pool, job);
+}
+
+}  // namespace wr
