@@ -11,6 +11,9 @@
 #include "cpu/thread_pool.h"
 #include "scene/scene.h"
 #include "sensor/sensor.h"
+#if WR_WITH_CUDA
+#include "cuda_backend.h"
+#endif
 
 struct wr_context_ {
   std::atomic<int> refs{1};
@@ -23,10 +26,16 @@ struct wr_scene_ {
   std::atomic<int> refs{1};
   wr_context context = nullptr;  // holds one reference
   std::unique_ptr<wr::Scene> scene;
+#if WR_WITH_CUDA
+  wr::cuda::DeviceBvhPtr device_bvh;  // CUDA contexts: the BVH uploaded once
+#endif
 };
 
 struct wr_sensor_ {
   std::atomic<int> refs{1};
   wr_scene scene = nullptr;  // holds one reference
-  std::unique_ptr<wr::Sensor> sensor;
+  std::unique_ptr<wr::Sensor> sensor;  // camera model, template and CPU render
+#if WR_WITH_CUDA
+  wr::cuda::DeviceSensorPtr device_sensor;  // CUDA contexts: template on the device
+#endif
 };

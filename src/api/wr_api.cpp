@@ -62,6 +62,10 @@ wr_status create_scene(const char* function, wr_context context, const float* ve
     auto scene = std::make_unique<wr_scene_>();
     const unsigned threads = context->pool ? context->pool->num_threads() : 0;
     scene->scene = std::make_unique<wr::Scene>(function, vertices, num_vertices, indices, num_triangles, threads);
+#if WR_WITH_CUDA
+    if (context->device == WR_DEVICE_CUDA)
+      scene->device_bvh = wr::cuda::upload_bvh(function, context->ordinal, scene->scene->bvh());
+#endif
     retain(context);
     scene->context = context;
     *out = scene.release();
@@ -99,8 +103,16 @@ wr_status wr_context_create(wr_device device, int ordinal, wr_context* out) {
                ": must be WR_DEVICE_CPU or WR_DEVICE_CUDA");
     if (ordinal < 0)
       fail(WR_ERROR_INVALID_ARGUMENT, std::string(fn) + ": ordinal = " + std::to_string(ordinal) + ": must be >= 0");
+#if WR_WITH_CUDA
+    wr::cuda::open_device(fn, ordinal);
+    auto context = std::make_unique<wr_context_>();
+    context->device = WR_DEVICE_CUDA;
+    context->ordinal = ordinal;
+    *out = context.release();
+#else
     fail(WR_ERROR_UNSUPPORTED, std::string(fn) + ": WR_DEVICE_CUDA asked for, but this libwr was built without "
                                                  "CUDA (configure with -DWR_ENABLE_CUDA=ON where nvcc exists)");
+#endif
   });
 }
 
@@ -177,6 +189,14 @@ wr_status wr_sensor_create(wr_scene scene, const wr_camera_desc* desc, uint32_t 
     require_non_null(fn, out, "out");
     auto sensor = std::make_unique<wr_sensor_>();
     sensor->sensor = std::make_unique<wr::Sensor>(fn, *scene->scene, *desc, num_envs);
+#if WR_WITH_CUDA
+    if (scene->device_bvh) {
+      const wr::Sensor& host = *sensor->sensor;
+      sensor->device_sensor =
+          wr::cuda::create_sensor(fn, scene->context->ordinal, *scene->device_bvh, host.ray_template(),
+                                  host.params(), desc->width, desc->height, num_envs);
+    }
+#endif
     retain(scene);
     sensor->scene = scene;
     *out = sensor.release();
@@ -185,11 +205,17 @@ wr_status wr_sensor_create(wr_scene scene, const wr_camera_desc* desc, uint32_t 
 
 wr_status wr_sensor_render(wr_sensor sensor, const float* body_poses, float* depth_out, void* stream) {
   const char* fn = "wr_sensor_render";
-  (void)stream;  // CPU contexts run synchronously
   return api_guard(fn, [&] {
     require_non_null(fn, sensor, "sensor");
     require_non_null(fn, body_poses, "body_poses");
     require_non_null(fn, depth_out, "depth_out");
+#if WR_WITH_CUDA
+    if (sensor->device_sensor) {
+      wr::cuda::render(fn, *sensor->device_sensor, body_poses, depth_out, stream);
+      return;
+    }
+#endif
+    (void)stream;  // CPU contexts run synchronously
     wr_context context = sensor->scene->context;
     sensor->sensor->render_cpu(*context->pool, body_poses, depth_out);
   });
@@ -210,6 +236,12 @@ wr_status wr_sensor_stack_overflows(wr_sensor sensor, uint64_t* out) {
   return api_guard(fn, [&] {
     require_non_null(fn, sensor, "sensor");
     require_non_null(fn, out, "out");
+#if WR_WITH_CUDA
+    if (sensor->device_sensor) {
+      *out = wr::cuda::stack_overflows(fn, *sensor->device_sensor);
+      return;
+    }
+#endif
     *out = sensor->sensor->stack_overflows();
   });
 }

@@ -1,0 +1,204 @@
+// CUDA backend: device buffers and the batched depth kernel.
+//
+// One launch covers every env. Each warp renders an 8x4 tile of one env's image, so its 32
+// rays share an origin and nearly a direction (coherent traversal, few divergent nodes);
+// each thread is one pixel. The BVH and the ray template are uploaded once and only read;
+// poses are read from and depth written to the caller's device buffers.
+#include "cuda_backend.h"
+
+#include <cuda_runtime.h>
+
+#include <string>
+
+#include "common/status_error.h"
+#include "core/camera.h"
+
+namespace wr {
+namespace cuda {
+namespace {
+
+constexpr uint32_t kTileW = 8, kTileH = 4;  // one warp
+constexpr uint32_t kBlockThreads = 128;     // four warps per block
+
+[[noreturn]] void fail_cuda(const char* function, const char* what, cudaError_t err) {
+  const wr_status status = err == cudaErrorMemoryAllocation ? WR_ERROR_OUT_OF_MEMORY : WR_ERROR_DEVICE;
+  fail(status, std::string(function) + ": " + what + ": " + cudaGetErrorName(err) + " (" +
+                   cudaGetErrorString(err) + ")");
+}
+
+void check(const char* function, const char* what, cudaError_t err) {
+  if (err != cudaSuccess) fail_cuda(function, what, err);
+}
+
+void set_device(const char* function, int ordinal) {
+  check(function, ("cudaSetDevice(" + std::to_string(ordinal) + ")").c_str(), cudaSetDevice(ordinal));
+}
+
+template <class T>
+T* upload(const char* function, const char* what, const T* host, size_t count) {
+  T* device = nullptr;
+  check(function, what, cudaMalloc(&device, count * sizeof(T)));
+  const cudaError_t err = cudaMemcpy(device, host, count * sizeof(T), cudaMemcpyHostToDevice);
+  if (err != cudaSuccess) {
+    cudaFree(device);
+    fail_cuda(function, what, err);
+  }
+  return device;
+}
+
+// Rejects pointers the device cannot use as global memory of `ordinal`.
+void require_device_pointer(const char* function, const void* p, const char* name, int ordinal) {
+  cudaPointerAttributes attr{};
+  const cudaError_t err = cudaPointerGetAttributes(&attr, p);
+  if (err != cudaSuccess) {
+    cudaGetLastError();  // clear the error this query left behind
+    fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": " + name +
+                                        " is not a CUDA device pointer (" + cudaGetErrorString(err) + ")");
+  }
+  if (attr.type == cudaMemoryTypeUnregistered || attr.type == cudaMemoryTypeHost)
+    fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": " + name +
+                                        " is a host pointer; a CUDA sensor reads and writes device memory");
+  if (attr.type == cudaMemoryTypeDevice && attr.device != ordinal)
+    fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": " + name + " lives on CUDA device " +
+                                        std::to_string(attr.device) + ", the sensor on device " +
+                                        std::to_string(ordinal));
+}
+
+__global__ void __launch_bounds__(kBlockThreads)
+    depth_kernel(BvhView bvh, const TemplateRay* __restrict__ rays, DepthParams params, uint32_t width,
+                 uint32_t height, uint32_t tiles_x, uint32_t tiles_per_env, uint32_t num_warps,
+                 const float* __restrict__ body_poses, float* __restrict__ depth_out,
+                 unsigned long long* __restrict__ overflows) {
+  const uint64_t thread = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const uint32_t warp = static_cast<uint32_t>(thread / 32), lane = threadIdx.x % 32;
+  if (thread / 32 >= num_warps) return;
+  const uint32_t env = warp / tiles_per_env, tile = warp % tiles_per_env;
+  const uint32_t u = (tile % tiles_x) * kTileW + lane % kTileW;
+  const uint32_t v = (tile / tiles_x) * kTileH + lane / kTileW;
+  if (u >= width || v >= height) return;
+  const uint32_t pixel = v * width + u;
+  float* out = depth_out + static_cast<size_t>(env) * width * height + pixel;
+
+  RigidTransform camera;
+  if (!camera_from_body_pose(body_poses + 7ull * env, params, &camera)) {
+    *out = quiet_nan_();  // a bad pose poisons only its own env's image
+    return;
+  }
+  const float4 r = __ldg(reinterpret_cast<const float4*>(rays) + pixel);
+  const TemplateRay ray{{r.x, r.y, r.z}, r.w};
+  bool overflowed;
+  *out = render_depth_pixel(bvh, ray, camera, params, &overflowed);
+  if (overflowed) atomicAdd(overflows, 1ull);
+}
+
+}  // namespace
+
+struct DeviceBvh {
+  int ordinal = 0;
+  BvhNode* nodes = nullptr;
+  BvhTriangle* tris = nullptr;
+  uint32_t* parents = nullptr;
+  BvhView view() const { return BvhView{nodes, tris, parents}; }
+};
+
+struct DeviceSensor {
+  int ordinal = 0;
+  BvhView bvh{};
+  TemplateRay* rays = nullptr;             // (height x width)
+  unsigned long long* overflows = nullptr;  // one counter
+  DepthParams params{};
+  uint32_t width = 0, height = 0, num_envs = 0;
+};
+
+void open_device(const char* function, int ordinal) {
+  int count = 0;
+  cudaError_t err = cudaGetDeviceCount(&count);
+  if (err != cudaSuccess) {
+    cudaGetLastError();
+    fail(WR_ERROR_UNSUPPORTED, std::string(function) + ": no usable CUDA driver or device: " +
+                                   cudaGetErrorName(err) + " (" + cudaGetErrorString(err) + ")");
+  }
+  if (count == 0) fail(WR_ERROR_UNSUPPORTED, std::string(function) + ": no CUDA device present");
+  if (ordinal >= count)
+    fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": ordinal = " + std::to_string(ordinal) +
+                                        " but only " + std::to_string(count) + " CUDA device(s) exist");
+  set_device(function, ordinal);
+  err = cudaFree(nullptr);  // creates the primary context now, so later calls fail less late
+  if (err != cudaSuccess) {
+    cudaGetLastError();
+    fail(WR_ERROR_UNSUPPORTED, std::string(function) + ": CUDA device " + std::to_string(ordinal) +
+                                   " is not usable: " + cudaGetErrorName(err) + " (" + cudaGetErrorString(err) +
+                                   ")");
+  }
+}
+
+void DeviceBvhDeleter::operator()(DeviceBvh* p) const noexcept {
+  if (!p) return;
+  cudaSetDevice(p->ordinal);
+  cudaFree(p->nodes);
+  cudaFree(p->tris);
+  cudaFree(p->parents);
+  delete p;
+}
+
+DeviceBvhPtr upload_bvh(const char* function, int ordinal, const Bvh& bvh) {
+  set_device(function, ordinal);
+  DeviceBvhPtr d(new DeviceBvh);
+  d->ordinal = ordinal;
+  d->nodes = upload(function, "uploading BVH nodes", bvh.nodes.data(), bvh.nodes.size());
+  d->tris = upload(function, "uploading BVH triangles", bvh.tris.data(), bvh.tris.size());
+  d->parents = upload(function, "uploading BVH parents", bvh.parents.data(), bvh.parents.size());
+  return d;
+}
+
+void DeviceSensorDeleter::operator()(DeviceSensor* p) const noexcept {
+  if (!p) return;
+  cudaSetDevice(p->ordinal);
+  cudaFree(p->rays);
+  cudaFree(p->overflows);
+  delete p;
+}
+
+DeviceSensorPtr create_sensor(const char* function, int ordinal, const DeviceBvh& bvh,
+                              const std::vector<TemplateRay>& rays, const DepthParams& params, uint32_t width,
+                              uint32_t height, uint32_t num_envs) {
+  set_device(function, ordinal);
+  DeviceSensorPtr s(new DeviceSensor);
+  s->ordinal = ordinal;
+  s->bvh = bvh.view();
+  s->params = params;
+  s->width = width;
+  s->height = height;
+  s->num_envs = num_envs;
+  s->rays = upload(function, "uploading the ray template", rays.data(), rays.size());
+  const unsigned long long zero = 0;
+  s->overflows = upload(function, "allocating the overflow counter", &zero, 1);
+  return s;
+}
+
+void render(const char* function, DeviceSensor& s, const float* body_poses, float* depth_out, void* stream) {
+  set_device(function, s.ordinal);
+  require_device_pointer(function, body_poses, "body_poses", s.ordinal);
+  require_device_pointer(function, depth_out, "depth_out", s.ordinal);
+  const uint32_t tiles_x = (s.width + kTileW - 1) / kTileW;
+  const uint32_t tiles_per_env = tiles_x * ((s.height + kTileH - 1) / kTileH);
+  const uint64_t num_warps = static_cast<uint64_t>(tiles_per_env) * s.num_envs;
+  const uint64_t blocks = (num_warps * 32 + kBlockThreads - 1) / kBlockThreads;
+  if (blocks > 0x7fffffffull)
+    fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": too many envs x pixels for one launch");
+  depth_kernel<<<static_cast<unsigned>(blocks), kBlockThreads, 0, static_cast<cudaStream_t>(stream)>>>(
+      s.bvh, s.rays, s.params, s.width, s.height, tiles_x, tiles_per_env, static_cast<uint32_t>(num_warps),
+      body_poses, depth_out, s.overflows);
+  check(function, "launching the depth kernel", cudaGetLastError());
+}
+
+uint64_t stack_overflows(const char* function, const DeviceSensor& s) {
+  set_device(function, s.ordinal);
+  unsigned long long count = 0;
+  check(function, "reading the overflow counter",
+        cudaMemcpy(&count, s.overflows, sizeof count, cudaMemcpyDeviceToHost));
+  return count;
+}
+
+}  // namespace cuda
+}  // namespace wr
