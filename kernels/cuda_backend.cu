@@ -34,8 +34,25 @@ void set_device(const char* function, int ordinal) {
   check(function, ("cudaSetDevice(" + std::to_string(ordinal) + ")").c_str(), cudaSetDevice(ordinal));
 }
 
+// One device buffer, recorded in its owner's ledger for as long as it lives.
 template <class T>
-T* upload(const char* function, const char* what, const T* host, size_t count) {
+struct DeviceArray {
+  T* ptr = nullptr;
+  size_t count = 0;
+  MemoryLedger* ledger = nullptr;
+  MemoryTag tag = MemoryTag::kObjects;
+
+  void free() noexcept {
+    if (!ptr) return;
+    cudaFree(ptr);
+    if (ledger) ledger->remove(MemorySpace::kDevice, tag, count * sizeof(T));
+    ptr = nullptr;
+  }
+};
+
+template <class T>
+void upload(const char* function, const char* what, const T* host, size_t count, MemoryLedger* ledger,
+            MemoryTag tag, DeviceArray<T>* out) {
   T* device = nullptr;
   check(function, what, cudaMalloc(&device, count * sizeof(T)));
   const cudaError_t err = cudaMemcpy(device, host, count * sizeof(T), cudaMemcpyHostToDevice);
@@ -43,7 +60,8 @@ T* upload(const char* function, const char* what, const T* host, size_t count) {
     cudaFree(device);
     fail_cuda(function, what, err);
   }
-  return device;
+  if (ledger) ledger->add(MemorySpace::kDevice, tag, count * sizeof(T));
+  *out = DeviceArray<T>{device, count, ledger, tag};
 }
 
 // Rejects pointers the device cannot use as global memory of `ordinal`.
@@ -91,21 +109,45 @@ __global__ void __launch_bounds__(kBlockThreads)
   if (overflowed) atomicAdd(overflows, 1ull);
 }
 
+__global__ void __launch_bounds__(kBlockThreads)
+    intersect_kernel(BvhView bvh, const float* __restrict__ origins, const float* __restrict__ directions,
+                     const float* __restrict__ tmax, uint64_t count, float* __restrict__ out_t,
+                     uint32_t* __restrict__ out_triangle) {
+  const uint64_t i = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= count) return;
+  const Vec3 o{origins[3 * i], origins[3 * i + 1], origins[3 * i + 2]};
+  const Vec3 d{directions[3 * i], directions[3 * i + 1], directions[3 * i + 2]};
+  const float t_far = tmax ? tmax[i] : infinity_();
+  const bool valid = is_finite_(o.x) && is_finite_(o.y) && is_finite_(o.z) && is_finite_(d.x) &&
+                     is_finite_(d.y) && is_finite_(d.z) && (d.x != 0.0f || d.y != 0.0f || d.z != 0.0f) &&
+                     t_far >= 0.0f;
+  if (!valid) {
+    out_t[i] = quiet_nan_();
+    if (out_triangle) out_triangle[i] = kInvalidIndex;
+    return;
+  }
+  const TraceResult hit = trace_closest_hit(bvh, o, d, 0.0f, t_far);
+  out_t[i] = hit.triangle != kInvalidIndex ? hit.t : infinity_();
+  if (out_triangle) out_triangle[i] = hit.triangle;
+}
+
 }  // namespace
 
 struct DeviceBvh {
   int ordinal = 0;
-  BvhNode* nodes = nullptr;
-  BvhTriangle* tris = nullptr;
-  uint32_t* parents = nullptr;
-  BvhView view() const { return BvhView{nodes, tris, parents}; }
+  MemoryLedger* ledger = nullptr;  // where this struct itself is recorded
+  DeviceArray<BvhNode> nodes;
+  DeviceArray<BvhTriangle> tris;
+  DeviceArray<uint32_t> parents;
+  BvhView view() const { return BvhView{nodes.ptr, tris.ptr, parents.ptr}; }
 };
 
 struct DeviceSensor {
   int ordinal = 0;
+  MemoryLedger* ledger = nullptr;  // where this struct itself is recorded
   BvhView bvh{};
-  TemplateRay* rays = nullptr;             // (height x width)
-  unsigned long long* overflows = nullptr;  // one counter
+  DeviceArray<TemplateRay> rays;               // (height x width)
+  DeviceArray<unsigned long long> overflows;  // one counter
   DepthParams params{};
   uint32_t width = 0, height = 0, num_envs = 0;
 };
@@ -135,44 +177,54 @@ void open_device(const char* function, int ordinal) {
 void DeviceBvhDeleter::operator()(DeviceBvh* p) const noexcept {
   if (!p) return;
   cudaSetDevice(p->ordinal);
-  cudaFree(p->nodes);
-  cudaFree(p->tris);
-  cudaFree(p->parents);
+  p->nodes.free();
+  p->tris.free();
+  p->parents.free();
+  if (p->ledger) p->ledger->remove(MemorySpace::kHost, MemoryTag::kObjects, sizeof(DeviceBvh));
   delete p;
 }
 
-DeviceBvhPtr upload_bvh(const char* function, int ordinal, const Bvh& bvh) {
+DeviceBvhPtr upload_bvh(const char* function, int ordinal, const Bvh& bvh, MemoryLedger* ledger) {
   set_device(function, ordinal);
   DeviceBvhPtr d(new DeviceBvh);
   d->ordinal = ordinal;
-  d->nodes = upload(function, "uploading BVH nodes", bvh.nodes.data(), bvh.nodes.size());
-  d->tris = upload(function, "uploading BVH triangles", bvh.tris.data(), bvh.tris.size());
-  d->parents = upload(function, "uploading BVH parents", bvh.parents.data(), bvh.parents.size());
+  d->ledger = ledger;
+  if (ledger) ledger->add(MemorySpace::kHost, MemoryTag::kObjects, sizeof(DeviceBvh));
+  upload(function, "uploading BVH nodes", bvh.nodes.data(), bvh.nodes.size(), ledger, MemoryTag::kBvhNodes,
+         &d->nodes);
+  upload(function, "uploading BVH triangles", bvh.tris.data(), bvh.tris.size(), ledger, MemoryTag::kBvhTriangles,
+         &d->tris);
+  upload(function, "uploading BVH parents", bvh.parents.data(), bvh.parents.size(), ledger,
+         MemoryTag::kBvhParents, &d->parents);
   return d;
 }
 
 void DeviceSensorDeleter::operator()(DeviceSensor* p) const noexcept {
   if (!p) return;
   cudaSetDevice(p->ordinal);
-  cudaFree(p->rays);
-  cudaFree(p->overflows);
+  p->rays.free();
+  p->overflows.free();
+  if (p->ledger) p->ledger->remove(MemorySpace::kHost, MemoryTag::kObjects, sizeof(DeviceSensor));
   delete p;
 }
 
-DeviceSensorPtr create_sensor(const char* function, int ordinal, const DeviceBvh& bvh,
-                              const std::vector<TemplateRay>& rays, const DepthParams& params, uint32_t width,
-                              uint32_t height, uint32_t num_envs) {
+DeviceSensorPtr create_sensor(const char* function, int ordinal, const DeviceBvh& bvh, const TemplateRay* rays,
+                              const DepthParams& params, uint32_t width, uint32_t height, uint32_t num_envs,
+                              MemoryLedger* ledger) {
   set_device(function, ordinal);
   DeviceSensorPtr s(new DeviceSensor);
   s->ordinal = ordinal;
+  s->ledger = ledger;
+  if (ledger) ledger->add(MemorySpace::kHost, MemoryTag::kObjects, sizeof(DeviceSensor));
   s->bvh = bvh.view();
   s->params = params;
   s->width = width;
   s->height = height;
   s->num_envs = num_envs;
-  s->rays = upload(function, "uploading the ray template", rays.data(), rays.size());
+  upload(function, "uploading the ray template", rays, static_cast<size_t>(width) * height, ledger,
+         MemoryTag::kRayTemplate, &s->rays);
   const unsigned long long zero = 0;
-  s->overflows = upload(function, "allocating the overflow counter", &zero, 1);
+  upload(function, "allocating the overflow counter", &zero, 1, ledger, MemoryTag::kCounters, &s->overflows);
   return s;
 }
 
@@ -187,16 +239,31 @@ void render(const char* function, DeviceSensor& s, const float* body_poses, floa
   if (blocks > 0x7fffffffull)
     fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": too many envs x pixels for one launch");
   depth_kernel<<<static_cast<unsigned>(blocks), kBlockThreads, 0, static_cast<cudaStream_t>(stream)>>>(
-      s.bvh, s.rays, s.params, s.width, s.height, tiles_x, tiles_per_env, static_cast<uint32_t>(num_warps),
-      body_poses, depth_out, s.overflows);
+      s.bvh, s.rays.ptr, s.params, s.width, s.height, tiles_x, tiles_per_env, static_cast<uint32_t>(num_warps),
+      body_poses, depth_out, s.overflows.ptr);
   check(function, "launching the depth kernel", cudaGetLastError());
+}
+
+void intersect(const char* function, const DeviceBvh& bvh, const float* origins, const float* directions,
+               const float* tmax, uint64_t count, float* out_t, uint32_t* out_triangle, void* stream) {
+  set_device(function, bvh.ordinal);
+  require_device_pointer(function, origins, "origins", bvh.ordinal);
+  require_device_pointer(function, directions, "directions", bvh.ordinal);
+  if (tmax) require_device_pointer(function, tmax, "tmax", bvh.ordinal);
+  require_device_pointer(function, out_t, "out_t", bvh.ordinal);
+  if (out_triangle) require_device_pointer(function, out_triangle, "out_triangle", bvh.ordinal);
+  const uint64_t blocks = (count + kBlockThreads - 1) / kBlockThreads;
+  if (blocks > 0x7fffffffull) fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": count is too large");
+  intersect_kernel<<<static_cast<unsigned>(blocks), kBlockThreads, 0, static_cast<cudaStream_t>(stream)>>>(
+      bvh.view(), origins, directions, tmax, count, out_t, out_triangle);
+  check(function, "launching the intersect kernel", cudaGetLastError());
 }
 
 uint64_t stack_overflows(const char* function, const DeviceSensor& s) {
   set_device(function, s.ordinal);
   unsigned long long count = 0;
   check(function, "reading the overflow counter",
-        cudaMemcpy(&count, s.overflows, sizeof count, cudaMemcpyDeviceToHost));
+        cudaMemcpy(&count, s.overflows.ptr, sizeof count, cudaMemcpyDeviceToHost));
   return count;
 }
 

@@ -7,9 +7,9 @@
 
 #include <cstdint>
 #include <memory>
-#include <vector>
 
 #include "core/camera.h"
+#include "memory/memory_ledger.h"
 #include "scene/bvh_builder.h"
 
 namespace wr {
@@ -18,13 +18,22 @@ namespace cuda {
 // Checks that device `ordinal` exists and can be used (creates its primary context).
 void open_device(const char* function, int ordinal);
 
+// Device buffers are recorded in `ledger` (the owning scene's or sensor's) when allocated
+// and removed when freed.
+
 // A BVH uploaded once to one device, shared by every sensor of the scene.
 struct DeviceBvh;
 struct DeviceBvhDeleter {
   void operator()(DeviceBvh* p) const noexcept;
 };
 using DeviceBvhPtr = std::unique_ptr<DeviceBvh, DeviceBvhDeleter>;
-DeviceBvhPtr upload_bvh(const char* function, int ordinal, const Bvh& bvh);
+DeviceBvhPtr upload_bvh(const char* function, int ordinal, const Bvh& bvh, MemoryLedger* ledger);
+
+// Enqueues wr_scene_intersect on `stream`: origins, directions (count x 3), tmax (count or
+// null), out_t (count), out_triangle (count or null), all device pointers (a host pointer
+// is rejected). A ray with a non-finite origin/direction or zero direction gets NaN.
+void intersect(const char* function, const DeviceBvh& bvh, const float* origins, const float* directions,
+               const float* tmax, uint64_t count, float* out_t, uint32_t* out_triangle, void* stream);
 
 // A sensor's device data: the ray template (height x width) and an overflow counter.
 struct DeviceSensor;
@@ -32,9 +41,10 @@ struct DeviceSensorDeleter {
   void operator()(DeviceSensor* p) const noexcept;
 };
 using DeviceSensorPtr = std::unique_ptr<DeviceSensor, DeviceSensorDeleter>;
-DeviceSensorPtr create_sensor(const char* function, int ordinal, const DeviceBvh& bvh,
-                              const std::vector<TemplateRay>& rays, const DepthParams& params, uint32_t width,
-                              uint32_t height, uint32_t num_envs);
+// rays: (height x width) host template, copied to the device.
+DeviceSensorPtr create_sensor(const char* function, int ordinal, const DeviceBvh& bvh, const TemplateRay* rays,
+                              const DepthParams& params, uint32_t width, uint32_t height, uint32_t num_envs,
+                              MemoryLedger* ledger);
 
 // Enqueues one render of every env on `stream` (a cudaStream_t; NULL = default stream).
 // body_poses: (num_envs x 7) and depth_out: (num_envs x height x width), device pointers

@@ -33,13 +33,13 @@ TEST_CASE("quaternion to matrix matches Eigen and normalises") {
   for (int i = 0; i < 1000; ++i) {
     Eigen::Quaterniond q(n(rng), n(rng), n(rng), n(rng));
     const double scale = 0.01 + std::fabs(n(rng)) * 10;  // not unit on purpose
-    float r[9];
+    float r[9] = {};
     REQUIRE(wr::quat_to_matrix(float(q.w() * scale), float(q.x() * scale), float(q.y() * scale),
                                float(q.z() * scale), r));
     const Eigen::Matrix3d want = q.normalized().toRotationMatrix();
     CHECK((to_eigen(r) - want).cwiseAbs().maxCoeff() < 1e-6);
   }
-  float r[9];
+  float r[9] = {};
   CHECK_FALSE(wr::quat_to_matrix(0, 0, 0, 0, r));
   CHECK_FALSE(wr::quat_to_matrix(NAN, 0, 0, 1, r));
   CHECK_FALSE(wr::quat_to_matrix(INFINITY, 0, 0, 1, r));
@@ -49,7 +49,7 @@ TEST_CASE("pose layout: both quaternion orders give the same transform") {
   const Eigen::Quaterniond q = Eigen::Quaterniond(0.3, -0.2, 0.9, 0.1).normalized();
   const float wxyz[7] = {1, 2, 3, float(q.w()), float(q.x()), float(q.y()), float(q.z())};
   const float xyzw[7] = {1, 2, 3, float(q.x()), float(q.y()), float(q.z()), float(q.w())};
-  wr::RigidTransform a, b;
+  wr::RigidTransform a{}, b{};
   REQUIRE(wr::pose_to_transform(wxyz, wr::kQuatWXYZ, &a));
   REQUIRE(wr::pose_to_transform(xyzw, wr::kQuatXYZW, &b));
   for (int i = 0; i < 9; ++i) CHECK(a.rot[i] == b.rot[i]);
@@ -74,7 +74,7 @@ TEST_CASE("camera_in_world = body_in_world * mount") {
   const wr::DepthParams p = wr::make_depth_params(desc);
   const float body[7] = {float(pb.x()), float(pb.y()), float(pb.z()), float(qb.w()), float(qb.x()), float(qb.y()),
                          float(qb.z())};
-  wr::RigidTransform cam;
+  wr::RigidTransform cam{};
   REQUIRE(wr::camera_from_body_pose(body, p, &cam));
   const Eigen::Matrix3d want_rot = (qb * qm).toRotationMatrix();
   const Eigen::Vector3d want_pos = pb + qb * pm;
@@ -91,8 +91,8 @@ TEST_CASE("ray template: pixel centres, axes, and the depth factor") {
   desc.fy = desc.fx * 1.1f;
   for (wr_depth_kind kind : {WR_DEPTH_PLANE, WR_DEPTH_RANGE}) {
     desc.depth_kind = kind;
-    const auto rays = wr::build_ray_template(desc);
-    REQUIRE(rays.size() == 106u * 60u);
+    std::vector<wr::TemplateRay> rays(106u * 60u);
+    wr::build_ray_template(desc, rays.data());
     double worst = 0;
     for (uint32_t v = 0; v < desc.height; ++v)
       for (uint32_t u = 0; u < desc.width; ++u) {
@@ -105,7 +105,8 @@ TEST_CASE("ray template: pixel centres, axes, and the depth factor") {
     CHECK(worst < 1e-7);
   }
   // Left columns look left (+Y), top rows look up (+Z).
-  const auto rays = wr::build_ray_template(pinhole(10, 10, 90));
+  std::vector<wr::TemplateRay> rays(100);
+  wr::build_ray_template(pinhole(10, 10, 90), rays.data());
   CHECK(rays[0].dir[1] > 0);
   CHECK(rays[0].dir[2] > 0);
   CHECK(rays[99].dir[1] < 0);

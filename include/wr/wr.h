@@ -180,11 +180,49 @@ WR_API wr_status wr_sensor_desc(wr_sensor sensor, wr_camera_desc* out_desc, uint
 
 /* How many rays of this sensor, since creation, overflowed the fixed
    traversal stack. Such rays are finished by a slower stackless walk and
-   are still exact; a non-zero count only means the BVH is unusually deep. */
+   are still exact; a non-zero count only means the BVH is unusually deep.
+   On a CUDA context this synchronises with the device to read the counter. */
 WR_API wr_status wr_sensor_stack_overflows(wr_sensor sensor, uint64_t* out);
 
 /* Drops the caller's reference. NULL does nothing. */
 WR_API void wr_sensor_release(wr_sensor sensor);
+
+/* ---- Memory accounting ----------------------------------------------------- */
+
+/* Bytes an object holds, as recorded by the library's one allocator (every host and
+   device allocation goes through it, tagged). Caller-owned buffers (poses, depth) are
+   never counted. */
+typedef struct wr_memory_stats {
+  uint64_t host_bytes;     /* host memory the object holds now */
+  uint64_t device_bytes;   /* device memory the object holds now */
+  uint64_t shared_bytes;   /* the part that does not grow with num_envs (BVH, triangles, template) */
+  uint64_t per_env_bytes;  /* what each env adds inside the library (caller-owned poses/outputs excluded) */
+} wr_memory_stats;
+
+/* A scene's own memory: BVH nodes, triangles in leaf order, parent links, the object
+   itself; on a CUDA context both the host copy and the device copy. */
+WR_API wr_status wr_scene_memory(wr_scene scene, wr_memory_stats* out);
+
+/* A sensor's own memory, its scene's excluded: the ray template (host, and device on a
+   CUDA context), counters and the object itself. */
+WR_API wr_status wr_sensor_memory(wr_sensor sensor, wr_memory_stats* out);
+
+/* ---- Explicit rays ------------------------------------------------------------- */
+
+/* Nearest hit of each of `count` (>= 1) rays, for height scanners, LiDAR patterns and
+   probes.
+     origins, directions: (count x 3) float. Directions need not be unit; t is in units
+                          of |direction|. Both faces of every triangle are hit.
+     tmax:         (count) float, the farthest t to accept (inclusive), or NULL for +inf.
+     out_t:        (count) float: t of the nearest hit in [0, tmax], +inf where nothing is hit.
+     out_triangle: (count) uint32: index into the scene's input triangles, UINT32_MAX where
+                   nothing is hit; or NULL.
+   CPU context: host pointers, returns when done; a non-finite origin or direction, a zero
+   direction or a negative/NaN tmax fails with WR_ERROR_INVALID_ARGUMENT naming the ray and
+   writes nothing. CUDA context: device pointers, enqueued on stream (a cudaStream_t);
+   such a ray gets out_t = NaN there. */
+WR_API wr_status wr_scene_intersect(wr_scene scene, const float* origins, const float* directions, const float* tmax,
+                                    uint64_t count, float* out_t, uint32_t* out_triangle, void* stream);
 
 #ifdef __cplusplus
 }

@@ -8,6 +8,7 @@
 
 #include "api/api_guard.h"
 #include "api/handles.h"
+#include "cpu/cpu_intersect.h"
 #include "scene/obj_loader.h"
 
 using wr::api_guard;
@@ -54,6 +55,17 @@ wr_status create_cpu_context(const char* function, uint32_t num_threads, wr_cont
   });
 }
 
+// Nothing the library holds grows with num_envs: each env's pose and depth image live in
+// the caller's buffers, so every byte of a scene or sensor is shared and per_env_bytes is 0.
+wr_memory_stats memory_stats(const wr::MemoryLedger& ledger) {
+  wr_memory_stats stats{};
+  stats.host_bytes = ledger.total(wr::MemorySpace::kHost);
+  stats.device_bytes = ledger.total(wr::MemorySpace::kDevice);
+  stats.shared_bytes = stats.host_bytes + stats.device_bytes;
+  stats.per_env_bytes = 0;
+  return stats;
+}
+
 wr_status create_scene(const char* function, wr_context context, const float* vertices, uint64_t num_vertices,
                        const uint32_t* indices, uint64_t num_triangles, wr_scene* out) {
   return api_guard(function, [&] {
@@ -64,8 +76,11 @@ wr_status create_scene(const char* function, wr_context context, const float* ve
     scene->scene = std::make_unique<wr::Scene>(function, vertices, num_vertices, indices, num_triangles, threads);
 #if WR_WITH_CUDA
     if (context->device == WR_DEVICE_CUDA)
-      scene->device_bvh = wr::cuda::upload_bvh(function, context->ordinal, scene->scene->bvh());
+      scene->device_bvh =
+          wr::cuda::upload_bvh(function, context->ordinal, scene->scene->bvh(), &scene->scene->ledger());
 #endif
+    // The handle and the Scene object are the scene's too (operator new'd right here).
+    scene->scene->ledger().add(wr::MemorySpace::kHost, wr::MemoryTag::kObjects, sizeof(wr_scene_) + sizeof(wr::Scene));
     retain(context);
     scene->context = context;
     *out = scene.release();
@@ -191,12 +206,14 @@ wr_status wr_sensor_create(wr_scene scene, const wr_camera_desc* desc, uint32_t 
     sensor->sensor = std::make_unique<wr::Sensor>(fn, *scene->scene, *desc, num_envs);
 #if WR_WITH_CUDA
     if (scene->device_bvh) {
-      const wr::Sensor& host = *sensor->sensor;
+      wr::Sensor& host = *sensor->sensor;
       sensor->device_sensor =
-          wr::cuda::create_sensor(fn, scene->context->ordinal, *scene->device_bvh, host.ray_template(),
-                                  host.params(), desc->width, desc->height, num_envs);
+          wr::cuda::create_sensor(fn, scene->context->ordinal, *scene->device_bvh, host.ray_template().data(),
+                                  host.params(), desc->width, desc->height, num_envs, &host.ledger());
     }
 #endif
+    sensor->sensor->ledger().add(wr::MemorySpace::kHost, wr::MemoryTag::kObjects,
+                                 sizeof(wr_sensor_) + sizeof(wr::Sensor));
     retain(scene);
     sensor->scene = scene;
     *out = sensor.release();
@@ -243,6 +260,48 @@ wr_status wr_sensor_stack_overflows(wr_sensor sensor, uint64_t* out) {
     }
 #endif
     *out = sensor->sensor->stack_overflows();
+  });
+}
+
+wr_status wr_scene_memory(wr_scene scene, wr_memory_stats* out) {
+  const char* fn = "wr_scene_memory";
+  return api_guard(fn, [&] {
+    require_non_null(fn, scene, "scene");
+    require_non_null(fn, out, "out");
+    *out = memory_stats(scene->scene->ledger());
+  });
+}
+
+wr_status wr_sensor_memory(wr_sensor sensor, wr_memory_stats* out) {
+  const char* fn = "wr_sensor_memory";
+  return api_guard(fn, [&] {
+    require_non_null(fn, sensor, "sensor");
+    require_non_null(fn, out, "out");
+    *out = memory_stats(sensor->sensor->ledger());
+  });
+}
+
+wr_status wr_scene_intersect(wr_scene scene, const float* origins, const float* directions, const float* tmax,
+                             uint64_t count, float* out_t, uint32_t* out_triangle, void* stream) {
+  const char* fn = "wr_scene_intersect";
+  return api_guard(fn, [&] {
+    require_non_null(fn, scene, "scene");
+    require_non_null(fn, origins, "origins");
+    require_non_null(fn, directions, "directions");
+    require_non_null(fn, out_t, "out_t");
+    if (count == 0) fail(WR_ERROR_INVALID_ARGUMENT, std::string(fn) + ": count is 0: must be at least 1");
+    if (count > (1ull << 40))
+      fail(WR_ERROR_INVALID_ARGUMENT, std::string(fn) + ": count = " + std::to_string(count) + " exceeds 2^40 rays");
+#if WR_WITH_CUDA
+    if (scene->device_bvh) {
+      wr::cuda::intersect(fn, *scene->device_bvh, origins, directions, tmax, count, out_t, out_triangle, stream);
+      return;
+    }
+#endif
+    (void)stream;  // CPU contexts run synchronously
+    wr::validate_explicit_rays(fn, origins, directions, tmax, count);
+    wr::CpuIntersectJob job{scene->scene->view(), origins, directions, tmax, count, out_t, out_triangle};
+    wr::cpu_intersect(*scene->context->pool, job);
   });
 }
 

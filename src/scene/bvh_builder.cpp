@@ -55,8 +55,13 @@ struct Range {
 class Builder {
  public:
   Builder(const float* vertices, const uint32_t* indices, uint32_t num_tris, const BvhBuildOptions& options)
-      : vertices_(vertices), indices_(indices), options_(options), bounds_(num_tris), centroids_(num_tris * 3ull),
-        ids_(num_tris), scratch_(2ull * num_tris) {
+      : vertices_(vertices),
+        indices_(indices),
+        options_(options),
+        bounds_(num_tris, scratch_allocator<Aabb>()),
+        centroids_(num_tris * 3ull, scratch_allocator<float>()),
+        ids_(num_tris, scratch_allocator<uint32_t>()),
+        scratch_(2ull * num_tris, scratch_allocator<BvhNode>()) {
     unsigned threads = options.num_threads ? options.num_threads : std::thread::hardware_concurrency();
     spare_threads_ = static_cast<int>(std::max(1u, threads)) - 1;
     for (uint32_t t = 0; t < num_tris; ++t) {
@@ -76,6 +81,15 @@ class Builder {
   }
 
  private:
+  template <class T>
+  TrackedAllocator<T> scratch_allocator() const {
+    return TrackedAllocator<T>(options_.ledger, MemoryTag::kBuildScratch);
+  }
+  template <class T>
+  TrackedAllocator<T> result_allocator(MemoryTag tag) const {
+    return TrackedAllocator<T>(options_.ledger, tag);
+  }
+
   const float* vertex(uint32_t i) const { return vertices_ + 3ull * i; }
   const float* centroid(uint32_t prim) const { return &centroids_[3ull * prim]; }
 
@@ -206,7 +220,9 @@ class Builder {
 
   // Copies the used scratch nodes depth first, children pairs adjacent at even indices.
   Bvh flatten() const {
-    Bvh bvh;
+    Bvh bvh{TrackedVector<BvhNode>(result_allocator<BvhNode>(MemoryTag::kBvhNodes)),
+            TrackedVector<BvhTriangle>(result_allocator<BvhTriangle>(MemoryTag::kBvhTriangles)),
+            TrackedVector<uint32_t>(result_allocator<uint32_t>(MemoryTag::kBvhParents))};
     uint32_t used = 0;
     count_nodes(0, &used);
     bvh.nodes.resize(used + 1);  // + node 1, the padding that puts every pair on one cache line
@@ -272,10 +288,10 @@ class Builder {
   const float* vertices_;
   const uint32_t* indices_;
   BvhBuildOptions options_;
-  std::vector<Aabb> bounds_;         // (num_tris) triangle bounds
-  std::vector<float> centroids_;     // (num_tris x 3) centres of the triangle bounds
-  std::vector<uint32_t> ids_;        // (num_tris) permutation, becomes leaf order
-  std::vector<BvhNode> scratch_;     // (2 * num_tris) fixed slices per subtree
+  TrackedVector<Aabb> bounds_;        // (num_tris) triangle bounds
+  TrackedVector<float> centroids_;    // (num_tris x 3) centres of the triangle bounds
+  TrackedVector<uint32_t> ids_;       // (num_tris) permutation, becomes leaf order
+  TrackedVector<BvhNode> scratch_;    // (2 * num_tris) fixed slices per subtree
   std::atomic<int> spare_threads_{0};
   std::mutex error_mutex_;
   std::exception_ptr error_;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/bvh_layout.h"
+#include "memory/tracked_allocator.h"
 
 namespace wr {
 
@@ -19,12 +20,13 @@ struct BvhBuildOptions {
   uint32_t max_leaf_size = 8;     // larger ranges are always split
   float traversal_cost = 1.0f;    // SAH cost of visiting an inner node ...
   float intersection_cost = 1.0f; // ... relative to testing one triangle
+  MemoryLedger* ledger = nullptr; // where the result and the transient build arrays are accounted
 };
 
 struct Bvh {
-  std::vector<BvhNode> nodes;       // (num_nodes); root at 0, node 1 unused padding
-  std::vector<BvhTriangle> tris;    // (num_triangles) in leaf order
-  std::vector<uint32_t> parents;    // (num_nodes); kInvalidIndex for the root and node 1
+  TrackedVector<BvhNode> nodes;       // (num_nodes); root at 0, node 1 unused padding
+  TrackedVector<BvhTriangle> tris;    // (num_triangles) in leaf order
+  TrackedVector<uint32_t> parents;    // (num_nodes); kInvalidIndex for the root and node 1
   BvhView view() const { return BvhView{nodes.data(), tris.data(), parents.data()}; }
 };
 

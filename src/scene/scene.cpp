@@ -12,6 +12,7 @@ Scene::Scene(const char* function, const float* vertices, uint64_t num_vertices,
   const auto start = std::chrono::steady_clock::now();
   BvhBuildOptions options;
   options.num_threads = build_threads;
+  options.ledger = &ledger_;
   bvh_ = build_bvh(vertices, indices, num_triangles, options);
   build_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }

@@ -21,8 +21,11 @@ class Scene {
   const float* bounds_min() const { return bvh_.nodes[0].bmin; }
   const float* bounds_max() const { return bvh_.nodes[0].bmax; }
   double build_seconds() const { return build_seconds_; }
+  MemoryLedger& ledger() { return ledger_; }
+  const MemoryLedger& ledger() const { return ledger_; }
 
  private:
+  MemoryLedger ledger_;  // declared first: outlives bvh_, whose memory it records
   Bvh bvh_;
   double build_seconds_ = 0.0;
 };

@@ -50,8 +50,7 @@ void validate_camera_desc(const char* function, const wr_camera_desc& d) {
                   "): must be a finite, non-zero quaternion");
 }
 
-std::vector<TemplateRay> build_ray_template(const wr_camera_desc& desc) {
-  std::vector<TemplateRay> rays(static_cast<size_t>(desc.width) * desc.height);
+void build_ray_template(const wr_camera_desc& desc, TemplateRay* rays) {
   for (uint32_t v = 0; v < desc.height; ++v) {
     for (uint32_t u = 0; u < desc.width; ++u) {
       const double y = -((u + 0.5) - desc.cx) / desc.fx;
@@ -64,7 +63,6 @@ std::vector<TemplateRay> build_ray_template(const wr_camera_desc& desc) {
       r.depth_scale = desc.depth_kind == WR_DEPTH_PLANE ? static_cast<float>(inv_norm) : 1.0f;
     }
   }
-  return rays;
 }
 
 DepthParams make_depth_params(const wr_camera_desc& desc) {

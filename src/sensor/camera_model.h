@@ -2,8 +2,6 @@
 // template, and turns the description into the constants every pixel reads.
 #pragma once
 
-#include <vector>
-
 #include <wr/wr.h>
 
 #include "core/camera.h"
@@ -13,10 +11,10 @@ namespace wr {
 // Throws WR_ERROR_INVALID_ARGUMENT naming the first bad field ("<function>: desc->fx ...").
 void validate_camera_desc(const char* function, const wr_camera_desc& desc);
 
-// (height x width) unit directions in the camera frame, row-major, through pixel centres:
-//   d_cam = normalize(1, -(u + 0.5 - cx) / fx, -(v + 0.5 - cy) / fy)
+// Writes out (height x width): unit directions in the camera frame, row-major, through
+// pixel centres,  d_cam = normalize(1, -(u + 0.5 - cx) / fx, -(v + 0.5 - cy) / fy),
 // computed in double and rounded once, with the depth factor of desc.depth_kind.
-std::vector<TemplateRay> build_ray_template(const wr_camera_desc& desc);
+void build_ray_template(const wr_camera_desc& desc, TemplateRay* out);
 
 // Mount transform, clip range, miss value and quaternion order of a valid desc.
 DepthParams make_depth_params(const wr_camera_desc& desc);

@@ -11,7 +11,7 @@
 namespace wr {
 
 Sensor::Sensor(const char* function, const Scene& scene, const wr_camera_desc& desc, uint32_t num_envs)
-    : scene_(scene), desc_(desc), num_envs_(num_envs) {
+    : scene_(scene), desc_(desc), num_envs_(num_envs), template_(TrackedAllocator<TemplateRay>(&ledger_, MemoryTag::kRayTemplate)) {
   validate_camera_desc(function, desc);
   if (num_envs == 0) fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": num_envs is 0: must be at least 1");
   // The CPU backend numbers (env, tile) tasks and the GPU (env, pixel) threads in 32 bits.
@@ -19,7 +19,8 @@ Sensor::Sensor(const char* function, const Scene& scene, const wr_camera_desc& d
   if (pixels >= (1ull << 32))
     fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": num_envs x desc->height x desc->width = " +
                                         std::to_string(pixels) + " pixels: must be below 2^32 per sensor");
-  template_ = build_ray_template(desc);
+  template_.resize(static_cast<size_t>(desc.width) * desc.height);
+  build_ray_template(desc, template_.data());
   params_ = make_depth_params(desc);
 }
 

@@ -9,6 +9,7 @@
 #include <wr/wr.h>
 
 #include "core/camera.h"
+#include "memory/tracked_allocator.h"
 #include "scene/scene.h"
 
 namespace wr {
@@ -27,16 +28,19 @@ class Sensor {
 
   const wr_camera_desc& desc() const { return desc_; }
   uint32_t num_envs() const { return num_envs_; }
-  const std::vector<TemplateRay>& ray_template() const { return template_; }
+  const TrackedVector<TemplateRay>& ray_template() const { return template_; }
+  MemoryLedger& ledger() { return ledger_; }
+  const MemoryLedger& ledger() const { return ledger_; }
   const DepthParams& params() const { return params_; }
   const Scene& scene() const { return scene_; }
   uint64_t stack_overflows() const { return stack_overflows_.load(std::memory_order_relaxed); }
 
  private:
+  MemoryLedger ledger_;  // declared first: outlives template_, whose memory it records
   const Scene& scene_;
   wr_camera_desc desc_;
   uint32_t num_envs_;
-  std::vector<TemplateRay> template_;  // (height x width), shared by every env
+  TrackedVector<TemplateRay> template_;  // (height x width), shared by every env
   DepthParams params_;
   std::atomic<uint64_t> stack_overflows_{0};
 };

@@ -1,0 +1,62 @@
+#include "cpu/cpu_intersect.h"
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "common/status_error.h"
+#include "core/bvh_traverse.h"
+
+namespace wr {
+namespace {
+
+constexpr uint64_t kRaysPerTask = 256;
+
+void intersect_chunk(void* context, uint32_t task, unsigned /*thread_index*/) {
+  const CpuIntersectJob& job = *static_cast<const CpuIntersectJob*>(context);
+  const uint64_t begin = task * kRaysPerTask;
+  const uint64_t end = begin + kRaysPerTask < job.count ? begin + kRaysPerTask : job.count;
+  for (uint64_t i = begin; i < end; ++i) {
+    const float* o = job.origins + 3 * i;
+    const float* d = job.directions + 3 * i;
+    const float tmax = job.tmax ? job.tmax[i] : infinity_();
+    const TraceResult hit = trace_closest_hit(job.bvh, Vec3{o[0], o[1], o[2]}, Vec3{d[0], d[1], d[2]}, 0.0f, tmax);
+    const bool found = hit.triangle != kInvalidIndex;
+    job.out_t[i] = found ? hit.t : infinity_();
+    if (job.out_triangle) job.out_triangle[i] = hit.triangle;
+  }
+}
+
+[[noreturn]] void bad_ray(const char* function, const char* array, uint64_t ray, const float* v, int n,
+                          const char* why) {
+  char values[160];
+  if (n == 3)
+    std::snprintf(values, sizeof values, "(%g, %g, %g)", v[0], v[1], v[2]);
+  else
+    std::snprintf(values, sizeof values, "%g", v[0]);
+  fail(WR_ERROR_INVALID_ARGUMENT,
+       std::string(function) + ": " + array + " of ray " + std::to_string(ray) + " = " + values + " " + why);
+}
+
+}  // namespace
+
+void validate_explicit_rays(const char* function, const float* origins, const float* directions, const float* tmax,
+                            uint64_t count) {
+  for (uint64_t i = 0; i < count; ++i) {
+    const float* o = origins + 3 * i;
+    const float* d = directions + 3 * i;
+    if (!(std::isfinite(o[0]) && std::isfinite(o[1]) && std::isfinite(o[2])))
+      bad_ray(function, "origins", i, o, 3, "is not finite");
+    if (!(std::isfinite(d[0]) && std::isfinite(d[1]) && std::isfinite(d[2])))
+      bad_ray(function, "directions", i, d, 3, "is not finite");
+    if (d[0] == 0.0f && d[1] == 0.0f && d[2] == 0.0f) bad_ray(function, "directions", i, d, 3, "is zero");
+    if (tmax && !(tmax[i] >= 0.0f)) bad_ray(function, "tmax", i, tmax + i, 1, "must be >= 0 (+inf allowed)");
+  }
+}
+
+void cpu_intersect(ThreadPool& pool, const CpuIntersectJob& job) {
+  const uint64_t tasks = (job.count + kRaysPerTask - 1) / kRaysPerTask;
+  pool.run(static_cast<uint32_t>(tasks), intersect_chunk, const_cast<CpuIntersectJob*>(&job));
+}
+
+}  // namespace wr

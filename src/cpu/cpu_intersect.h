@@ -1,0 +1,29 @@
+// CPU backend of wr_scene_intersect: explicit rays in chunks on the thread pool, through the
+// shared traversal of src/core.
+#pragma once
+
+#include <cstdint>
+
+#include "core/bvh_layout.h"
+#include "cpu/thread_pool.h"
+
+namespace wr {
+
+struct CpuIntersectJob {
+  BvhView bvh;
+  const float* origins;     // (count x 3)
+  const float* directions;  // (count x 3), non-zero
+  const float* tmax;        // (count) or null for +inf
+  uint64_t count;
+  float* out_t;             // (count): nearest t, +inf for a miss
+  uint32_t* out_triangle;   // (count) or null: input triangle id, UINT32_MAX for a miss
+};
+
+// Throws WR_ERROR_INVALID_ARGUMENT naming the first bad ray ("<function>: directions of
+// ray 5 ..."); checks everything before anything is written.
+void validate_explicit_rays(const char* function, const float* origins, const float* directions, const float* tmax,
+                            uint64_t count);
+
+void cpu_intersect(ThreadPool& pool, const CpuIntersectJob& job);
+
+}  // namespace wr

@@ -1,0 +1,53 @@
+// Memory accounting: every byte the library holds, host or device, is recorded in the
+// ledger of the object that owns it (a scene, a sensor), under a tag saying what it is.
+// Host containers get their memory through TrackedAllocator (tracked_allocator.h), device
+// buffers are recorded by the CUDA backend right after cudaMalloc / before cudaFree.
+// wr_scene_memory and wr_sensor_memory report these figures, and the tests check them
+// against what operator new and the CUDA driver actually handed out.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+namespace wr {
+
+enum class MemoryTag : int {
+  kObjects = 0,    // the handle and object structs themselves
+  kBvhNodes,       // BvhNode array
+  kBvhTriangles,   // BvhTriangle array (leaf order)
+  kBvhParents,     // parent index per node (stackless fallback)
+  kRayTemplate,    // TemplateRay per pixel, shared by every env
+  kCounters,       // small device counters (stack overflows)
+  kBuildScratch,   // transient: BVH build working arrays, 0 once a scene exists
+  kCount
+};
+
+const char* memory_tag_name(MemoryTag tag);
+
+enum class MemorySpace : int { kHost = 0, kDevice = 1 };
+
+class MemoryLedger {
+ public:
+  void add(MemorySpace space, MemoryTag tag, uint64_t bytes) noexcept {
+    slot(space, tag).fetch_add(bytes, std::memory_order_relaxed);
+  }
+  void remove(MemorySpace space, MemoryTag tag, uint64_t bytes) noexcept {
+    slot(space, tag).fetch_sub(bytes, std::memory_order_relaxed);
+  }
+  uint64_t bytes(MemorySpace space, MemoryTag tag) const noexcept {
+    return bytes_[static_cast<int>(space)][static_cast<int>(tag)].load(std::memory_order_relaxed);
+  }
+  uint64_t total(MemorySpace space) const noexcept {
+    uint64_t sum = 0;
+    for (int t = 0; t < static_cast<int>(MemoryTag::kCount); ++t) sum += bytes(space, static_cast<MemoryTag>(t));
+    return sum;
+  }
+
+ private:
+  std::atomic<uint64_t>& slot(MemorySpace space, MemoryTag tag) noexcept {
+    return bytes_[static_cast<int>(space)][static_cast<int>(tag)];
+  }
+  std::atomic<uint64_t> bytes_[2][static_cast<int>(MemoryTag::kCount)] = {};
+};
+
+}  // namespace wr

@@ -1,0 +1,60 @@
+// std::allocator that records what it hands out in a MemoryLedger under one tag, so that
+// std::vector can hold the library's big arrays and still be accounted to the byte.
+// A null ledger records nothing (tools and tests that build a BVH on its own).
+#pragma once
+
+#include <cstddef>
+#include <new>
+#include <type_traits>
+#include <vector>
+
+#include "memory/memory_ledger.h"
+
+namespace wr {
+
+template <class T>
+class TrackedAllocator {
+ public:
+  using value_type = T;
+  // Moving or swapping a vector moves its memory and the ledger entry that records it
+  // together; copies are recorded in the ledger of the copy's allocator.
+  using propagate_on_container_move_assignment = std::true_type;
+  using propagate_on_container_swap = std::true_type;
+  using propagate_on_container_copy_assignment = std::false_type;
+
+  TrackedAllocator() noexcept = default;
+  TrackedAllocator(MemoryLedger* ledger, MemoryTag tag) noexcept : ledger_(ledger), tag_(tag) {}
+  template <class U>
+  TrackedAllocator(const TrackedAllocator<U>& other) noexcept : ledger_(other.ledger()), tag_(other.tag()) {}
+
+  T* allocate(std::size_t n) {
+    T* p = static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t(alignof(T))));
+    if (ledger_) ledger_->add(MemorySpace::kHost, tag_, n * sizeof(T));
+    return p;
+  }
+  void deallocate(T* p, std::size_t n) noexcept {
+    if (ledger_) ledger_->remove(MemorySpace::kHost, tag_, n * sizeof(T));
+    ::operator delete(p, std::align_val_t(alignof(T)));
+  }
+
+  MemoryLedger* ledger() const noexcept { return ledger_; }
+  MemoryTag tag() const noexcept { return tag_; }
+
+  template <class U>
+  bool operator==(const TrackedAllocator<U>& o) const noexcept {
+    return ledger_ == o.ledger() && tag_ == o.tag();
+  }
+  template <class U>
+  bool operator!=(const TrackedAllocator<U>& o) const noexcept {
+    return !(*this == o);
+  }
+
+ private:
+  MemoryLedger* ledger_ = nullptr;
+  MemoryTag tag_ = MemoryTag::kObjects;
+};
+
+template <class T>
+using TrackedVector = std::vector<T, TrackedAllocator<T>>;
+
+}  // namespace wr
