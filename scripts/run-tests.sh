@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Sets up (Debian packages), builds everything with warnings as errors, and runs the whole
+# test suite with CTest. Works without a GPU: GPU tests skip with a printed reason, and the
+# CUDA sources are still compiled wherever nvcc exists.
+#   usage: scripts/run-tests.sh [build-dir]      (default: build)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build="${1:-build}"
+bash scripts/setup.sh
+jobs=$(nproc 2>/dev/null || echo 2)
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DWR_WERROR=ON >/dev/null
+cmake --build "$build" -j "$jobs"
+ctest --test-dir "$build" --output-on-failure -j "$jobs"
