@@ -1,0 +1,189 @@
+// warp-raycaster C++17 wrapper: header-only RAII over the C API of <wr/wr.h>.
+//
+// Every handle owns one reference of the C object and releases it on destruction. The C API
+// has no retain call, so a handle cannot be copied: Context, Scene and Sensor are move-only
+// (a moved-from handle holds NULL; using it throws wr::Error, because the C API rejects a NULL
+// handle). The C objects keep each other alive (a sensor its scene, a scene its context), so
+// the wrappers may be destroyed in any order. Every failing call throws wr::Error carrying the
+// wr_status and wr_last_error() of that call. Nothing here adds state beyond the raw handle.
+#ifndef WR_WR_HPP
+#define WR_WR_HPP
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include <wr/wr.h>
+
+namespace wr {
+
+/// A failed C API call: status() is its wr_status, what() its wr_last_error() message.
+class Error : public std::runtime_error {
+ public:
+  /// Wraps `status` and `message` (the C API's message of the failed call).
+  Error(wr_status status, const char* message) : std::runtime_error(message), status_(status) {}
+  /// The wr_status the C call returned (never WR_SUCCESS).
+  wr_status status() const noexcept { return status_; }
+
+ private:
+  wr_status status_;
+};
+
+namespace detail {
+/// Throws wr::Error with this thread's last error message unless `status` is WR_SUCCESS.
+inline void check(wr_status status) {
+  if (status != WR_SUCCESS) throw Error(status, wr_last_error());
+}
+// unique_ptr deleters: each drops the one reference a wrapper owns.
+struct ContextRelease { void operator()(wr_context c) const noexcept { wr_context_release(c); } };
+struct SceneRelease { void operator()(wr_scene s) const noexcept { wr_scene_release(s); } };
+struct SensorRelease { void operator()(wr_sensor s) const noexcept { wr_sensor_release(s); } };
+}  // namespace detail
+
+/// A device (CPU thread pool or one CUDA GPU); owns one reference of a wr_context.
+class Context {
+ public:
+  /// CPU context with `num_threads` threads (0 = one per hardware thread).
+  static Context cpu(uint32_t num_threads = 0) {
+    wr_context c = nullptr;
+    detail::check(wr_context_create_cpu(num_threads, &c));
+    return Context(c);
+  }
+  /// CUDA context on device `ordinal`; throws WR_ERROR_UNSUPPORTED without CUDA or a GPU.
+  static Context cuda(int ordinal = 0) {
+    wr_context c = nullptr;
+    detail::check(wr_context_create(WR_DEVICE_CUDA, ordinal, &c));
+    return Context(c);
+  }
+  /// Number of threads the context renders with (1 for a CUDA context's host side).
+  uint32_t num_threads() const {
+    uint32_t n = 0;
+    detail::check(wr_context_num_threads(get(), &n));
+    return n;
+  }
+  /// The raw handle, still owned by this object (NULL once moved from).
+  wr_context get() const noexcept { return handle_.get(); }
+
+ private:
+  explicit Context(wr_context c) noexcept : handle_(c) {}
+  std::unique_ptr<wr_context_, detail::ContextRelease> handle_;
+};
+
+/// An immutable triangle mesh and its BVH; owns one reference of a wr_scene.
+class Scene {
+ public:
+  /// Axis-aligned bounds of the scene's vertices, metres.
+  struct Bounds {
+    std::array<float, 3> min, max;
+  };
+  /// Builds from vertices (num_vertices x 3) float and indices (num_triangles x 3) uint32; both copied.
+  static Scene from_arrays(const Context& context, const float* vertices, uint64_t num_vertices,
+                           const uint32_t* indices, uint64_t num_triangles) {
+    wr_scene s = nullptr;
+    detail::check(wr_scene_create(context.get(), vertices, num_vertices, indices, num_triangles, &s));
+    return Scene(s);
+  }
+  /// Loads a Wavefront OBJ file (all shapes merged); WR_ERROR_IO / WR_ERROR_PARSE name the file.
+  static Scene load_obj(const Context& context, const std::string& path) {
+    wr_scene s = nullptr;
+    detail::check(wr_scene_load_obj(context.get(), path.c_str(), &s));
+    return Scene(s);
+  }
+  /// Number of triangles, degenerate ones included.
+  uint64_t num_triangles() const {
+    uint64_t n = 0;
+    detail::check(wr_scene_num_triangles(get(), &n));
+    return n;
+  }
+  /// Axis-aligned bounds of every vertex.
+  Bounds bounds() const {
+    Bounds b{};
+    detail::check(wr_scene_bounds(get(), b.min.data(), b.max.data()));
+    return b;
+  }
+  /// Bytes the scene holds (BVH, leaf-ordered triangles), host and device.
+  wr_memory_stats memory() const {
+    wr_memory_stats m{};
+    detail::check(wr_scene_memory(get(), &m));
+    return m;
+  }
+  /// Nearest hits of `count` rays: origins, directions (count x 3); tmax (count) or NULL = +inf;
+  /// out_t (count), +inf on a miss; out_triangle (count) or NULL, UINT32_MAX on a miss.
+  void intersect(const float* origins, const float* directions, const float* tmax, uint64_t count, float* out_t,
+                 uint32_t* out_triangle = nullptr, void* stream = nullptr) const {
+    detail::check(wr_scene_intersect(get(), origins, directions, tmax, count, out_t, out_triangle, stream));
+  }
+  /// The raw handle, still owned by this object (NULL once moved from).
+  wr_scene get() const noexcept { return handle_.get(); }
+
+ private:
+  explicit Scene(wr_scene s) noexcept : handle_(s) {}
+  std::unique_ptr<wr_scene_, detail::SceneRelease> handle_;
+};
+
+/// num_envs cameras sharing one description and one scene; owns one reference of a wr_sensor.
+class Sensor {
+ public:
+  /// Creates the sensor (ray template and every buffer render needs); keeps `scene` alive.
+  Sensor(const Scene& scene, const wr_camera_desc& desc, uint32_t num_envs = 1) {
+    wr_sensor s = nullptr;
+    detail::check(wr_sensor_create(scene.get(), &desc, num_envs, &s));
+    handle_.reset(s);
+  }
+  /// Renders every env: body_poses (num_envs x 7), out (num_envs x height x width), see wr.h.
+  void render(const float* body_poses, float* out, void* stream = nullptr) {
+    detail::check(wr_sensor_render(get(), body_poses, out, stream));
+  }
+  /// The camera description as given at creation.
+  wr_camera_desc desc() const {
+    wr_camera_desc d{};
+    uint32_t n = 0;
+    detail::check(wr_sensor_desc(get(), &d, &n));
+    return d;
+  }
+  /// Number of envs (cameras) the sensor renders.
+  uint32_t num_envs() const {
+    wr_camera_desc d{};
+    uint32_t n = 0;
+    detail::check(wr_sensor_desc(get(), &d, &n));
+    return n;
+  }
+  /// Floats a render writes: num_envs * height * width.
+  std::size_t depth_size() const {
+    wr_camera_desc d{};
+    uint32_t n = 0;
+    detail::check(wr_sensor_desc(get(), &d, &n));
+    return std::size_t(n) * d.height * d.width;
+  }
+  /// Rays that overflowed the fixed traversal stack since creation (still exact; see wr.h).
+  uint64_t stack_overflows() const {
+    uint64_t n = 0;
+    detail::check(wr_sensor_stack_overflows(get(), &n));
+    return n;
+  }
+  /// Bytes the sensor holds beyond its scene (ray template, counters), host and device.
+  wr_memory_stats memory() const {
+    wr_memory_stats m{};
+    detail::check(wr_sensor_memory(get(), &m));
+    return m;
+  }
+  /// The raw handle, still owned by this object (NULL once moved from).
+  wr_sensor get() const noexcept { return handle_.get(); }
+
+ private:
+  std::unique_ptr<wr_sensor_, detail::SensorRelease> handle_;
+};
+
+/// A pinhole description with square pixels and the defaults of wr_camera_desc_pinhole.
+inline wr_camera_desc pinhole(uint32_t width, uint32_t height, float hfov_degrees) {
+  wr_camera_desc d{};
+  wr_camera_desc_pinhole(&d, width, height, hfov_degrees);
+  return d;
+}
+
+}  // namespace wr
+
+#endif  // WR_WR_HPP
