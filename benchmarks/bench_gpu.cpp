@@ -1,0 +1,462 @@
+// wr-bench-gpu: times the CUDA backend's batched depth render, and what its scene and sensor
+// cost in device memory.
+//
+// A standalone program, not a Google Benchmark suite: GPU work is timed with CUDA events
+// recorded on the render's stream around each render (host clocks would time only the
+// enqueue), and each row reports the median of the timed renders after warm-ups.
+//
+// Grid: terrains {assets/parkour_terrain.obj (or, where it is missing, a generated stand-in),
+// a generated ~1M-triangle terrain} x resolutions {87x58, 106x60} x N in {64, 256, 1024, 4096,
+// 8192} envs. Cameras: 87 degrees horizontal FOV, plane depth, far clip --far metres; each env
+// stands 0.3-0.7 m above the ground under it (found by a 1x1 downward probe sensor on the same
+// scene), looks in a random direction and is pitched down 15-45 degrees, rolled up to 5.
+//
+// Device memory is read two ways: the driver's cudaMemGetInfo delta around scene and sensor
+// creation (granular: the driver maps memory in pages of up to 2 MiB), and the library's own
+// accounting (wr_scene_memory / wr_sensor_memory).
+//
+// Without a usable CUDA device it prints "no CUDA device: <reason>" and exits 0.
+//
+// Output: markdown tables on stdout (scripts/gpu-check.sh copies them into
+// benchmarks/results/); --csv FILE also writes one CSV row per render configuration.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <cuda_runtime.h>
+
+#include <wr/wr.h>
+
+#ifndef WR_SOURCE_DIR
+#define WR_SOURCE_DIR "."
+#endif
+
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+
+// ---- error handling: a benchmark has nothing to recover, it reports and exits 1 -----------------
+
+void cuda_ok(cudaError_t err, const char* call, int line) {
+  if (err == cudaSuccess) return;
+  std::fprintf(stderr, "wr-bench-gpu: line %d: %s failed: %s (%s)\n", line, call, cudaGetErrorName(err),
+               cudaGetErrorString(err));
+  std::exit(1);
+}
+#define CUDA_OK(call) cuda_ok((call), #call, __LINE__)
+
+void wr_ok(wr_status status, const char* call, int line) {
+  if (status == WR_SUCCESS) return;
+  std::fprintf(stderr, "wr-bench-gpu: line %d: %s failed: %s: %s\n", line, call, wr_status_string(status),
+               wr_last_error());
+  std::exit(1);
+}
+#define WR_OK(call) wr_ok((call), #call, __LINE__)
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+size_t device_free_bytes() {
+  CUDA_OK(cudaDeviceSynchronize());
+  size_t free_bytes = 0, total = 0;
+  CUDA_OK(cudaMemGetInfo(&free_bytes, &total));
+  return free_bytes;
+}
+
+double mib(double bytes) { return bytes / (1024.0 * 1024.0); }
+
+// ---- terrains -----------------------------------------------------------------------------------
+
+struct Mesh {
+  std::vector<float> vertices;    // (num_vertices x 3)
+  std::vector<uint32_t> indices;  // (num_triangles x 3)
+  uint32_t vertex(float x, float y, float z) {
+    vertices.insert(vertices.end(), {x, y, z});
+    return uint32_t(vertices.size() / 3 - 1);
+  }
+  void triangle(uint32_t a, uint32_t b, uint32_t c) { indices.insert(indices.end(), {a, b, c}); }
+};
+
+// A heightfield of (n x n) quads of `cell` metres (2 n^2 triangles) over [0, n * cell]^2, in
+// bands along +Y: rolling bumps, stairs (0.12 m steps every 0.4 m, rising 2.9 m then dropping
+// back), and stepping stones (a 1.2 m checkerboard of 0.25 m blocks); small noise everywhere.
+// Plus num_boxes closed boxes (12 triangles each) of 0.3-1.5 m standing on it, turned at random.
+Mesh generated_terrain(uint32_t n, float cell, int num_boxes, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> noise(0.0f, 0.02f), unit(0.0f, 1.0f);
+  Mesh m;
+  m.vertices.reserve(3 * size_t(n + 1) * (n + 1) + 24 * size_t(num_boxes));
+  m.indices.reserve(6 * size_t(n) * n + 36 * size_t(num_boxes));
+  auto height = [](float x, float y) {
+    float h = 0.3f * std::sin(0.35f * x) * std::cos(0.27f * y) + 0.1f * std::sin(1.7f * x + 0.9f * y);
+    switch (int(y / 8.0f) % 3) {
+      case 1: h += 0.12f * std::floor(std::fmod(x, 9.6f) / 0.4f); break;
+      case 2: h += ((int(x / 1.2f) + int(y / 1.2f)) % 2) * 0.25f; break;
+      default: break;
+    }
+    return h;
+  };
+  for (uint32_t j = 0; j <= n; ++j)
+    for (uint32_t i = 0; i <= n; ++i) {
+      const float x = cell * float(i), y = cell * float(j);
+      m.vertex(x, y, height(x, y) + noise(rng));
+    }
+  for (uint32_t j = 0; j < n; ++j)
+    for (uint32_t i = 0; i < n; ++i) {
+      const uint32_t a = j * (n + 1) + i, b = a + 1, c = a + n + 1, d = c + 1;
+      m.triangle(a, b, d);
+      m.triangle(a, d, c);
+    }
+  const float size = cell * float(n);
+  const int faces[6][4] = {{0, 2, 3, 1}, {4, 5, 7, 6}, {0, 1, 5, 4}, {2, 6, 7, 3}, {0, 4, 6, 2}, {1, 3, 7, 5}};
+  for (int k = 0; k < num_boxes; ++k) {
+    const float hx = 0.15f + 0.6f * unit(rng), hy = 0.15f + 0.6f * unit(rng), hz = 0.15f + 0.6f * unit(rng);
+    const float cx = 1.0f + (size - 2.0f) * unit(rng), cy = 1.0f + (size - 2.0f) * unit(rng);
+    const float cz = height(cx, cy) + hz - 0.05f;  // sunk 5 cm into the ground
+    const double yaw = 2.0 * kPi * unit(rng), c = std::cos(yaw), s = std::sin(yaw);
+    uint32_t v[8];
+    for (int i = 0; i < 8; ++i) {
+      const double x = (i & 1 ? hx : -hx), y = (i & 2 ? hy : -hy), z = (i & 4 ? hz : -hz);
+      v[i] = m.vertex(float(cx + c * x - s * y), float(cy + s * x + c * y), float(cz + z));
+    }
+    for (const auto& f : faces) {
+      m.triangle(v[f[0]], v[f[1]], v[f[2]]);
+      m.triangle(v[f[0]], v[f[2]], v[f[3]]);
+    }
+  }
+  return m;
+}
+
+struct Terrain {
+  std::string name;
+  wr_scene scene = nullptr;
+  uint64_t triangles = 0;
+  double build_s = 0;             // wall clock of wr_scene_create / _load_obj (parse, BVH, upload)
+  double driver_delta_bytes = 0;  // cudaMemGetInfo free before - after
+  wr_memory_stats stats{};        // the library's own accounting
+};
+
+// Builds a scene on `context` from an OBJ file (path non-empty) or from `mesh`, measuring time
+// and device memory.
+Terrain make_terrain(wr_context context, const std::string& name, const std::string& path, const Mesh* mesh) {
+  Terrain t;
+  t.name = name;
+  const size_t free_before = device_free_bytes();
+  const auto t0 = std::chrono::steady_clock::now();
+  if (!path.empty()) {
+    WR_OK(wr_scene_load_obj(context, path.c_str(), &t.scene));
+  } else {
+    WR_OK(wr_scene_create(context, mesh->vertices.data(), mesh->vertices.size() / 3, mesh->indices.data(),
+                          mesh->indices.size() / 3, &t.scene));
+  }
+  t.build_s = seconds_since(t0);
+  t.driver_delta_bytes = double(free_before) - double(device_free_bytes());
+  WR_OK(wr_scene_num_triangles(t.scene, &t.triangles));
+  WR_OK(wr_scene_memory(t.scene, &t.stats));
+  return t;
+}
+
+// ---- poses --------------------------------------------------------------------------------------
+
+// Quaternion (w, x, y, z) of yaw about +Z, then pitch about the new +Y (positive looks down),
+// then roll about the new +X.
+void ypr_quat(double yaw, double pitch, double roll, float* q) {
+  const double cy = std::cos(yaw / 2), sy = std::sin(yaw / 2), cp = std::cos(pitch / 2), sp = std::sin(pitch / 2),
+               cr = std::cos(roll / 2), sr = std::sin(roll / 2);
+  q[0] = float(cy * cp * cr + sy * sp * sr);
+  q[1] = float(cy * cp * sr - sy * sp * cr);
+  q[2] = float(cy * sp * cr + sy * cp * sr);
+  q[3] = float(sy * cp * cr - cy * sp * sr);
+}
+
+// Ground height under `count` random (x, y) in the inner 90% of the scene's footprint, found by
+// one render of a 1x1 plane-depth camera per point, looking straight down from above the scene.
+// Returns (count x 3) points: x, y, ground z (the scene's lowest z where the probe misses).
+std::vector<float> ground_points(wr_scene scene, uint32_t count, uint32_t seed, cudaStream_t stream) {
+  float lo[3], hi[3];
+  WR_OK(wr_scene_bounds(scene, lo, hi));
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> fx(lo[0] + 0.05f * (hi[0] - lo[0]), hi[0] - 0.05f * (hi[0] - lo[0]));
+  std::uniform_real_distribution<float> fy(lo[1] + 0.05f * (hi[1] - lo[1]), hi[1] - 0.05f * (hi[1] - lo[1]));
+  const float top = hi[2] + 1.0f;
+  std::vector<float> poses(7 * size_t(count));
+  for (uint32_t i = 0; i < count; ++i) {
+    float* p = &poses[7 * size_t(i)];
+    p[0] = fx(rng), p[1] = fy(rng), p[2] = top;
+    p[3] = 1, p[4] = 0, p[5] = 1, p[6] = 0;  // (w, x, y, z) = +90 degree pitch, normalised by the library
+  }
+  wr_camera_desc desc;
+  wr_camera_desc_pinhole(&desc, 1, 1, 10.0f);
+  wr_sensor probe = nullptr;
+  WR_OK(wr_sensor_create(scene, &desc, count, &probe));
+  float *d_poses = nullptr, *d_depth = nullptr;
+  CUDA_OK(cudaMalloc(&d_poses, poses.size() * sizeof(float)));
+  CUDA_OK(cudaMalloc(&d_depth, count * sizeof(float)));
+  CUDA_OK(cudaMemcpyAsync(d_poses, poses.data(), poses.size() * sizeof(float), cudaMemcpyHostToDevice, stream));
+  WR_OK(wr_sensor_render(probe, d_poses, d_depth, stream));
+  std::vector<float> depth(count);
+  CUDA_OK(cudaMemcpyAsync(depth.data(), d_depth, count * sizeof(float), cudaMemcpyDeviceToHost, stream));
+  CUDA_OK(cudaStreamSynchronize(stream));
+  CUDA_OK(cudaFree(d_poses));
+  CUDA_OK(cudaFree(d_depth));
+  wr_sensor_release(probe);
+  std::vector<float> points(3 * size_t(count));
+  for (uint32_t i = 0; i < count; ++i) {
+    points[3 * i] = poses[7 * size_t(i)];
+    points[3 * i + 1] = poses[7 * size_t(i) + 1];
+    points[3 * i + 2] = std::isfinite(depth[i]) ? top - depth[i] : lo[2];
+  }
+  return points;
+}
+
+// (n x 7) camera poses (w, x, y, z quaternions) standing on the first n ground points.
+std::vector<float> robot_poses(const std::vector<float>& ground, uint32_t n, std::mt19937& rng) {
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  std::vector<float> poses(7 * size_t(n));
+  for (uint32_t i = 0; i < n; ++i) {
+    float* p = &poses[7 * size_t(i)];
+    p[0] = ground[3 * size_t(i)];
+    p[1] = ground[3 * size_t(i) + 1];
+    p[2] = ground[3 * size_t(i) + 2] + float(0.3 + 0.4 * unit(rng));
+    ypr_quat(2.0 * kPi * unit(rng), (15.0 + 30.0 * unit(rng)) * kPi / 180.0, (unit(rng) - 0.5) * 10.0 * kPi / 180.0,
+             p + 3);
+  }
+  return poses;
+}
+
+// ---- timing -------------------------------------------------------------------------------------
+
+struct Row {
+  std::string terrain;
+  uint64_t triangles = 0;
+  uint32_t n = 0, width = 0, height = 0;
+  double ms_median = 0, ms_min = 0, ms_max = 0, grays = 0, hit_fraction = 0;
+  double sensor_driver_bytes = 0;  // cudaMemGetInfo delta around wr_sensor_create
+  uint64_t sensor_lib_bytes = 0;   // wr_sensor_memory device_bytes
+  double output_bytes = 0;         // the caller's depth buffer (N x H x W floats), for scale
+};
+
+Row time_config(const Terrain& t, const std::vector<float>& ground, uint32_t n, uint32_t width, uint32_t height,
+                float far_clip, int warmups, int iterations, cudaStream_t stream, std::mt19937& rng) {
+  Row row;
+  row.terrain = t.name;
+  row.triangles = t.triangles;
+  row.n = n, row.width = width, row.height = height;
+
+  wr_camera_desc desc;
+  wr_camera_desc_pinhole(&desc, width, height, 87.0f);
+  desc.far_clip = far_clip;
+  const size_t free_before = device_free_bytes();
+  wr_sensor sensor = nullptr;
+  WR_OK(wr_sensor_create(t.scene, &desc, n, &sensor));
+  row.sensor_driver_bytes = double(free_before) - double(device_free_bytes());
+  wr_memory_stats stats{};
+  WR_OK(wr_sensor_memory(sensor, &stats));
+  row.sensor_lib_bytes = stats.device_bytes;
+
+  const std::vector<float> poses = robot_poses(ground, n, rng);
+  const size_t pixels = size_t(n) * width * height;
+  row.output_bytes = double(pixels) * sizeof(float);
+  float *d_poses = nullptr, *d_depth = nullptr;
+  CUDA_OK(cudaMalloc(&d_poses, poses.size() * sizeof(float)));
+  CUDA_OK(cudaMalloc(&d_depth, pixels * sizeof(float)));
+  CUDA_OK(cudaMemcpyAsync(d_poses, poses.data(), poses.size() * sizeof(float), cudaMemcpyHostToDevice, stream));
+
+  for (int i = 0; i < warmups; ++i) WR_OK(wr_sensor_render(sensor, d_poses, d_depth, stream));
+  CUDA_OK(cudaStreamSynchronize(stream));
+
+  // One event pair per render, all enqueued back to back as a simulation loop would, read
+  // after one synchronisation at the end.
+  const size_t timed = size_t(iterations);
+  std::vector<cudaEvent_t> start(timed), stop(timed);
+  for (int i = 0; i < iterations; ++i) {
+    CUDA_OK(cudaEventCreate(&start[size_t(i)]));
+    CUDA_OK(cudaEventCreate(&stop[size_t(i)]));
+  }
+  for (int i = 0; i < iterations; ++i) {
+    CUDA_OK(cudaEventRecord(start[size_t(i)], stream));
+    WR_OK(wr_sensor_render(sensor, d_poses, d_depth, stream));
+    CUDA_OK(cudaEventRecord(stop[size_t(i)], stream));
+  }
+  CUDA_OK(cudaStreamSynchronize(stream));
+  std::vector<double> ms(timed);
+  for (int i = 0; i < iterations; ++i) {
+    float elapsed = 0;
+    CUDA_OK(cudaEventElapsedTime(&elapsed, start[size_t(i)], stop[size_t(i)]));
+    ms[size_t(i)] = elapsed;
+    CUDA_OK(cudaEventDestroy(start[size_t(i)]));
+    CUDA_OK(cudaEventDestroy(stop[size_t(i)]));
+  }
+  std::sort(ms.begin(), ms.end());
+  const size_t mid = ms.size() / 2;
+  row.ms_median = ms.size() % 2 ? ms[mid] : 0.5 * (ms[mid - 1] + ms[mid]);
+  row.ms_min = ms.front();
+  row.ms_max = ms.back();
+  row.grays = double(pixels) / (row.ms_median * 1e-3) / 1e9;
+
+  // A sanity figure: the share of pixels that hit the terrain within the far clip. Near zero
+  // would mean the cameras look at nothing and the timing measures empty space.
+  std::vector<float> depth(pixels);
+  CUDA_OK(cudaMemcpyAsync(depth.data(), d_depth, pixels * sizeof(float), cudaMemcpyDeviceToHost, stream));
+  CUDA_OK(cudaStreamSynchronize(stream));
+  const size_t hits = size_t(std::count_if(depth.begin(), depth.end(), [](float v) { return std::isfinite(v); }));
+  row.hit_fraction = double(hits) / double(pixels);
+
+  CUDA_OK(cudaFree(d_poses));
+  CUDA_OK(cudaFree(d_depth));
+  wr_sensor_release(sensor);
+  return row;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"wr-bench-gpu: CUDA-event timings and device memory of warp-raycaster's batched depth render",
+               "wr-bench-gpu"};
+  std::string csv_path;
+  bool quick = false;
+  int ordinal = 0;
+  float far_clip = 10.0f;
+  std::string obj_path = WR_SOURCE_DIR "/assets/parkour_terrain.obj";
+  app.add_option("--csv", csv_path, "also write one CSV row per configuration to FILE");
+  app.add_flag("--quick", quick, "a short run: N in {64, 1024}, 106x60 only, 1 warm-up + 5 timed renders");
+  app.add_option("--device", ordinal, "CUDA device ordinal")->capture_default_str();
+  app.add_option("--far", far_clip, "far clip of the cameras, metres")->capture_default_str();
+  app.add_option("--obj", obj_path, "the bundled terrain (a generated one stands in where it is missing)")
+      ->capture_default_str();
+  CLI11_PARSE(app, argc, argv);
+
+  // ---- the device, or a clean exit without one ----
+  int devices = 0;
+  const cudaError_t probe = cudaGetDeviceCount(&devices);
+  if (probe != cudaSuccess || devices == 0) {
+    if (probe != cudaSuccess)
+      std::printf("no CUDA device: %s (%s)\n", cudaGetErrorName(probe), cudaGetErrorString(probe));
+    else
+      std::printf("no CUDA device: cudaGetDeviceCount found none\n");
+    return 0;
+  }
+  wr_context context = nullptr;
+  const wr_status created = wr_context_create(WR_DEVICE_CUDA, ordinal, &context);
+  if (created == WR_ERROR_UNSUPPORTED) {
+    std::printf("no CUDA device: %s\n", wr_last_error());
+    return 0;
+  }
+  WR_OK(created);
+  CUDA_OK(cudaSetDevice(ordinal));
+  cudaDeviceProp prop{};
+  CUDA_OK(cudaGetDeviceProperties(&prop, ordinal));
+  int driver = 0, runtime = 0;
+  CUDA_OK(cudaDriverGetVersion(&driver));
+  CUDA_OK(cudaRuntimeGetVersion(&runtime));
+  cudaStream_t stream = nullptr;
+  CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+
+  const std::vector<uint32_t> envs = quick ? std::vector<uint32_t>{64, 1024}
+                                           : std::vector<uint32_t>{64, 256, 1024, 4096, 8192};
+  const std::vector<std::pair<uint32_t, uint32_t>> resolutions =
+      quick ? std::vector<std::pair<uint32_t, uint32_t>>{{106, 60}}
+            : std::vector<std::pair<uint32_t, uint32_t>>{{87, 58}, {106, 60}};
+  const int warmups = quick ? 1 : 3, iterations = quick ? 5 : 20;
+  const uint32_t max_envs = *std::max_element(envs.begin(), envs.end());
+
+  std::printf("# wr-bench-gpu\n\n");
+  std::printf("- device: %s (%d SMs, %.1f GiB), compute capability %d.%d, ordinal %d\n", prop.name,
+              prop.multiProcessorCount, double(prop.totalGlobalMem) / (1024.0 * 1024.0 * 1024.0), prop.major,
+              prop.minor, ordinal);
+  std::printf("- CUDA driver API %d.%d, runtime %d.%d\n", driver / 1000, (driver % 1000) / 10, runtime / 1000,
+              (runtime % 1000) / 10);
+  std::printf("- cameras: 87 deg horizontal FOV, plane depth, far clip %g m, 0.3-0.7 m above the ground, "
+              "pitched down 15-45 deg, random heading\n",
+              double(far_clip));
+  std::printf("- timing: %d warm-up + %d timed renders per row on one non-blocking stream, CUDA events "
+              "around each render; ms is the median\n\n",
+              warmups, iterations);
+  std::fflush(stdout);
+
+  // ---- scenes ----
+  std::vector<Terrain> terrains;
+  {
+    std::ifstream obj(obj_path);
+    if (obj.good()) {
+      terrains.push_back(make_terrain(context, "parkour_terrain.obj", obj_path, nullptr));
+    } else {
+      std::printf("note: %s is missing; a generated 400x400 heightfield stands in for it\n\n", obj_path.c_str());
+      const Mesh stand_in = generated_terrain(400, 0.1f, 100, 42);
+      terrains.push_back(make_terrain(context, "stand-in 400x400 heightfield", "", &stand_in));
+    }
+  }
+  {
+    // 708 x 708 quads x 2 + 400 boxes x 12 = 1,007,328 triangles over a 70.8 m square.
+    const Mesh big = generated_terrain(708, 0.1f, 400, 7);
+    terrains.push_back(make_terrain(context, "generated 708x708 + boxes", "", &big));
+  }
+
+  std::printf("## Scenes (device memory: driver = cudaMemGetInfo delta, library = wr_scene_memory)\n\n");
+  std::printf("| terrain | triangles | create s (parse, BVH, upload) | device MiB (driver) | device MiB (library) | host MiB "
+              "(library) |\n|---|---:|---:|---:|---:|---:|\n");
+  for (const Terrain& t : terrains)
+    std::printf("| %s | %llu | %.2f | %.1f | %.1f | %.1f |\n", t.name.c_str(),
+                static_cast<unsigned long long>(t.triangles), t.build_s, mib(t.driver_delta_bytes),
+                mib(double(t.stats.device_bytes)), mib(double(t.stats.host_bytes)));
+  std::printf("\n");
+  std::fflush(stdout);
+
+  // ---- renders ----
+  std::printf("## Renders (sensor memory: driver = cudaMemGetInfo delta around wr_sensor_create, library = "
+              "wr_sensor_memory; output = the caller's N x H x W float buffer)\n\n");
+  std::printf("| terrain | triangles | N | WxH | ms/render (median) | ms min | ms max | G rays/s | hits %% | "
+              "sensor KiB (driver) | sensor KiB (library) | output MiB |\n"
+              "|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+  std::fflush(stdout);
+  std::vector<Row> rows;
+  std::mt19937 rng(2024);
+  for (size_t k = 0; k < terrains.size(); ++k) {
+    const std::vector<float> ground = ground_points(terrains[k].scene, max_envs, uint32_t(100 + k), stream);
+    for (const auto& res : resolutions)
+      for (uint32_t n : envs) {
+        const Row r = time_config(terrains[k], ground, n, res.first, res.second, far_clip, warmups, iterations,
+                                  stream, rng);
+        std::printf("| %s | %llu | %u | %ux%u | %.3f | %.3f | %.3f | %.2f | %.1f | %.0f | %.1f | %.1f |\n",
+                    r.terrain.c_str(), static_cast<unsigned long long>(r.triangles), r.n, r.width, r.height,
+                    r.ms_median, r.ms_min, r.ms_max, r.grays, 100.0 * r.hit_fraction, r.sensor_driver_bytes / 1024.0,
+                    double(r.sensor_lib_bytes) / 1024.0, mib(r.output_bytes));
+        std::fflush(stdout);
+        rows.push_back(r);
+      }
+  }
+
+  if (!csv_path.empty()) {
+    std::ofstream csv(csv_path);
+    csv << "terrain,triangles,num_envs,width,height,ms_median,ms_min,ms_max,grays_per_s,hit_fraction,"
+           "scene_build_s,scene_device_bytes_driver,scene_device_bytes_library,sensor_device_bytes_driver,"
+           "sensor_device_bytes_library,output_bytes\n";
+    for (const Row& r : rows) {
+      const Terrain& t = *std::find_if(terrains.begin(), terrains.end(),
+                                       [&](const Terrain& x) { return x.name == r.terrain; });
+      csv << '"' << r.terrain << "\"," << r.triangles << ',' << r.n << ',' << r.width << ',' << r.height << ','
+          << r.ms_median << ',' << r.ms_min << ',' << r.ms_max << ',' << r.grays << ',' << r.hit_fraction << ','
+          << t.build_s << ',' << t.driver_delta_bytes << ',' << t.stats.device_bytes << ','
+          << r.sensor_driver_bytes << ',' << r.sensor_lib_bytes << ',' << r.output_bytes << '\n';
+    }
+    if (!csv) {
+      std::fprintf(stderr, "wr-bench-gpu: could not write %s\n", csv_path.c_str());
+      return 1;
+    }
+    std::printf("\nwrote %s\n", csv_path.c_str());
+  }
+
+  for (Terrain& t : terrains) wr_scene_release(t.scene);
+  CUDA_OK(cudaStreamDestroy(stream));
+  wr_context_release(context);
+  return 0;
+}

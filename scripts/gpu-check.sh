@@ -1,0 +1,197 @@
+#!/usr/bin/env bash
+# One command for a machine with an NVIDIA GPU: installs what is missing (scripts/setup.sh),
+# configures a fresh build-gpu/ with CUDA on for this GPU's architecture, builds everything
+# with all cores, runs the whole CTest suite (GPU tests included, and required to run rather
+# than skip), runs the full wr-bench-gpu, and writes
+#   benchmarks/results/gpu-<date>-<gpu name>.md
+# with the GPU, driver, CUDA version, date, commit, test summary and every benchmark figure.
+#
+#   usage: scripts/gpu-check.sh
+#
+# Exit status: 0 when everything passed; 1 when the build, a test or the benchmark failed (the
+# results file is written first); 2 when this machine has no usable NVIDIA GPU or no nvcc.
+# Logs of every step are kept in build-gpu/gpu-check-logs/. Takes a few minutes on one GPU
+# (budget: 8): a 16-core build, the test suite, and about 20 s of benchmark.
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 2
+root=$(pwd)
+build="$root/build-gpu"
+start_all=$SECONDS
+
+die() {  # message, exit status
+  echo "gpu-check: $1" >&2
+  exit "${2:-2}"
+}
+
+# ---- a GPU, its driver, and nvcc -------------------------------------------------------------
+command -v nvidia-smi >/dev/null 2>&1 ||
+  die "nvidia-smi not found: this script needs a machine with an NVIDIA GPU and its driver (elsewhere use scripts/run-tests.sh, where GPU tests skip)"
+gpu_csv=$(nvidia-smi --query-gpu=name,driver_version --format=csv 2>&1) ||
+  die "nvidia-smi failed, no usable GPU: $gpu_csv"
+gpu_name=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1 | sed 's/^ *//; s/ *$//')
+driver_version=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader 2>/dev/null | head -n 1 | tr -d ' ')
+[ -n "$gpu_name" ] || die "nvidia-smi lists no GPU"
+driver_cuda=$(nvidia-smi 2>/dev/null | grep -o 'CUDA Version: [0-9.]*' | head -n 1 | sed 's/CUDA Version: //')
+
+if ! command -v nvcc >/dev/null 2>&1 && [ -x /usr/local/cuda/bin/nvcc ]; then
+  export PATH="/usr/local/cuda/bin:$PATH"
+fi
+command -v nvcc >/dev/null 2>&1 || die "nvcc not found (install the CUDA Toolkit, or put its bin/ on PATH)"
+nvcc_version=$(nvcc --version | grep -o 'release [0-9.]*, V[0-9.]*' | head -n 1)
+
+echo "gpu-check: $gpu_name, driver $driver_version (CUDA $driver_cuda), nvcc $nvcc_version"
+
+# ---- dependencies (Debian packages); an offline machine that already has them is fine --------
+if ! bash scripts/setup.sh; then
+  echo "gpu-check: warning: scripts/setup.sh failed (offline?); configuring with what is installed" >&2
+fi
+
+# ---- configure a fresh build-gpu/ ------------------------------------------------------------
+jobs=$(nproc 2>/dev/null || echo 4)
+cmake_version=$(cmake --version | head -n 1 | awk '{print $3}')
+if [ "$(printf '%s\n' 3.24 "$cmake_version" | sort -V | head -n 1)" = "3.24" ]; then
+  cuda_arch=native  # CMake >= 3.24: nvcc -arch=native, this machine's GPU only
+else
+  cuda_arch=90      # Hopper (H100, H200)
+fi
+rm -rf "$build"
+mkdir -p "$build/gpu-check-logs"
+logs="$build/gpu-check-logs"
+
+status_build=0
+t0=$SECONDS
+echo "gpu-check: configuring $build (CMAKE_CUDA_ARCHITECTURES=$cuda_arch)"
+if cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DWR_ENABLE_CUDA=ON \
+     -DCMAKE_CUDA_COMPILER="$(command -v nvcc)" -DCMAKE_CUDA_ARCHITECTURES="$cuda_arch" >"$logs/configure.log" 2>&1; then
+  echo "gpu-check: building with $jobs jobs"
+  cmake --build "$build" -j "$jobs" >"$logs/build.log" 2>&1 || status_build=1
+else
+  status_build=1
+  cp "$logs/configure.log" "$logs/build.log"
+fi
+build_s=$((SECONDS - t0))
+[ $status_build -eq 0 ] || { echo "gpu-check: BUILD FAILED, last lines:" >&2; tail -n 30 "$logs/build.log" >&2; }
+
+# ---- tests -----------------------------------------------------------------------------------
+# Every test but the CUDA backend's runs in parallel; then those run one at a time: one of them
+# checks that free device memory (cudaMemGetInfo, device-wide) is unchanged across renders,
+# which other processes allocating on the GPU at the same moment would disturb.
+# WR_REQUIRE_GPU=1 turns "skipped: no usable CUDA device" into a failure.
+status_tests=0
+tests_s=0
+if [ $status_build -eq 0 ]; then
+  export WR_REQUIRE_GPU=1
+  t0=$SECONDS
+  echo "gpu-check: running the test suite"
+  ctest --test-dir "$build" -E '^cuda:' -j "$jobs" --timeout 300 --output-on-failure >"$logs/ctest-cpu.log" 2>&1 ||
+    status_tests=1
+  # --no-tests=error: a build without the CUDA tests (CUDA silently off) must not pass.
+  ctest --test-dir "$build" -R '^cuda:' --no-tests=error --timeout 300 --output-on-failure \
+    >"$logs/ctest-cuda.log" 2>&1 || status_tests=1
+  tests_s=$((SECONDS - t0))
+  [ $status_tests -eq 0 ] || echo "gpu-check: TESTS FAILED (logs: $logs/ctest-*.log)" >&2
+fi
+
+# ---- benchmark -------------------------------------------------------------------------------
+status_bench=0
+bench_s=0
+bench_bin="$build/benchmarks/wr-bench-gpu"
+if [ $status_build -eq 0 ]; then
+  t0=$SECONDS
+  echo "gpu-check: running wr-bench-gpu"
+  if [ -x "$bench_bin" ]; then
+    timeout 300 "$bench_bin" --csv "$build/bench-gpu.csv" >"$logs/bench.log" 2>&1 || status_bench=1
+    if grep -q '^no CUDA device' "$logs/bench.log"; then status_bench=1; fi
+  else
+    echo "wr-bench-gpu was not built ($bench_bin missing)" >"$logs/bench.log"
+    status_bench=1
+  fi
+  bench_s=$((SECONDS - t0))
+  [ $status_bench -eq 0 ] || { echo "gpu-check: BENCHMARK FAILED:" >&2; tail -n 20 "$logs/bench.log" >&2; }
+fi
+
+# ---- results file ----------------------------------------------------------------------------
+date_utc=$(date -u +%Y-%m-%d)
+gpu_slug=$(printf '%s' "$gpu_name" | tr '[:upper:]' '[:lower:]' | sed 's/[^a-z0-9]\{1,\}/-/g; s/^-//; s/-$//')
+mkdir -p "$root/benchmarks/results"
+results="$root/benchmarks/results/gpu-$date_utc-$gpu_slug.md"
+if commit=$(git -C "$root" rev-parse HEAD 2>/dev/null); then
+  [ -z "$(git -C "$root" status --porcelain --untracked-files=no 2>/dev/null)" ] ||
+    commit="$commit (with uncommitted changes)"
+else
+  commit="unknown (not a git checkout)"
+fi
+verdict() { [ "$1" -eq 0 ] && echo "passed" || echo "FAILED"; }
+step_verdict() { [ $status_build -eq 0 ] && verdict "$1" || echo "not run (build failed)"; }
+summary() {  # the tail of a ctest log from its "N% tests passed" line on
+  if [ -f "$1" ]; then sed -n '/tests passed\|tests failed/,$p' "$1"; else echo "(not run)"; fi
+}
+
+{
+  echo "# GPU check: $gpu_name, $date_utc"
+  echo
+  echo "Written by \`scripts/gpu-check.sh\`."
+  echo
+  echo "| | |"
+  echo "|---|---|"
+  echo "| GPU | $gpu_name |"
+  echo "| driver | $driver_version (supports CUDA $driver_cuda) |"
+  echo "| CUDA toolkit (nvcc) | $nvcc_version |"
+  echo "| CMAKE_CUDA_ARCHITECTURES | $cuda_arch |"
+  echo "| date (UTC) | $(date -u '+%Y-%m-%d %H:%M') |"
+  echo "| commit | $commit |"
+  echo "| host | $(nproc 2>/dev/null) cores, $(uname -sr) |"
+  echo "| build | $(verdict $status_build) in ${build_s} s |"
+  echo "| tests | $(step_verdict $status_tests) in ${tests_s} s |"
+  echo "| benchmark | $(step_verdict $status_bench) in ${bench_s} s |"
+  echo
+  echo "\`nvidia-smi --query-gpu=name,driver_version --format=csv\`:"
+  echo
+  echo '```'
+  echo "$gpu_csv"
+  echo '```'
+  echo
+  if [ $status_build -ne 0 ]; then
+    echo "## Build failed"
+    echo
+    echo '```'
+    tail -n 60 "$logs/build.log"
+    echo '```'
+  else
+    echo "## Tests (ctest)"
+    echo
+    echo "All tests but the CUDA backend's, in parallel:"
+    echo
+    echo '```'
+    summary "$logs/ctest-cpu.log"
+    echo '```'
+    echo
+    echo "The CUDA backend's tests (\`cuda:*\`), one at a time, with WR_REQUIRE_GPU=1 (a skip is a failure):"
+    echo
+    echo '```'
+    summary "$logs/ctest-cuda.log"
+    echo '```'
+    echo
+    echo "## Benchmark (wr-bench-gpu)"
+    echo
+    sed 's/^#/###/' "$logs/bench.log"  # its headings, two levels down under this one
+    if [ -f "$build/bench-gpu.csv" ]; then
+      echo
+      echo "CSV (\`wr-bench-gpu --csv\`):"
+      echo
+      echo '```csv'
+      cat "$build/bench-gpu.csv"
+      echo '```'
+    fi
+  fi
+} >"$results"
+
+total_s=$((SECONDS - start_all))
+echo "gpu-check: wrote $results (total ${total_s} s)"
+[ $total_s -le 480 ] || echo "gpu-check: warning: took ${total_s} s, over the 8-minute budget" >&2
+if [ $status_build -ne 0 ] || [ $status_tests -ne 0 ] || [ $status_bench -ne 0 ]; then
+  echo "gpu-check: FAILED (build $(verdict $status_build), tests $(step_verdict $status_tests)," \
+    "benchmark $(step_verdict $status_bench))" >&2
+  exit 1
+fi
+echo "gpu-check: all passed"
