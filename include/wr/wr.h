@@ -175,7 +175,8 @@ WR_API wr_status wr_sensor_create(wr_scene scene, const wr_camera_desc* desc, ui
    is filled with NaN instead. */
 WR_API wr_status wr_sensor_render(wr_sensor sensor, const float* body_poses, float* depth_out, void* stream);
 
-/* The sensor's camera description (as given to wr_sensor_create) and env count. */
+/* The sensor's camera description (as given to wr_sensor_create) and env count.
+   Either output may be NULL (not both). */
 WR_API wr_status wr_sensor_desc(wr_sensor sensor, wr_camera_desc* out_desc, uint32_t* out_num_envs);
 
 /* How many rays of this sensor, since creation, overflowed the fixed

@@ -1,6 +1,7 @@
 // The C API: argument checks at the boundary, handles with reference counts, and error
 // capture (api_guard.h). Each function either succeeds or leaves every object as it was.
 #include <cmath>
+#include <cstring>
 #include <string>
 #include <thread>
 
@@ -107,14 +108,18 @@ const char* wr_status_string(wr_status status) {
 
 const char* wr_last_error(void) { return wr::last_error_message().c_str(); }
 
-wr_status wr_context_create(wr_device device, int ordinal, wr_context* out) {
+wr_status wr_context_create(wr_device device_enum, int ordinal, wr_context* out) {
   const char* fn = "wr_context_create";
+  // A C caller may pass any int: read it as one, since an out-of-range enum value is
+  // undefined behaviour in C++.
+  int device;
+  std::memcpy(&device, &device_enum, sizeof device);
   if (device == WR_DEVICE_CPU) return create_cpu_context(fn, 0, out);
   return api_guard(fn, [&] {
     require_non_null(fn, out, "out");
     if (device != WR_DEVICE_CUDA)
       fail(WR_ERROR_INVALID_ARGUMENT,
-           std::string(fn) + ": device = " + std::to_string(static_cast<int>(device)) +
+           std::string(fn) + ": device = " + std::to_string(device) +
                ": must be WR_DEVICE_CPU or WR_DEVICE_CUDA");
     if (ordinal < 0)
       fail(WR_ERROR_INVALID_ARGUMENT, std::string(fn) + ": ordinal = " + std::to_string(ordinal) + ": must be >= 0");

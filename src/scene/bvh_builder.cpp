@@ -175,38 +175,50 @@ class Builder {
   }
 
   // Best SAH split over all axes whose centroid extent is non-zero (Wald 2007, section 3).
+  // One pass over the range bins every axis at once (each triangle's bounds are loaded once).
   Split find_split(Range range, const Aabb& box, const Aabb& cbox) const {
     constexpr int kMaxBins = 64;
     const int bins = std::min(std::max(options_.num_bins, 2), kMaxBins);
     Split best;
     const float parent_area = box.half_area();
     if (!(parent_area > 0.0f)) return best;  // all triangles are one point: only a median split helps
+    float lo[3], scale[3];
+    bool usable[3];
     for (int axis = 0; axis < 3; ++axis) {
-      const float lo = cbox.lo[axis], extent = cbox.hi[axis] - lo;
-      if (!(extent > 0.0f)) continue;
-      const float scale = static_cast<float>(bins) / extent;
-      Aabb bin_box[kMaxBins];
-      uint32_t bin_count[kMaxBins] = {};
-      for (uint32_t i = range.begin; i < range.end; ++i) {
-        const uint32_t prim = ids_[i];
-        const int b = bin_of(centroid(prim)[axis], lo, scale, bins);
-        bin_box[b].grow(bounds_[prim]);
-        ++bin_count[b];
+      lo[axis] = cbox.lo[axis];
+      const float extent = cbox.hi[axis] - lo[axis];
+      usable[axis] = extent > 0.0f;
+      scale[axis] = usable[axis] ? static_cast<float>(bins) / extent : 0.0f;
+    }
+    if (!usable[0] && !usable[1] && !usable[2]) return best;
+    Aabb bin_box[3][kMaxBins];
+    uint32_t bin_count[3][kMaxBins] = {};
+    for (uint32_t i = range.begin; i < range.end; ++i) {
+      const uint32_t prim = ids_[i];
+      const float* c = centroid(prim);
+      const Aabb& b = bounds_[prim];
+      for (int axis = 0; axis < 3; ++axis) {
+        const int k = bin_of(c[axis], lo[axis], scale[axis], bins);
+        bin_box[axis][k].grow(b);
+        ++bin_count[axis][k];
       }
+    }
+    for (int axis = 0; axis < 3; ++axis) {
+      if (!usable[axis]) continue;
       // Sweep from the right: area * count of everything right of each boundary.
       float right_cost[kMaxBins];
       Aabb acc;
       uint32_t count = 0;
       for (int b = bins - 1; b > 0; --b) {
-        acc.grow(bin_box[b]);
-        count += bin_count[b];
+        acc.grow(bin_box[axis][b]);
+        count += bin_count[axis][b];
         right_cost[b - 1] = acc.half_area() * static_cast<float>(count);
       }
       acc = Aabb{};
       count = 0;
       for (int b = 0; b < bins - 1; ++b) {
-        acc.grow(bin_box[b]);
-        count += bin_count[b];
+        acc.grow(bin_box[axis][b]);
+        count += bin_count[axis][b];
         const float cost = (acc.half_area() * static_cast<float>(count) + right_cost[b]) / parent_area;
         if (count > 0 && count < range.count() && cost < best.cost) {
           best.axis = axis;

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <string>
 
 #include "common/status_error.h"
@@ -33,7 +34,11 @@ void validate_camera_desc(const char* function, const wr_camera_desc& d) {
   if (!(d.far_clip > d.near_clip))
     bad_field(function, "far_clip", "= " + num(d.far_clip) + ": must be greater than near_clip (" + num(d.near_clip) +
                                         "); use +infinity for no limit");
-  const int kind = static_cast<int>(d.depth_kind), order = static_cast<int>(d.quat_order);
+  // A C caller may store any int in these enums: read them as ints (an out-of-range enum
+  // value is undefined behaviour in C++).
+  int kind, order;
+  std::memcpy(&kind, &d.depth_kind, sizeof kind);
+  std::memcpy(&order, &d.quat_order, sizeof order);
   if (kind != WR_DEPTH_PLANE && kind != WR_DEPTH_RANGE)
     bad_field(function, "depth_kind", "= " + std::to_string(kind) + ": must be WR_DEPTH_PLANE or WR_DEPTH_RANGE");
   if (order != WR_QUAT_WXYZ && order != WR_QUAT_XYZW)
