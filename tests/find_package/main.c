@@ -1,0 +1,30 @@
+/* Links against the installed libwr through find_package(warp_raycaster) and renders one
+   depth value: a floor 2 m below a camera looking straight down. */
+#include <math.h>
+#include <stdio.h>
+#include <wr/wr.h>
+
+int main(void) {
+  const float v[] = {-10, -10, 0, 10, -10, 0, 10, 10, 0, -10, 10, 0};
+  const uint32_t idx[] = {0, 1, 2, 0, 2, 3};
+  const float pose[7] = {0, 0, 2, 0.70710678f, 0, 0.70710678f, 0}; /* pitched down 90 degrees */
+  wr_context ctx = NULL;
+  wr_scene scene = NULL;
+  wr_sensor sensor = NULL;
+  wr_camera_desc desc;
+  float depth = 0;
+  wr_camera_desc_pinhole(&desc, 1, 1, 60.0f);
+  if (wr_context_create(WR_DEVICE_CPU, 0, &ctx) || wr_scene_create(ctx, v, 4, idx, 2, &scene) ||
+      wr_sensor_create(scene, &desc, 1, &sensor) || wr_sensor_render(sensor, pose, &depth, NULL)) {
+    fprintf(stderr, "%s\n", wr_last_error());
+    return 1;
+  }
+  wr_sensor_release(sensor);
+  wr_scene_release(scene);
+  wr_context_release(ctx);
+  if (fabsf(depth - 2.0f) > 1e-5f) {
+    fprintf(stderr, "depth %g, expected 2\n", depth);
+    return 1;
+  }
+  return 0;
+}
