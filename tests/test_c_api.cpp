@@ -801,3 +801,14 @@ TEST_CASE("wr_camera_desc_pinhole fills exactly the documented values", "[c_api]
   }
   wr_camera_desc_pinhole(nullptr, 640, 480, 90.0f);  // does nothing, and does not crash
 }
+
+TEST_CASE("wr_scene_build_seconds reports the build and rejects NULL", "[c_api]") {
+  World w;
+  double seconds = -1.0;
+  REQUIRE(wr_scene_build_seconds(w.scene, &seconds) == WR_SUCCESS);
+  CHECK(seconds >= 0.0);
+  CHECK(seconds < 10.0);
+  EXPECT_FAIL(wr_scene_build_seconds(nullptr, &seconds), WR_ERROR_INVALID_ARGUMENT, "wr_scene_build_seconds", "scene");
+  EXPECT_FAIL(wr_scene_build_seconds(w.scene, nullptr), WR_ERROR_INVALID_ARGUMENT, "wr_scene_build_seconds", "out");
+  w.expect_intact();
+}

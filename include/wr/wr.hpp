@@ -98,6 +98,12 @@ class Scene {
     detail::check(wr_scene_num_triangles(get(), &n));
     return n;
   }
+  /// Seconds the BVH build took (validation and file parsing excluded).
+  double build_seconds() const {
+    double seconds = 0;
+    detail::check(wr_scene_build_seconds(get(), &seconds));
+    return seconds;
+  }
   /// Axis-aligned bounds of every vertex.
   Bounds bounds() const {
     Bounds b{};

@@ -181,6 +181,15 @@ wr_status wr_scene_num_triangles(wr_scene scene, uint64_t* out) {
   });
 }
 
+wr_status wr_scene_build_seconds(wr_scene scene, double* out) {
+  const char* fn = "wr_scene_build_seconds";
+  return api_guard(fn, [&] {
+    require_non_null(fn, scene, "scene");
+    require_non_null(fn, out, "out");
+    *out = scene->scene->build_seconds();
+  });
+}
+
 wr_status wr_scene_bounds(wr_scene scene, float* out_min, float* out_max) {
   const char* fn = "wr_scene_bounds";
   return api_guard(fn, [&] {
