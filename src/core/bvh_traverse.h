@@ -85,7 +85,10 @@ WR_HD TraceResult trace_closest_hit(const BvhView& bvh, Vec3 org, Vec3 dir, floa
   float entry;
   if (!intersect_ray_box(rb, bvh.nodes[0].bmin, bvh.nodes[0].bmax, tmin, tmax, &entry)) return best;
 
+  // Each entry keeps the distance where the ray enters the node, so a node whose entry
+  // lies beyond the closest hit found since it was pushed is dropped without loading it.
   uint32_t stack[kStackSize];
+  float stack_entry[kStackSize];
   int sp = 0;
   uint32_t node = 0;
   for (;;) {
@@ -102,7 +105,8 @@ WR_HD TraceResult trace_closest_hit(const BvhView& bvh, Vec3 org, Vec3 dir, floa
           return best;
         }
         const bool first0 = e0 <= e1;
-        stack[sp++] = first0 ? c1 : c0;
+        stack[sp] = first0 ? c1 : c0;
+        stack_entry[sp++] = first0 ? e1 : e0;
         node = first0 ? c0 : c1;
         continue;
       }
@@ -113,10 +117,12 @@ WR_HD TraceResult trace_closest_hit(const BvhView& bvh, Vec3 org, Vec3 dir, floa
     } else {
       detail::intersect_leaf(bvh, n, rt, tmin, &best);
     }
-    if (sp == 0) break;
-    node = stack[--sp];
+    do {
+      if (sp == 0) return best;
+      --sp;
+    } while (stack_entry[sp] > best.t);
+    node = stack[sp];
   }
-  return best;
 }
 
 }  // namespace wr
