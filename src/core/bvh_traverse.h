@@ -31,6 +31,21 @@ namespace detail {
 
 WR_HD Vec3 load_vec3(const float v[3]) { return Vec3{v[0], v[1], v[2]}; }
 
+// Host only: starts loading what a node points to (its children pair, which shares one
+// cache line, or its first triangle) while the node's own box is still being tested, so
+// the next level's memory latency overlaps this level's work. A no-op on the GPU.
+WR_HD void prefetch_below(const BvhView& bvh, const BvhNode& n) {
+#if !defined(__CUDA_ARCH__) && defined(__GNUC__)
+  if (n.count == 0)
+    __builtin_prefetch(bvh.nodes + n.first);
+  else
+    __builtin_prefetch(bvh.tris + n.first);
+#else
+  (void)bvh;
+  (void)n;
+#endif
+}
+
 WR_HD void intersect_leaf(const BvhView& bvh, const BvhNode& leaf, const RayTriangle& rt, float tmin,
                           TraceResult* best) {
   for (uint32_t i = leaf.first; i < leaf.first + leaf.count; ++i) {
@@ -95,6 +110,8 @@ WR_HD TraceResult trace_closest_hit(const BvhView& bvh, Vec3 org, Vec3 dir, floa
     const BvhNode& n = bvh.nodes[node];
     if (n.count == 0) {
       const uint32_t c0 = n.first, c1 = n.first + 1;
+      detail::prefetch_below(bvh, bvh.nodes[c0]);
+      detail::prefetch_below(bvh, bvh.nodes[c1]);
       float e0, e1;
       const bool h0 = intersect_ray_box(rb, bvh.nodes[c0].bmin, bvh.nodes[c0].bmax, tmin, best.t, &e0);
       const bool h1 = intersect_ray_box(rb, bvh.nodes[c1].bmin, bvh.nodes[c1].bmax, tmin, best.t, &e1);
