@@ -27,6 +27,8 @@
 
 #include <wr/wr.h>
 
+#include "float_bits.h"
+
 namespace {
 
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
@@ -67,9 +69,7 @@ void expect_error(wr_status got, wr_status want, const char* function, std::init
     expect_error(s_, status, function, {__VA_ARGS__});   \
   } while (0)
 
-bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
-}
+using wr_test::same_bits;
 
 bool all_sentinel(const std::vector<float>& v) {
   return std::all_of(v.begin(), v.end(), [](float x) { return std::memcmp(&x, &kSentinel, sizeof x) == 0; });

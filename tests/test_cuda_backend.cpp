@@ -50,6 +50,10 @@
 
 #include <wr/wr.h>
 
+#include "api_test_support.h"
+#include "float_bits.h"
+#include "mesh_builders.h"
+
 namespace {
 
 using Eigen::AngleAxisd;
@@ -61,13 +65,6 @@ constexpr float kInf = std::numeric_limits<float>::infinity();
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 constexpr uint32_t kUnwritten = 0xFFFFFFFFu;  // bits of a float the fill byte 0xFF makes
 
-#define REQUIRE_OK(call)                                                              \
-  do {                                                                                \
-    const wr_status s_ = (call);                                                      \
-    INFO(#call << " -> " << wr_status_string(s_) << ": " << wr_last_error());         \
-    REQUIRE(s_ == WR_SUCCESS);                                                        \
-  } while (0)
-
 #define REQUIRE_CUDA(call)                                                                   \
   do {                                                                                       \
     const cudaError_t e_ = (call);                                                           \
@@ -75,26 +72,14 @@ constexpr uint32_t kUnwritten = 0xFFFFFFFFu;  // bits of a float the fill byte 0
     REQUIRE(e_ == cudaSuccess);                                                              \
   } while (0)
 
-uint32_t bits(float f) {
-  uint32_t b;
-  std::memcpy(&b, &f, sizeof b);
-  return b;
-}
+using wr_test::bits;
 
 // ---- handles and device resources ---------------------------------------------------------------
 
-struct ContextRelease {
-  void operator()(wr_context c) const { wr_context_release(c); }
-};
-struct SceneRelease {
-  void operator()(wr_scene s) const { wr_scene_release(s); }
-};
-struct SensorRelease {
-  void operator()(wr_sensor s) const { wr_sensor_release(s); }
-};
-using Context = std::unique_ptr<wr_context_, ContextRelease>;
-using Scene = std::unique_ptr<wr_scene_, SceneRelease>;
-using Sensor = std::unique_ptr<wr_sensor_, SensorRelease>;
+using wr_test::Context;
+using wr_test::make_sensor;
+using wr_test::Scene;
+using wr_test::Sensor;
 
 // A cudaMalloc'd array of n floats, freed on scope exit.
 class DeviceFloats {
@@ -186,26 +171,12 @@ Context cuda_context_or_skip() {
   Context var = cuda_context_or_skip();       \
   if (!var) return
 
-Context cpu_context() {
-  wr_context c = nullptr;
-  REQUIRE_OK(wr_context_create_cpu(0, &c));
-  return Context(c);
-}
+Context cpu_context() { return wr_test::make_context(0); }
 
 // ---- meshes -------------------------------------------------------------------------------------
 
-struct Mesh {
-  std::vector<float> vertices;    // (num_vertices x 3)
-  std::vector<uint32_t> indices;  // (num_triangles x 3)
-
-  uint32_t vertex(float x, float y, float z) {
-    vertices.insert(vertices.end(), {x, y, z});
-    return uint32_t(vertices.size() / 3 - 1);
-  }
-  void triangle(uint32_t a, uint32_t b, uint32_t c) { indices.insert(indices.end(), {a, b, c}); }
-  uint64_t num_vertices() const { return vertices.size() / 3; }
-  uint64_t num_triangles() const { return indices.size() / 3; }
-};
+using wr_test::add_split_quad;
+using wr_test::Mesh;
 
 // A closed box (8 shared vertices, 12 triangles) with centre (cx, cy, cz), half extents
 // (hx, hy, hz), turned by `yaw` radians about +Z.
@@ -240,13 +211,7 @@ Mesh heightfield_with_boxes(uint32_t seed, uint32_t n = 24, int num_boxes = 12) 
   for (uint32_t j = 0; j < n; ++j)
     for (uint32_t i = 0; i < n; ++i) {
       const uint32_t a = j * (n + 1) + i, b = a + 1, c = a + n + 1, d = c + 1;
-      if ((i + j) % 2) {
-        m.triangle(a, b, d);
-        m.triangle(a, d, c);
-      } else {
-        m.triangle(a, b, c);
-        m.triangle(b, d, c);
-      }
+      add_split_quad(m, a, b, d, c, (i + j) % 2 != 0);
     }
   const float size = cell * float(n);
   for (int b = 0; b < num_boxes; ++b) {
@@ -279,15 +244,8 @@ Mesh closed_room() {
         }
       auto at = [&](int i, int j) { return base + uint32_t(j * (nb + 1) + i); };
       for (int j = 0; j < nc; ++j)
-        for (int i = 0; i < nb; ++i) {
-          if ((i + j) % 2) {
-            m.triangle(at(i, j), at(i + 1, j), at(i + 1, j + 1));
-            m.triangle(at(i, j), at(i + 1, j + 1), at(i, j + 1));
-          } else {
-            m.triangle(at(i, j), at(i + 1, j), at(i, j + 1));
-            m.triangle(at(i + 1, j), at(i + 1, j + 1), at(i, j + 1));
-          }
-        }
+        for (int i = 0; i < nb; ++i)
+          add_split_quad(m, at(i, j), at(i + 1, j), at(i + 1, j + 1), at(i, j + 1), (i + j) % 2 != 0);
     }
   }
   add_box(m, 1.5f, 1.0f, 1.5f, 0.25f, 0.25f, 1.5f, 0.0);
@@ -354,12 +312,6 @@ Scene make_scene(wr_context context, const Mesh& m) {
   wr_scene s = nullptr;
   REQUIRE_OK(wr_scene_create(context, m.vertices.data(), m.num_vertices(), m.indices.data(), m.num_triangles(), &s));
   return Scene(s);
-}
-
-Sensor make_sensor(wr_scene scene, const wr_camera_desc& desc, uint32_t num_envs) {
-  wr_sensor s = nullptr;
-  REQUIRE_OK(wr_sensor_create(scene, &desc, num_envs, &s));
-  return Sensor(s);
 }
 
 // ---- poses --------------------------------------------------------------------------------------

@@ -34,7 +34,9 @@
 
 #include <wr/wr.h>
 
+#include "api_test_support.h"
 #include "random_scenes.h"
+#include "replaced_operator_new.h"
 
 // ---- counting operator new / delete ------------------------------------------------------
 
@@ -54,7 +56,10 @@ constexpr size_t kHeaderBytes = 16;  // keeps plain blocks at malloc's 16-byte a
 static_assert(sizeof(BlockHeader) <= kHeaderBytes, "header must fit in front of the block");
 static_assert(alignof(std::max_align_t) <= kHeaderBytes, "plain new must stay max-aligned");
 
-void* counted_allocate(size_t size, size_t alignment) noexcept {
+}  // namespace
+
+// The hooks of replaced_operator_new.h.
+void* wr_test::try_allocate(size_t size, size_t alignment) noexcept {
   const bool over_aligned = alignment > kHeaderBytes;
   const size_t offset = over_aligned ? alignment : kHeaderBytes;
   if (size > SIZE_MAX - offset) return nullptr;
@@ -74,8 +79,7 @@ void* counted_allocate(size_t size, size_t alignment) noexcept {
 }
 
 // expected_size: the size a sized delete passed, or SIZE_MAX for the unsized forms.
-void counted_release(void* p, size_t expected_size) noexcept {
-  if (!p) return;
+void wr_test::release(void* p, size_t expected_size) noexcept {
   char* user = static_cast<char*>(p);
   BlockHeader header;
   std::memcpy(&header, user - sizeof(BlockHeader), sizeof header);
@@ -86,61 +90,7 @@ void counted_release(void* p, size_t expected_size) noexcept {
   std::free(user - header.offset);
 }
 
-// The throwing forms follow [new.delete.single]: call the new-handler until it gives up.
-void* counted_new(size_t size, size_t alignment) {
-  for (;;) {
-    if (void* p = counted_allocate(size, alignment)) return p;
-    const std::new_handler handler = std::get_new_handler();
-    if (!handler) throw std::bad_alloc();
-    handler();
-  }
-}
-
-void* counted_new_nothrow(size_t size, size_t alignment) noexcept {
-  try {
-    return counted_new(size, alignment);
-  } catch (...) {
-    return nullptr;
-  }
-}
-
-void* counted_new_aligned(size_t size, std::align_val_t alignment) {
-  g_aligned_calls.fetch_add(1, std::memory_order_relaxed);
-  return counted_new(size, static_cast<size_t>(alignment));
-}
-
-void* counted_new_aligned_nothrow(size_t size, std::align_val_t alignment) noexcept {
-  g_aligned_calls.fetch_add(1, std::memory_order_relaxed);
-  return counted_new_nothrow(size, static_cast<size_t>(alignment));
-}
-
-}  // namespace
-
-void* operator new(size_t size) { return counted_new(size, kHeaderBytes); }
-void* operator new[](size_t size) { return counted_new(size, kHeaderBytes); }
-void* operator new(size_t size, const std::nothrow_t&) noexcept { return counted_new_nothrow(size, kHeaderBytes); }
-void* operator new[](size_t size, const std::nothrow_t&) noexcept { return counted_new_nothrow(size, kHeaderBytes); }
-void* operator new(size_t size, std::align_val_t al) { return counted_new_aligned(size, al); }
-void* operator new[](size_t size, std::align_val_t al) { return counted_new_aligned(size, al); }
-void* operator new(size_t size, std::align_val_t al, const std::nothrow_t&) noexcept {
-  return counted_new_aligned_nothrow(size, al);
-}
-void* operator new[](size_t size, std::align_val_t al, const std::nothrow_t&) noexcept {
-  return counted_new_aligned_nothrow(size, al);
-}
-
-void operator delete(void* p) noexcept { counted_release(p, SIZE_MAX); }
-void operator delete[](void* p) noexcept { counted_release(p, SIZE_MAX); }
-void operator delete(void* p, const std::nothrow_t&) noexcept { counted_release(p, SIZE_MAX); }
-void operator delete[](void* p, const std::nothrow_t&) noexcept { counted_release(p, SIZE_MAX); }
-void operator delete(void* p, size_t size) noexcept { counted_release(p, size); }
-void operator delete[](void* p, size_t size) noexcept { counted_release(p, size); }
-void operator delete(void* p, std::align_val_t) noexcept { counted_release(p, SIZE_MAX); }
-void operator delete[](void* p, std::align_val_t) noexcept { counted_release(p, SIZE_MAX); }
-void operator delete(void* p, size_t size, std::align_val_t) noexcept { counted_release(p, size); }
-void operator delete[](void* p, size_t size, std::align_val_t) noexcept { counted_release(p, size); }
-void operator delete(void* p, std::align_val_t, const std::nothrow_t&) noexcept { counted_release(p, SIZE_MAX); }
-void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcept { counted_release(p, SIZE_MAX); }
+void wr_test::note_aligned_new() noexcept { g_aligned_calls.fetch_add(1, std::memory_order_relaxed); }
 
 // ---- helpers -------------------------------------------------------------------------------
 //
@@ -150,13 +100,6 @@ void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcep
 // asserted afterwards.
 
 namespace {
-
-#define REQUIRE_OK(call)                                                      \
-  do {                                                                        \
-    const wr_status s_ = (call);                                              \
-    INFO(#call << " -> " << wr_status_string(s_) << ": " << wr_last_error()); \
-    REQUIRE(s_ == WR_SUCCESS);                                                \
-  } while (0)
 
 int64_t live() { return g_live_bytes.load(); }
 

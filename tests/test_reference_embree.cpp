@@ -31,6 +31,8 @@
 #include <string>
 #include <vector>
 
+#include "mesh_builders.h"
+
 namespace {
 
 using Eigen::AngleAxisd;
@@ -97,7 +99,7 @@ struct Mesh {
     vertices.push_back(static_cast<float>(p.z()));
     return i;
   }
-  void add_triangle(uint32_t a, uint32_t b, uint32_t c) {
+  void triangle(uint32_t a, uint32_t b, uint32_t c) {
     for (uint32_t i : {a, b, c}) {
       indices.push_back(i);
       reference_indices.push_back(i);
@@ -122,8 +124,8 @@ void add_box(Mesh& mesh, const Vector3d& centre, const Vector3d& half, const Mat
   static const int kFaces[6][4] = {{0, 2, 6, 4}, {1, 5, 7, 3}, {0, 4, 5, 1},
                                    {2, 3, 7, 6}, {0, 1, 3, 2}, {4, 6, 7, 5}};
   for (const auto& f : kFaces) {
-    mesh.add_triangle(v[f[0]], v[f[1]], v[f[2]]);
-    mesh.add_triangle(v[f[0]], v[f[2]], v[f[3]]);
+    mesh.triangle(v[f[0]], v[f[1]], v[f[2]]);
+    mesh.triangle(v[f[0]], v[f[2]], v[f[3]]);
   }
 }
 
@@ -177,13 +179,7 @@ Mesh make_terrain_scene(uint32_t seed, Terrain* terrain, std::vector<PlacedBox>*
   for (int j = 0; j < kTerrainCells; ++j)
     for (int i = 0; i < kTerrainCells; ++i) {
       const uint32_t a = static_cast<uint32_t>(j * n + i), b = a + 1, c = a + n, d = c + 1;
-      if (rng.below(2)) {
-        mesh.add_triangle(a, b, d);
-        mesh.add_triangle(a, d, c);
-      } else {
-        mesh.add_triangle(a, b, c);
-        mesh.add_triangle(b, d, c);
-      }
+      wr_test::add_split_quad(mesh, a, b, d, c, rng.below(2) != 0);
     }
   for (int k = 0; k < 16; ++k) {
     PlacedBox box;
@@ -230,13 +226,7 @@ Mesh make_room_scene() {
           k01[b] = p, k01[c] = q + 1;
           k11[b] = p + 1, k11[c] = q + 1;
           const uint32_t v00 = vertex(k00), v10 = vertex(k10), v01 = vertex(k01), v11 = vertex(k11);
-          if ((p + q) % 2) {
-            mesh.add_triangle(v00, v10, v11);
-            mesh.add_triangle(v00, v11, v01);
-          } else {
-            mesh.add_triangle(v00, v10, v01);
-            mesh.add_triangle(v10, v11, v01);
-          }
+          wr_test::add_split_quad(mesh, v00, v10, v11, v01, (p + q) % 2 != 0);
         }
     }
   return mesh;
@@ -262,7 +252,7 @@ Mesh make_soup_scene(uint32_t seed, uint64_t* num_degenerate) {
                     rng.uniform(margin, kSoupSize - margin));
   };
   auto add_tri = [&](const Vector3d& a, const Vector3d& b, const Vector3d& c) {
-    mesh.add_triangle(mesh.add_vertex(a), mesh.add_vertex(b), mesh.add_vertex(c));
+    mesh.triangle(mesh.add_vertex(a), mesh.add_vertex(b), mesh.add_vertex(c));
   };
   for (int i = 0; i < 2500; ++i) {  // ordinary, 0.2 - 1.5 m
     const Vector3d c = random_point(0);
@@ -842,7 +832,7 @@ TEST_CASE("zero-area triangles are never hit, even by rays through them", "[refe
                                                       degenerate.add_vertex(x)); break;
         }
         // Control: a real triangle whose interior contains x (x = centroid-ish, off every edge).
-        control.add_triangle(control.add_vertex(x - e - f), control.add_vertex(x + e - f), control.add_vertex(x + f));
+        control.triangle(control.add_vertex(x - e - f), control.add_vertex(x + e - f), control.add_vertex(x + f));
         expected_depth.push_back(static_cast<float>(t));
       }
   }

@@ -39,7 +39,9 @@
 
 #include <wr/wr.h>
 
+#include "api_test_support.h"
 #include "random_scenes.h"
+#include "replaced_operator_new.h"
 
 // ---- counting allocators -------------------------------------------------------------------
 
@@ -63,62 +65,23 @@ std::atomic<uint64_t> g_free_calls{0};    // free of a non-null pointer
 
 void count(std::atomic<uint64_t>& counter) { counter.fetch_add(1, std::memory_order_relaxed); }
 
-void* new_impl(size_t size, size_t alignment) {
+}  // namespace
+
+// The hooks of replaced_operator_new.h. operator new forwards to __libc_malloc directly, so an
+// allocation is counted once, as a new, and not again as a malloc.
+void* wr_test::try_allocate(size_t size, size_t alignment) noexcept {
   if (size == 0) size = 1;  // a unique non-null pointer
-  for (;;) {
-    void* p = alignment > alignof(std::max_align_t) ? __libc_memalign(alignment, size) : __libc_malloc(size);
-    if (p) {
-      count(g_new_calls);
-      return p;
-    }
-    const std::new_handler handler = std::get_new_handler();
-    if (!handler) throw std::bad_alloc();
-    handler();
-  }
+  void* p = alignment > alignof(std::max_align_t) ? __libc_memalign(alignment, size) : __libc_malloc(size);
+  if (p) count(g_new_calls);
+  return p;
 }
 
-void* new_nothrow(size_t size, size_t alignment) noexcept {
-  try {
-    return new_impl(size, alignment);
-  } catch (...) {
-    return nullptr;
-  }
-}
-
-void delete_impl(void* p) noexcept {
-  if (!p) return;
+void wr_test::release(void* p, size_t) noexcept {
   count(g_delete_calls);
   __libc_free(p);
 }
 
-constexpr size_t kDefaultAlign = alignof(std::max_align_t);
-
-}  // namespace
-
-void* operator new(size_t n) { return new_impl(n, kDefaultAlign); }
-void* operator new[](size_t n) { return new_impl(n, kDefaultAlign); }
-void* operator new(size_t n, const std::nothrow_t&) noexcept { return new_nothrow(n, kDefaultAlign); }
-void* operator new[](size_t n, const std::nothrow_t&) noexcept { return new_nothrow(n, kDefaultAlign); }
-void* operator new(size_t n, std::align_val_t al) { return new_impl(n, static_cast<size_t>(al)); }
-void* operator new[](size_t n, std::align_val_t al) { return new_impl(n, static_cast<size_t>(al)); }
-void* operator new(size_t n, std::align_val_t al, const std::nothrow_t&) noexcept {
-  return new_nothrow(n, static_cast<size_t>(al));
-}
-void* operator new[](size_t n, std::align_val_t al, const std::nothrow_t&) noexcept {
-  return new_nothrow(n, static_cast<size_t>(al));
-}
-void operator delete(void* p) noexcept { delete_impl(p); }
-void operator delete[](void* p) noexcept { delete_impl(p); }
-void operator delete(void* p, const std::nothrow_t&) noexcept { delete_impl(p); }
-void operator delete[](void* p, const std::nothrow_t&) noexcept { delete_impl(p); }
-void operator delete(void* p, size_t) noexcept { delete_impl(p); }
-void operator delete[](void* p, size_t) noexcept { delete_impl(p); }
-void operator delete(void* p, std::align_val_t) noexcept { delete_impl(p); }
-void operator delete[](void* p, std::align_val_t) noexcept { delete_impl(p); }
-void operator delete(void* p, size_t, std::align_val_t) noexcept { delete_impl(p); }
-void operator delete[](void* p, size_t, std::align_val_t) noexcept { delete_impl(p); }
-void operator delete(void* p, std::align_val_t, const std::nothrow_t&) noexcept { delete_impl(p); }
-void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcept { delete_impl(p); }
+void wr_test::note_aligned_new() noexcept {}
 
 extern "C" {
 void* malloc(size_t size) noexcept {
@@ -166,13 +129,6 @@ void* pvalloc(size_t size) noexcept {
 // ---- helpers -------------------------------------------------------------------------------
 
 namespace {
-
-#define REQUIRE_OK(call)                                                      \
-  do {                                                                        \
-    const wr_status s_ = (call);                                              \
-    INFO(#call << " -> " << wr_status_string(s_) << ": " << wr_last_error()); \
-    REQUIRE(s_ == WR_SUCCESS);                                                \
-  } while (0)
 
 constexpr double kPi = 3.14159265358979323846;
 

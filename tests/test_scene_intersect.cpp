@@ -31,6 +31,8 @@
 
 #include <wr/wr.h>
 
+#include "api_test_support.h"
+#include "float_bits.h"
 #include "random_scenes.h"
 
 namespace {
@@ -47,14 +49,7 @@ constexpr double kPi = 3.14159265358979323846;
 constexpr double kRelTol = 1e-5;      // t agreement, relative
 constexpr double kEdgeBary = 1e-4;    // a barycentric coordinate this close to 0 is "on an edge"
 
-#define REQUIRE_OK(call)                                                      \
-  do {                                                                        \
-    const wr_status s_ = (call);                                              \
-    INFO(#call << " -> " << wr_status_string(s_) << ": " << wr_last_error()); \
-    REQUIRE(s_ == WR_SUCCESS);                                                \
-  } while (0)
-
-bool same_bits(float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+using wr_test::same_bits;
 
 // Agreement of two distances along the ray o + t d: 1e-5 relative, plus a floor for hits very
 // close to the origin. No float implementation can place a hit better than the rounding of

@@ -32,6 +32,10 @@
 
 #include <wr/wr.h>
 
+#include "api_test_support.h"
+#include "float_bits.h"
+#include "mesh_builders.h"
+
 namespace {
 
 using Eigen::AngleAxisd;
@@ -53,28 +57,10 @@ Quaterniond ypr(double yaw_deg, double pitch_deg, double roll_deg) {
                      AngleAxisd(deg(roll_deg), Vector3d::UnitX()));
 }
 
-#define REQUIRE_OK(call)                                                                    \
-  do {                                                                                      \
-    const wr_status s_ = (call);                                                            \
-    INFO(#call << " -> " << wr_status_string(s_) << ": " << wr_last_error());               \
-    REQUIRE(s_ == WR_SUCCESS);                                                              \
-  } while (0)
-
 // ---- meshes -------------------------------------------------------------------------------------
 
-struct Mesh {
-  std::vector<float> vertices;    // (num_vertices x 3)
-  std::vector<uint32_t> indices;  // (num_triangles x 3)
-
-  uint32_t vertex(const Vector3d& p) {
-    vertices.insert(vertices.end(), {float(p.x()), float(p.y()), float(p.z())});
-    return uint32_t(vertices.size() / 3 - 1);
-  }
-  void triangle(uint32_t a, uint32_t b, uint32_t c) { indices.insert(indices.end(), {a, b, c}); }
-  uint64_t num_vertices() const { return vertices.size() / 3; }
-  uint64_t num_triangles() const { return indices.size() / 3; }
-  Vector3d position(uint32_t i) const { return Vector3d(vertices[3 * i], vertices[3 * i + 1], vertices[3 * i + 2]); }
-};
+using wr_test::add_split_quad;
+using wr_test::Mesh;
 
 // A planar parallelogram corner + s * eu + t * ev (s, t in [0, 1]) split into (nu x nv) quads of two
 // triangles each; (nu + 1) x (nv + 1) shared vertices. The diagonals alternate in a checkerboard so
@@ -84,18 +70,9 @@ void add_quad(Mesh& m, const Vector3d& corner, const Vector3d& eu, const Vector3
   for (int j = 0; j <= nv; ++j)
     for (int i = 0; i <= nu; ++i) id.push_back(m.vertex(corner + eu * (double(i) / nu) + ev * (double(j) / nv)));
   auto at = [&](int i, int j) { return id[size_t(j) * (nu + 1) + i]; };
-  for (int j = 0; j < nv; ++j) {
-    for (int i = 0; i < nu; ++i) {
-      const uint32_t a = at(i, j), b = at(i + 1, j), c = at(i + 1, j + 1), d = at(i, j + 1);
-      if ((i + j) % 2 == 0) {
-        m.triangle(a, b, c);
-        m.triangle(a, c, d);
-      } else {
-        m.triangle(a, b, d);
-        m.triangle(b, c, d);
-      }
-    }
-  }
+  for (int j = 0; j < nv; ++j)
+    for (int i = 0; i < nu; ++i)
+      add_split_quad(m, at(i, j), at(i + 1, j), at(i + 1, j + 1), at(i, j + 1), (i + j) % 2 == 0);
 }
 
 // The closed surface of the box [lo, hi], each face split into (n x n) quads of two triangles.
@@ -145,24 +122,11 @@ void add_fan(Mesh& m, const Vector3d& centre, const Vector3d& e1, const Vector3d
 
 // ---- handles ------------------------------------------------------------------------------------
 
-struct ContextRelease {
-  void operator()(wr_context c) const { wr_context_release(c); }
-};
-struct SceneRelease {
-  void operator()(wr_scene s) const { wr_scene_release(s); }
-};
-struct SensorRelease {
-  void operator()(wr_sensor s) const { wr_sensor_release(s); }
-};
-using Context = std::unique_ptr<wr_context_, ContextRelease>;
-using Scene = std::unique_ptr<wr_scene_, SceneRelease>;
-using Sensor = std::unique_ptr<wr_sensor_, SensorRelease>;
-
-Context make_context(uint32_t threads) {
-  wr_context c = nullptr;
-  REQUIRE_OK(wr_context_create_cpu(threads, &c));
-  return Context(c);
-}
+using wr_test::Context;
+using wr_test::make_context;
+using wr_test::make_sensor;
+using wr_test::Scene;
+using wr_test::Sensor;
 
 // The machine the tests run on may be small; two threads exercise the pool without hogging it.
 wr_context shared_context() {
@@ -174,12 +138,6 @@ Scene make_scene(const Mesh& m, wr_context context = shared_context()) {
   wr_scene s = nullptr;
   REQUIRE_OK(wr_scene_create(context, m.vertices.data(), m.num_vertices(), m.indices.data(), m.num_triangles(), &s));
   return Scene(s);
-}
-
-Sensor make_sensor(wr_scene scene, const wr_camera_desc& desc, uint32_t num_envs) {
-  wr_sensor s = nullptr;
-  REQUIRE_OK(wr_sensor_create(scene, &desc, num_envs, &s));
-  return Sensor(s);
 }
 
 // ---- poses --------------------------------------------------------------------------------------
@@ -259,9 +217,7 @@ std::vector<float> render(wr_scene scene, const wr_camera_desc& desc, const std:
   return out;
 }
 
-bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
-}
+using wr_test::same_bits;
 
 bool is_miss(float got, float miss_value) {
   if (std::isnan(miss_value)) return std::isnan(got);
@@ -930,13 +886,7 @@ Mesh terrain_mesh() {
   for (int j = 0; j < n; ++j) {
     for (int i = 0; i < n; ++i) {
       const uint32_t a = j * (n + 1) + i, b = a + 1, c = a + (n + 1) + 1, d = a + (n + 1);
-      if ((i + j) % 2 == 0) {
-        m.triangle(a, b, c);
-        m.triangle(a, c, d);
-      } else {
-        m.triangle(a, b, d);
-        m.triangle(b, c, d);
-      }
+      add_split_quad(m, a, b, c, d, (i + j) % 2 == 0);
     }
   }
   return m;
