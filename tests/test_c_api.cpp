@@ -812,3 +812,14 @@ TEST_CASE("wr_scene_build_seconds reports the build and rejects NULL", "[c_api]"
   EXPECT_FAIL(wr_scene_build_seconds(w.scene, nullptr), WR_ERROR_INVALID_ARGUMENT, "wr_scene_build_seconds", "out");
   w.expect_intact();
 }
+
+TEST_CASE("wr_context_create_cpu rejects an absurd thread count by name", "[c_api]") {
+  wr_context c = nullptr;
+  EXPECT_FAIL(wr_context_create_cpu(4097, &c), WR_ERROR_INVALID_ARGUMENT, "wr_context_create_cpu", "num_threads");
+  CHECK(c == nullptr);
+  REQUIRE(wr_context_create_cpu(4, &c) == WR_SUCCESS);
+  uint32_t n = 0;
+  REQUIRE(wr_context_num_threads(c, &n) == WR_SUCCESS);
+  CHECK(n == 4);
+  wr_context_release(c);
+}

@@ -99,7 +99,7 @@ typedef struct wr_sensor_* wr_sensor;   /* a camera model and its shared ray tem
 WR_API wr_status wr_context_create(wr_device device, int ordinal, wr_context* out);
 
 /* Creates a CPU context whose thread pool has num_threads threads (the calling
-   thread counts as one); 0 means one per hardware thread. Depth images are
+   thread counts as one); 0 means one per hardware thread; at most 4096. Depth images are
    bit-identical whatever the thread count. */
 WR_API wr_status wr_context_create_cpu(uint32_t num_threads, wr_context* out);
 

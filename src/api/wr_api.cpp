@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstring>
 #include <string>
+#include <system_error>
 #include <thread>
 
 #include <wr/wr.h>
@@ -46,12 +47,21 @@ bool drop(Handle h) {  // true when this was the last reference
   return h->refs.fetch_sub(1, std::memory_order_acq_rel) == 1;
 }
 
+constexpr uint32_t kMaxThreads = 4096;
+
 wr_status create_cpu_context(const char* function, uint32_t num_threads, wr_context* out) {
   return api_guard(function, [&] {
     require_non_null(function, out, "out");
+    if (num_threads > kMaxThreads)
+      fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": num_threads = " + std::to_string(num_threads) +
+                                          " exceeds " + std::to_string(kMaxThreads));
     auto context = std::make_unique<wr_context_>();
     context->device = WR_DEVICE_CPU;
-    context->pool = std::make_unique<wr::ThreadPool>(num_threads);
+    try {
+      context->pool = std::make_unique<wr::ThreadPool>(num_threads);
+    } catch (const std::system_error& e) {
+      fail(WR_ERROR_OUT_OF_MEMORY, std::string(function) + ": could not start the thread pool's threads: " + e.what());
+    }
     *out = context.release();
   });
 }
