@@ -3,6 +3,8 @@
 // backend and uploaded unchanged to the GPU.
 #pragma once
 
+#include <stddef.h>
+
 #include "platform.h"
 
 namespace wr {
@@ -18,6 +20,7 @@ struct alignas(16) BvhNode {
   uint32_t count;  // 0: inner node; > 0: number of triangles in the leaf
 };
 static_assert(sizeof(BvhNode) == 32, "BvhNode must stay 32 bytes (two per cache line)");
+static_assert(offsetof(BvhNode, bmax) == 16, "traversal reads bmax 4 floats after bmin");
 
 // 48 bytes: three 16-byte rows, each one aligned vector load on the GPU. The watertight
 // test needs the exact vertices (not edges), so shared edges stay bit-identical.

@@ -29,6 +29,26 @@ struct TraceResult {
 
 namespace detail {
 
+// intersect_ray_box on a node, with each slab's entry and exit plane read at an offset chosen
+// once per ray (bmin and bmax sit 4 floats apart in BvhNode) instead of selected per node.
+struct NodeSlabs {
+  int near_x, near_y, near_z;  // 0 (bmin) or 4 (bmax): float index into the node
+};
+
+WR_HD NodeSlabs make_node_slabs(const RayBox& rb) {
+  return NodeSlabs{rb.neg[0] ? 4 : 0, rb.neg[1] ? 4 : 0, rb.neg[2] ? 4 : 0};
+}
+
+WR_HD bool intersect_node(const RayBox& rb, const NodeSlabs& s, const BvhNode& node, float tmin, float tmax,
+                          float* t_entry) {
+  // The node as 8 floats: bmin[0..2], first, bmax[0..2], count; bmax[i] is f[4 + i].
+  const float* f = reinterpret_cast<const float*>(&node);
+  const float nx = (f[s.near_x] - rb.org.x) * rb.inv_dir.x, fx = (f[4 - s.near_x] - rb.org.x) * rb.inv_dir.x;
+  const float ny = (f[1 + s.near_y] - rb.org.y) * rb.inv_dir.y, fy = (f[5 - s.near_y] - rb.org.y) * rb.inv_dir.y;
+  const float nz = (f[2 + s.near_z] - rb.org.z) * rb.inv_dir.z, fz = (f[6 - s.near_z] - rb.org.z) * rb.inv_dir.z;
+  return slab_interval(nx, fx, ny, fy, nz, fz, tmin, tmax, t_entry);
+}
+
 WR_HD Vec3 load_vec3(const float v[3]) { return Vec3{v[0], v[1], v[2]}; }
 
 // Host only: starts loading what a node points to (its children pair, which shares one
@@ -96,6 +116,7 @@ WR_HD TraceResult trace_closest_hit(const BvhView& bvh, Vec3 org, Vec3 dir, floa
   TraceResult best{tmax, kInvalidIndex, false};
   const RayBox rb = make_ray_box(org, dir);
   const RayTriangle rt = make_ray_triangle(org, dir);
+  const detail::NodeSlabs slabs = detail::make_node_slabs(rb);
 
   float entry;
   if (!intersect_ray_box(rb, bvh.nodes[0].bmin, bvh.nodes[0].bmax, tmin, tmax, &entry)) return best;
@@ -113,8 +134,8 @@ WR_HD TraceResult trace_closest_hit(const BvhView& bvh, Vec3 org, Vec3 dir, floa
       detail::prefetch_below(bvh, bvh.nodes[c0]);
       detail::prefetch_below(bvh, bvh.nodes[c1]);
       float e0, e1;
-      const bool h0 = intersect_ray_box(rb, bvh.nodes[c0].bmin, bvh.nodes[c0].bmax, tmin, best.t, &e0);
-      const bool h1 = intersect_ray_box(rb, bvh.nodes[c1].bmin, bvh.nodes[c1].bmax, tmin, best.t, &e1);
+      const bool h0 = detail::intersect_node(rb, slabs, bvh.nodes[c0], tmin, best.t, &e0);
+      const bool h1 = detail::intersect_node(rb, slabs, bvh.nodes[c1], tmin, best.t, &e1);
       if (h0 && h1) {
         if (sp == kStackSize) {  // would overflow: finish exactly without a stack
           best.overflowed = true;

@@ -17,6 +17,20 @@ struct RayBox {
   bool neg[3];   // inv_dir < 0: the slab is entered through bmax on that axis
 };
 
+// The interval test shared by the box tests below, from the six slab distances.
+WR_HD bool slab_interval(float nx, float fx, float ny, float fy, float nz, float fz, float tmin, float tmax,
+                         float* t_entry) {
+  float tnear = tmin, tfar = tmax;
+  tnear = nx > tnear ? nx : tnear;
+  tnear = ny > tnear ? ny : tnear;
+  tnear = nz > tnear ? nz : tnear;
+  tfar = fx < tfar ? fx : tfar;
+  tfar = fy < tfar ? fy : tfar;
+  tfar = fz < tfar ? fz : tfar;
+  *t_entry = tnear;
+  return tnear <= tfar * kRobustFarScale;
+}
+
 WR_HD RayBox make_ray_box(Vec3 org, Vec3 dir) {
   RayBox r;
   r.org = org;
@@ -43,15 +57,7 @@ WR_HD bool intersect_ray_box(const RayBox& r, const float bmin[3], const float b
   const float fy = ((r.neg[1] ? bmin[1] : bmax[1]) - r.org.y) * r.inv_dir.y;
   const float nz = ((r.neg[2] ? bmax[2] : bmin[2]) - r.org.z) * r.inv_dir.z;
   const float fz = ((r.neg[2] ? bmin[2] : bmax[2]) - r.org.z) * r.inv_dir.z;
-  float tnear = tmin, tfar = tmax;
-  tnear = nx > tnear ? nx : tnear;
-  tnear = ny > tnear ? ny : tnear;
-  tnear = nz > tnear ? nz : tnear;
-  tfar = fx < tfar ? fx : tfar;
-  tfar = fy < tfar ? fy : tfar;
-  tfar = fz < tfar ? fz : tfar;
-  *t_entry = tnear;
-  return tnear <= tfar * kRobustFarScale;
+  return slab_interval(nx, fx, ny, fy, nz, fz, tmin, tmax, t_entry);
 }
 
 }  // namespace wr
