@@ -49,8 +49,6 @@ WR_HD bool intersect_node(const RayBox& rb, const NodeSlabs& s, const BvhNode& n
   return slab_interval(nx, fx, ny, fy, nz, fz, tmin, tmax, t_entry);
 }
 
-WR_HD Vec3 load_vec3(const float v[3]) { return Vec3{v[0], v[1], v[2]}; }
-
 // Host only: starts loading what a node points to (its children pair, which shares one
 // cache line, or its first triangle) while the node's own box is still being tested, so
 // the next level's memory latency overlaps this level's work. A no-op on the GPU.
@@ -71,7 +69,7 @@ WR_HD void intersect_leaf(const BvhView& bvh, const BvhNode& leaf, const RayTria
   for (uint32_t i = leaf.first; i < leaf.first + leaf.count; ++i) {
     const BvhTriangle& tri = bvh.tris[i];
     float t;
-    if (intersect_ray_triangle(rt, load_vec3(tri.v0), load_vec3(tri.v1), load_vec3(tri.v2), tmin, best->t, &t) &&
+    if (intersect_ray_triangle(rt, tri.v0, tri.v1, tri.v2, tmin, best->t, &t) &&
         (t < best->t || tri.id < best->triangle)) {
       best->t = t;
       best->triangle = tri.id;

@@ -15,6 +15,7 @@ struct RayTriangle {
   Vec3 org;
   int kx, ky, kz;    // permutation of axes: kz is the dominant direction axis
   float sx, sy, sz;  // shear constants
+  float ox, oy, oz;  // org[kx], org[ky], org[kz]
 };
 
 WR_HD RayTriangle make_ray_triangle(Vec3 org, Vec3 dir) {
@@ -33,18 +34,21 @@ WR_HD RayTriangle make_ray_triangle(Vec3 org, Vec3 dir) {
   r.sx = component(dir, r.kx) / dz;
   r.sy = component(dir, r.ky) / dz;
   r.sz = 1.0f / dz;
+  r.ox = component(org, r.kx);
+  r.oy = component(org, r.ky);
+  r.oz = component(org, r.kz);
   return r;
 }
 
-// Distance t along the ray (in units of |dir|) where it crosses triangle (a, b, c), if the
-// crossing lies in [tmin, tmax] (both inclusive); otherwise false.
-WR_HD bool intersect_ray_triangle(const RayTriangle& r, Vec3 a, Vec3 b, Vec3 c, float tmin, float tmax,
-                                  float* t_out) {
-  const Vec3 A = a - r.org, B = b - r.org, C = c - r.org;
-  const float Akz = component(A, r.kz), Bkz = component(B, r.kz), Ckz = component(C, r.kz);
-  const float Ax = component(A, r.kx) - r.sx * Akz, Ay = component(A, r.ky) - r.sy * Akz;
-  const float Bx = component(B, r.kx) - r.sx * Bkz, By = component(B, r.ky) - r.sy * Bkz;
-  const float Cx = component(C, r.kx) - r.sx * Ckz, Cy = component(C, r.ky) - r.sy * Ckz;
+// Distance t along the ray (in units of |dir|) where it crosses the triangle whose vertices
+// are the float triples a, b, c, if the crossing lies in [tmin, tmax] (both inclusive);
+// otherwise false. The ray's axis permutation indexes the vertices directly.
+WR_HD bool intersect_ray_triangle(const RayTriangle& r, const float* a, const float* b, const float* c, float tmin,
+                                  float tmax, float* t_out) {
+  const float Akz = a[r.kz] - r.oz, Bkz = b[r.kz] - r.oz, Ckz = c[r.kz] - r.oz;
+  const float Ax = (a[r.kx] - r.ox) - r.sx * Akz, Ay = (a[r.ky] - r.oy) - r.sy * Akz;
+  const float Bx = (b[r.kx] - r.ox) - r.sx * Bkz, By = (b[r.ky] - r.oy) - r.sy * Bkz;
+  const float Cx = (c[r.kx] - r.ox) - r.sx * Ckz, Cy = (c[r.ky] - r.oy) - r.sy * Ckz;
   float U = Cx * By - Cy * Bx;
   float V = Ax * Cy - Ay * Cx;
   float W = Bx * Ay - By * Ax;
@@ -61,6 +65,12 @@ WR_HD bool intersect_ray_triangle(const RayTriangle& r, Vec3 a, Vec3 b, Vec3 c, 
   if (!(t >= tmin && t <= tmax)) return false;  // also rejects NaN
   *t_out = t;
   return true;
+}
+
+WR_HD bool intersect_ray_triangle(const RayTriangle& r, Vec3 a, Vec3 b, Vec3 c, float tmin, float tmax,
+                                  float* t_out) {
+  const float fa[3] = {a.x, a.y, a.z}, fb[3] = {b.x, b.y, b.z}, fc[3] = {c.x, c.y, c.z};
+  return intersect_ray_triangle(r, fa, fb, fc, tmin, tmax, t_out);
 }
 
 }  // namespace wr
