@@ -53,6 +53,10 @@ struct DeviceArray {
 template <class T>
 void upload(const char* function, const char* what, const T* host, size_t count, MemoryLedger* ledger,
             MemoryTag tag, DeviceArray<T>* out) {
+  if (count == 0) {  // e.g. no triangle left after dropping zero-area ones: nothing to upload
+    *out = DeviceArray<T>{nullptr, 0, ledger, tag};
+    return;
+  }
   T* device = nullptr;
   check(function, what, cudaMalloc(&device, count * sizeof(T)));
   const cudaError_t err = cudaMemcpy(device, host, count * sizeof(T), cudaMemcpyHostToDevice);

@@ -2,9 +2,11 @@
 // across thread counts, pathological inputs, SAH quality.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <cstring>
 #include <vector>
 
+#include "core/bvh_traverse.h"
 #include "random_scenes.h"
 #include "scene/bvh_builder.h"
 
@@ -16,13 +18,31 @@ bool contains(const wr::BvhNode& outer, const float lo[3], const float hi[3]) {
   return true;
 }
 
-// Checks every invariant the traversal relies on; returns the max leaf size.
-uint32_t check_invariants(const wr::Bvh& bvh, uint64_t num_triangles) {
-  REQUIRE(bvh.tris.size() == num_triangles);
+// True when triangle t's corners are collinear or repeated (exactly, in double).
+bool zero_area(const std::vector<float>& v, const std::vector<uint32_t>& idx, uint64_t t) {
+  const float* a = &v[3 * idx[3 * t]];
+  const float* b = &v[3 * idx[3 * t + 1]];
+  const float* c = &v[3 * idx[3 * t + 2]];
+  const double u[3] = {double(b[0]) - a[0], double(b[1]) - a[1], double(b[2]) - a[2]};
+  const double w[3] = {double(c[0]) - a[0], double(c[1]) - a[1], double(c[2]) - a[2]};
+  return u[1] * w[2] - u[2] * w[1] == 0 && u[2] * w[0] - u[0] * w[2] == 0 && u[0] * w[1] - u[1] * w[0] == 0;
+}
+
+// Checks every invariant the traversal relies on: every triangle with a non-zero area is in
+// exactly one leaf, zero-area ones in none. Returns the max leaf size.
+uint32_t check_invariants(const wr::Bvh& bvh, const std::vector<float>& vertices, const std::vector<uint32_t>& indices) {
+  const uint64_t num_triangles = indices.size() / 3;
+  uint64_t expected = 0;
+  for (uint64_t t = 0; t < num_triangles; ++t) expected += !zero_area(vertices, indices, t);
+  REQUIRE(bvh.tris.size() == expected);
+  if (expected == 0) {  // nothing to hit: the root's box is empty, so no ray gets past it
+    for (int a = 0; a < 3; ++a) REQUIRE(bvh.nodes[0].bmin[a] > bvh.nodes[0].bmax[a]);
+    return 0;
+  }
   REQUIRE(bvh.nodes.size() == bvh.parents.size());
   REQUIRE(bvh.parents[0] == wr::kInvalidIndex);
   std::vector<int> seen_in_leaf(num_triangles, 0);  // per input id
-  std::vector<int> slot_used(num_triangles, 0);     // per leaf-order slot
+  std::vector<int> slot_used(bvh.tris.size(), 0);   // per leaf-order slot
   std::vector<int> reached(bvh.nodes.size(), 0);
   uint32_t max_leaf = 0;
   std::vector<uint32_t> stack{0};
@@ -42,7 +62,7 @@ uint32_t check_invariants(const wr::Bvh& bvh, uint64_t num_triangles) {
       }
     } else {
       max_leaf = std::max(max_leaf, n.count);
-      REQUIRE(n.first + n.count <= num_triangles);
+      REQUIRE(n.first + n.count <= bvh.tris.size());
       for (uint32_t k = n.first; k < n.first + n.count; ++k) {
         const wr::BvhTriangle& t = bvh.tris[k];
         ++slot_used[k];
@@ -52,10 +72,9 @@ uint32_t check_invariants(const wr::Bvh& bvh, uint64_t num_triangles) {
       }
     }
   }
-  for (uint64_t t = 0; t < num_triangles; ++t) {
-    REQUIRE(seen_in_leaf[t] == 1);  // every triangle in exactly one leaf
-    REQUIRE(slot_used[t] == 1);
-  }
+  for (uint64_t t = 0; t < num_triangles; ++t)
+    REQUIRE(seen_in_leaf[t] == (zero_area(vertices, indices, t) ? 0 : 1));
+  for (uint64_t k = 0; k < bvh.tris.size(); ++k) REQUIRE(slot_used[k] == 1);
   for (size_t i = 0; i < bvh.nodes.size(); ++i) REQUIRE(reached[i] == (i == 1 ? 0 : 1));  // no orphans
   return max_leaf;
 }
@@ -74,7 +93,7 @@ TEST_CASE("BVH invariants hold on random scenes of many sizes") {
     const auto scene = wr_test::random_soup(n, n);
     const wr::Bvh bvh = wr::build_bvh(scene.vertices.data(), scene.indices.data(), scene.num_triangles());
     INFO("triangles: " << n);
-    CHECK(check_invariants(bvh, n) <= wr::BvhBuildOptions{}.max_leaf_size);
+    CHECK(check_invariants(bvh, scene.vertices, scene.indices) <= wr::BvhBuildOptions{}.max_leaf_size);
     // triangles keep their exact input vertices
     for (const wr::BvhTriangle& t : bvh.tris)
       for (int a = 0; a < 3; ++a) REQUIRE(t.v1[a] == scene.vertices[3 * scene.indices[3 * t.id + 1] + a]);
@@ -88,19 +107,26 @@ TEST_CASE("BVH build gives the same bytes whatever the thread count") {
   many.num_threads = 4;
   const wr::Bvh a = wr::build_bvh(scene.vertices.data(), scene.indices.data(), scene.num_triangles(), one);
   const wr::Bvh b = wr::build_bvh(scene.vertices.data(), scene.indices.data(), scene.num_triangles(), many);
-  check_invariants(a, scene.num_triangles());
+  check_invariants(a, scene.vertices, scene.indices);
   CHECK(same_bytes(a, b));
 }
 
-TEST_CASE("pathological inputs: identical triangles and a single point still give bounded leaves") {
-  const std::vector<float> v = {0, 0, 0, 1, 0, 0, 0, 1, 0};
+TEST_CASE("pathological inputs: identical triangles give bounded leaves, zero-area ones an empty BVH") {
+  const std::vector<float> v = {0, 0, 0, 1, 0, 0, 0, 1, 0, 2, 0, 0};
   std::vector<uint32_t> same;
   for (int i = 0; i < 1000; ++i) same.insert(same.end(), {0, 1, 2});
   const wr::Bvh a = wr::build_bvh(v.data(), same.data(), 1000);
-  CHECK(check_invariants(a, 1000) <= wr::BvhBuildOptions{}.max_leaf_size);
-  std::vector<uint32_t> point(3000, 0);
-  const wr::Bvh b = wr::build_bvh(v.data(), point.data(), 1000);
-  CHECK(check_invariants(b, 1000) <= wr::BvhBuildOptions{}.max_leaf_size);
+  CHECK(check_invariants(a, v, same) <= wr::BvhBuildOptions{}.max_leaf_size);
+  // Only zero-area triangles (a point, a repeated corner, collinear corners): nothing to hit.
+  std::vector<uint32_t> flat;
+  for (int i = 0; i < 300; ++i) flat.insert(flat.end(), {0, 0, 0, 0, 0, 1, 0, 1, 3});
+  const wr::Bvh b = wr::build_bvh(v.data(), flat.data(), 900);
+  check_invariants(b, v, flat);
+  CHECK(b.tris.empty());
+  const auto hit = wr::trace_closest_hit(b.view(), wr::Vec3{0.1f, 0.1f, 1}, wr::Vec3{0, 0, -1}, 0, INFINITY);
+  CHECK(hit.triangle == wr::kInvalidIndex);
+  const auto along = wr::trace_closest_hit(b.view(), wr::Vec3{-1, 0, 0}, wr::Vec3{1, 0, 0}, 0, INFINITY);
+  CHECK(along.triangle == wr::kInvalidIndex);
 }
 
 TEST_CASE("binned SAH beats a median split on a scene with very uneven density") {

@@ -134,7 +134,8 @@ WR_API wr_status wr_scene_num_triangles(wr_scene scene, uint64_t* out);
 /* Seconds the scene's BVH took to build (validation and file parsing excluded). */
 WR_API wr_status wr_scene_build_seconds(wr_scene scene, double* out);
 
-/* Axis-aligned bounds of the scene's vertices: out_min (3), out_max (3). */
+/* Axis-aligned bounds of the corners of the scene's triangles (vertices no triangle uses
+   are not counted): out_min (3), out_max (3). */
 WR_API wr_status wr_scene_bounds(wr_scene scene, float* out_min, float* out_max);
 
 /* Drops the caller's reference. NULL does nothing. */

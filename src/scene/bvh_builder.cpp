@@ -64,17 +64,20 @@ class Builder {
         scratch_(2ull * num_tris, scratch_allocator<BvhNode>()) {
     unsigned threads = options.num_threads ? options.num_threads : std::thread::hardware_concurrency();
     spare_threads_ = static_cast<int>(std::max(1u, threads)) - 1;
+    uint32_t kept = 0;
     for (uint32_t t = 0; t < num_tris; ++t) {
       Aabb box;
       for (int c = 0; c < 3; ++c) box.grow(vertex(indices_[3ull * t + c]));
       bounds_[t] = box;
       for (int a = 0; a < 3; ++a) centroids_[3ull * t + a] = 0.5f * (box.lo[a] + box.hi[a]);
-      ids_[t] = t;
+      if (!has_zero_area(t)) ids_[kept++] = t;
     }
+    ids_.resize(kept);
   }
 
   Bvh run() {
     const uint32_t n = static_cast<uint32_t>(ids_.size());
+    if (n == 0) return empty_bvh();
     build(0, Range{0, n}, 1);
     if (error_) std::rethrow_exception(error_);
     return flatten();
@@ -91,6 +94,31 @@ class Builder {
   }
 
   const float* vertex(uint32_t i) const { return vertices_ + 3ull * i; }
+
+  // Zero-area triangles (repeated or collinear corners) can never be hit, and the contract
+  // says they never are; leaving them out of the BVH makes that exact, where the float
+  // watertight test could round a collinear triangle into a sliver. The cross product of
+  // float differences is evaluated in double, where it is exact for all but extreme inputs.
+  bool has_zero_area(uint32_t t) const {
+    const float* a = vertex(indices_[3ull * t]);
+    const float* b = vertex(indices_[3ull * t + 1]);
+    const float* c = vertex(indices_[3ull * t + 2]);
+    const double ux = double(b[0]) - a[0], uy = double(b[1]) - a[1], uz = double(b[2]) - a[2];
+    const double vx = double(c[0]) - a[0], vy = double(c[1]) - a[1], vz = double(c[2]) - a[2];
+    return uy * vz - uz * vy == 0.0 && uz * vx - ux * vz == 0.0 && ux * vy - uy * vx == 0.0;
+  }
+
+  // No triangle can be hit: a root whose box is empty (lo = +inf, hi = -inf) rejects every
+  // ray at the root test, so traversal never reads past it.
+  Bvh empty_bvh() const {
+    Bvh bvh{TrackedVector<BvhNode>(result_allocator<BvhNode>(MemoryTag::kBvhNodes)),
+            TrackedVector<BvhTriangle>(result_allocator<BvhTriangle>(MemoryTag::kBvhTriangles)),
+            TrackedVector<uint32_t>(result_allocator<uint32_t>(MemoryTag::kBvhParents))};
+    const float inf = std::numeric_limits<float>::infinity();
+    bvh.nodes.assign(2, BvhNode{{inf, inf, inf}, 0, {-inf, -inf, -inf}, 0});
+    bvh.parents.assign(2, kInvalidIndex);
+    return bvh;
+  }
   const float* centroid(uint32_t prim) const { return &centroids_[3ull * prim]; }
 
   struct Split {

@@ -25,6 +25,8 @@ struct BvhBuildOptions {
   MemoryLedger* ledger = nullptr; // where the result and the transient build arrays are accounted
 };
 
+// Zero-area triangles are left out (they are never hit), so tris may hold fewer triangles
+// than the input; a scene with no other triangle gets a root with an empty box.
 struct Bvh {
   TrackedVector<BvhNode> nodes;       // (num_nodes); root at 0, node 1 unused padding
   TrackedVector<BvhTriangle> tris;    // (num_triangles) in leaf order

@@ -17,9 +17,10 @@ class Scene {
 
   const Bvh& bvh() const { return bvh_; }
   BvhView view() const { return bvh_.view(); }
-  uint64_t num_triangles() const { return bvh_.tris.size(); }
-  const float* bounds_min() const { return bvh_.nodes[0].bmin; }
-  const float* bounds_max() const { return bvh_.nodes[0].bmax; }
+  uint64_t num_triangles() const { return num_triangles_; }  // as given, zero-area ones included
+  // Bounds of every triangle's corners, zero-area triangles included.
+  const float* bounds_min() const { return bounds_min_; }
+  const float* bounds_max() const { return bounds_max_; }
   double build_seconds() const { return build_seconds_; }
   MemoryLedger& ledger() { return ledger_; }
   const MemoryLedger& ledger() const { return ledger_; }
@@ -28,6 +29,8 @@ class Scene {
   MemoryLedger ledger_;  // declared first: outlives bvh_, whose memory it records
   Bvh bvh_;
   double build_seconds_ = 0.0;
+  uint64_t num_triangles_ = 0;
+  float bounds_min_[3], bounds_max_[3];
 };
 
 }  // namespace wr
