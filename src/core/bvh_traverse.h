@@ -156,7 +156,7 @@ WR_HD TraceResult trace_closest_hit(const BvhView& bvh, Vec3 org, Vec3 dir, floa
     do {
       if (sp == 0) return best;
       --sp;
-    } while (stack_entry[sp] > best.t);
+    } while (stack_entry[sp] > best.t * kRobustFarScale);  // as conservative as the box test
     node = stack[sp];
   }
 }
