@@ -22,17 +22,16 @@ struct alignas(16) BvhNode {
 static_assert(sizeof(BvhNode) == 32, "BvhNode must stay 32 bytes (two per cache line)");
 static_assert(offsetof(BvhNode, bmax) == 16, "traversal reads bmax 4 floats after bmin");
 
-// 48 bytes: three 16-byte rows, each one aligned vector load on the GPU. The watertight
-// test needs the exact vertices (not edges), so shared edges stay bit-identical.
-struct alignas(16) BvhTriangle {
+// 40 bytes: the exact corners (the watertight test needs vertices, not edges, so shared
+// edges stay bit-identical) and the input id, nothing else. Unpadded on purpose: memory per
+// triangle is what every env's scene costs; 8-byte alignment still allows paired loads.
+struct alignas(8) BvhTriangle {
   float v0[3];
-  uint32_t id;  // index of the triangle in the scene's input order
   float v1[3];
-  float pad1;
   float v2[3];
-  float pad2;
+  uint32_t id;  // index of the triangle in the scene's input order
 };
-static_assert(sizeof(BvhTriangle) == 48, "BvhTriangle must stay 48 bytes");
+static_assert(sizeof(BvhTriangle) == 40, "BvhTriangle must stay 40 bytes");
 
 // Read-only view of a built BVH: host or device pointers, the traversal does not care.
 struct BvhView {

@@ -304,7 +304,6 @@ class Builder {
         tri.v2[a] = v2[a];
       }
       tri.id = prim;
-      tri.pad1 = tri.pad2 = 0.0f;
     }
     return bvh;
   }
