@@ -47,6 +47,11 @@ struct Aabb {
   }
 };
 
+// A range's triangle bounds and the bounds of their centroids (what binning divides).
+struct RangeBounds {
+  Aabb box, cbox;
+};
+
 struct Range {
   uint32_t begin, end;
   uint32_t count() const { return end - begin; }
@@ -78,7 +83,7 @@ class Builder {
   Bvh run() {
     const uint32_t n = static_cast<uint32_t>(ids_.size());
     if (n == 0) return empty_bvh();
-    build(0, Range{0, n}, 1);
+    build(0, Range{0, n}, 1, bounds_of(Range{0, n}));
     if (error_) std::rethrow_exception(error_);
     return flatten();
   }
@@ -127,14 +132,20 @@ class Builder {
     float cost = std::numeric_limits<float>::infinity();  // SAH cost relative to the node's area
   };
 
-  // Builds the subtree of `range` at scratch index `slot`; its descendants go to the slice
-  // starting at `first_desc` (size 2 * (range.count() - 1)).
-  void build(uint32_t slot, Range range, uint32_t first_desc) {
-    Aabb box, cbox;
+  RangeBounds bounds_of(Range range) const {
+    RangeBounds b;
     for (uint32_t i = range.begin; i < range.end; ++i) {
-      box.grow(bounds_[ids_[i]]);
-      cbox.grow(centroid(ids_[i]));
+      b.box.grow(bounds_[ids_[i]]);
+      b.cbox.grow(centroid(ids_[i]));
     }
+    return b;
+  }
+
+  // Builds the subtree of `range` (whose bounds are `rb`) at scratch index `slot`; its
+  // descendants go to the slice starting at `first_desc` (size 2 * (range.count() - 1)).
+  void build(uint32_t slot, Range range, uint32_t first_desc, const RangeBounds& rb) {
+    const Aabb& box = rb.box;
+    const Aabb& cbox = rb.cbox;
     BvhNode& node = scratch_[slot];
     for (int a = 0; a < 3; ++a) {
       node.bmin[a] = box.lo[a];
@@ -151,17 +162,39 @@ class Builder {
       return;
     }
 
-    uint32_t mid = range.begin + n / 2;  // fallback: object median in id order
+    // Partition by the split's bin, gathering both sides' bounds on the way (so the children
+    // need no pass of their own); fall back to the object median in id order.
+    uint32_t mid = range.begin + n / 2;
+    RangeBounds left_bounds, right_bounds;
+    bool have_bounds = false;
     if (split.axis >= 0) {
       const int bins = options_.num_bins;
       const float lo = cbox.lo[split.axis];
       const float scale = static_cast<float>(bins) / (cbox.hi[split.axis] - lo);
-      const int axis = split.axis, last_left = split.bin;
-      uint32_t* p = std::partition(ids_.data() + range.begin, ids_.data() + range.end, [&](uint32_t prim) {
-        return bin_of(centroid(prim)[axis], lo, scale, bins) <= last_left;
-      });
-      const uint32_t m = static_cast<uint32_t>(p - ids_.data());
-      if (m > range.begin && m < range.end) mid = m;
+      uint32_t* first = ids_.data() + range.begin;
+      uint32_t* last = ids_.data() + range.end;
+      while (first < last) {
+        const uint32_t prim = *first;
+        if (bin_of(centroid(prim)[split.axis], lo, scale, bins) <= split.bin) {
+          left_bounds.box.grow(bounds_[prim]);
+          left_bounds.cbox.grow(centroid(prim));
+          ++first;
+        } else {
+          right_bounds.box.grow(bounds_[prim]);
+          right_bounds.cbox.grow(centroid(prim));
+          *first = *--last;
+          *last = prim;
+        }
+      }
+      const uint32_t m = static_cast<uint32_t>(first - ids_.data());
+      if (m > range.begin && m < range.end) {
+        mid = m;
+        have_bounds = true;
+      }
+    }
+    if (!have_bounds) {
+      left_bounds = bounds_of(Range{range.begin, mid});
+      right_bounds = bounds_of(Range{mid, range.end});
     }
 
     const Range left{range.begin, mid}, right{mid, range.end};
@@ -171,19 +204,21 @@ class Builder {
     node.count = 0;
 
     if (n >= kParallelThreshold && take_thread()) {
-      std::thread worker([this, left_slot, left, left_desc] { guarded_build(left_slot, left, left_desc); });
-      guarded_build(right_slot, right, right_desc);
+      std::thread worker([this, left_slot, left, left_desc, &left_bounds] {
+        guarded_build(left_slot, left, left_desc, left_bounds);
+      });
+      guarded_build(right_slot, right, right_desc, right_bounds);
       worker.join();
       spare_threads_.fetch_add(1);
     } else {
-      build(left_slot, left, left_desc);
-      build(right_slot, right, right_desc);
+      build(left_slot, left, left_desc, left_bounds);
+      build(right_slot, right, right_desc, right_bounds);
     }
   }
 
-  void guarded_build(uint32_t slot, Range range, uint32_t first_desc) {
+  void guarded_build(uint32_t slot, Range range, uint32_t first_desc, const RangeBounds& rb) {
     try {
-      build(slot, range, first_desc);
+      build(slot, range, first_desc, rb);
     } catch (...) {
       std::lock_guard<std::mutex> lock(error_mutex_);
       if (!error_) error_ = std::current_exception();
