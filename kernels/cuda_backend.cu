@@ -5,6 +5,7 @@
 // each thread is one pixel. The BVH and the ray template are uploaded once and only read;
 // poses are read from and depth written to the caller's device buffers.
 #include "cuda_backend.h"
+#include "warp_tiles.h"
 
 #include <cuda_runtime.h>
 
@@ -17,8 +18,6 @@ namespace wr {
 namespace cuda {
 namespace {
 
-constexpr uint32_t kTileW = 8, kTileH = 4;  // one warp
-constexpr uint32_t kBlockThreads = 128;     // four warps per block
 
 [[noreturn]] void fail_cuda(const char* function, const char* what, cudaError_t err) {
   const wr_status status = err == cudaErrorMemoryAllocation ? WR_ERROR_OUT_OF_MEMORY : WR_ERROR_DEVICE;
@@ -87,17 +86,12 @@ void require_device_pointer(const char* function, const void* p, const char* nam
 }
 
 __global__ void __launch_bounds__(kBlockThreads)
-    depth_kernel(BvhView bvh, const TemplateRay* __restrict__ rays, DepthParams params, uint32_t width,
-                 uint32_t height, uint32_t tiles_x, uint32_t tiles_per_env, uint32_t num_warps,
+    depth_kernel(BvhView bvh, const TemplateRay* __restrict__ rays, DepthParams params, WarpTiles tiles,
                  const float* __restrict__ body_poses, float* __restrict__ depth_out,
                  unsigned long long* __restrict__ overflows) {
-  const uint64_t thread = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const uint32_t warp = static_cast<uint32_t>(thread / 32), lane = threadIdx.x % 32;
-  if (thread / 32 >= num_warps) return;
-  const uint32_t env = warp / tiles_per_env, tile = warp % tiles_per_env;
-  const uint32_t u = (tile % tiles_x) * kTileW + lane % kTileW;
-  const uint32_t v = (tile / tiles_x) * kTileH + lane / kTileW;
-  if (u >= width || v >= height) return;
+  uint32_t env, u, v;
+  if (!tiles.pixel_of(static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x, &env, &u, &v)) return;
+  const uint32_t width = tiles.width, height = tiles.height;
   const uint32_t pixel = v * width + u;
   float* out = depth_out + static_cast<size_t>(env) * width * height + pixel;
 
@@ -236,15 +230,11 @@ void render(const char* function, DeviceSensor& s, const float* body_poses, floa
   set_device(function, s.ordinal);
   require_device_pointer(function, body_poses, "body_poses", s.ordinal);
   require_device_pointer(function, depth_out, "depth_out", s.ordinal);
-  const uint32_t tiles_x = (s.width + kTileW - 1) / kTileW;
-  const uint32_t tiles_per_env = tiles_x * ((s.height + kTileH - 1) / kTileH);
-  const uint64_t num_warps = static_cast<uint64_t>(tiles_per_env) * s.num_envs;
-  const uint64_t blocks = (num_warps * 32 + kBlockThreads - 1) / kBlockThreads;
-  if (blocks > 0x7fffffffull)
+  const WarpTiles tiles = WarpTiles::make(s.width, s.height, s.num_envs);
+  if (tiles.blocks > 0x7fffffffull)
     fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": too many envs x pixels for one launch");
-  depth_kernel<<<static_cast<unsigned>(blocks), kBlockThreads, 0, static_cast<cudaStream_t>(stream)>>>(
-      s.bvh, s.rays.ptr, s.params, s.width, s.height, tiles_x, tiles_per_env, static_cast<uint32_t>(num_warps),
-      body_poses, depth_out, s.overflows.ptr);
+  depth_kernel<<<static_cast<unsigned>(tiles.blocks), kBlockThreads, 0, static_cast<cudaStream_t>(stream)>>>(
+      s.bvh, s.rays.ptr, s.params, tiles, body_poses, depth_out, s.overflows.ptr);
   check(function, "launching the depth kernel", cudaGetLastError());
 }
 
