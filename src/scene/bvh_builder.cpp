@@ -128,7 +128,7 @@ class Builder {
 
   struct Split {
     int axis = -1;
-    int bin = 0;       // left side: bins [0, bin]
+    int bin = 0;       // left side: bins [0, bin] (full sweep: sorted positions [0, bin])
     float cost = std::numeric_limits<float>::infinity();  // SAH cost relative to the node's area
   };
 
@@ -154,7 +154,7 @@ class Builder {
 
     const uint32_t n = range.count();
     const float leaf_cost = options_.intersection_cost * static_cast<float>(n);
-    const Split split = n > 1 ? find_split(range, box, cbox) : Split{};
+    const Split split = n <= 1 ? Split{} : options_.full_sweep ? sweep_split(range, box) : find_split(range, box, cbox);
     const float split_cost = options_.traversal_cost + options_.intersection_cost * split.cost;
     if (n == 1 || (n <= options_.max_leaf_size && leaf_cost <= split_cost)) {
       node.first = range.begin;
@@ -167,7 +167,10 @@ class Builder {
     uint32_t mid = range.begin + n / 2;
     RangeBounds left_bounds, right_bounds;
     bool have_bounds = false;
-    if (split.axis >= 0) {
+    if (split.axis >= 0 && options_.full_sweep) {
+      sort_by_centroid(range, split.axis);  // sweep_split's order: the split is a position in it
+      mid = range.begin + static_cast<uint32_t>(split.bin) + 1;
+    } else if (split.axis >= 0) {
       const int bins = options_.num_bins;
       const float lo = cbox.lo[split.axis];
       const float scale = static_cast<float>(bins) / (cbox.hi[split.axis] - lo);
@@ -286,6 +289,43 @@ class Builder {
         if (count > 0 && count < range.count() && cost < best.cost) {
           best.axis = axis;
           best.bin = b;
+          best.cost = cost;
+        }
+      }
+    }
+    return best;
+  }
+
+  // Reference for judging the binned build's quality (BvhBuildOptions::full_sweep): the SAH
+  // evaluated at every split position of every axis, in centroid order. O(n log n) per
+  // node; for tests and benchmarks, not for production.
+  void sort_by_centroid(Range range, int axis) {
+    std::sort(ids_.data() + range.begin, ids_.data() + range.end, [&](uint32_t a, uint32_t b) {
+      const float ca = centroid(a)[axis], cb = centroid(b)[axis];
+      return ca < cb || (ca == cb && a < b);
+    });
+  }
+
+  Split sweep_split(Range range, const Aabb& box) {
+    Split best;
+    const float parent_area = box.half_area();
+    if (!(parent_area > 0.0f)) return best;
+    const uint32_t n = range.count();
+    std::vector<float> right_cost(n);
+    for (int axis = 0; axis < 3; ++axis) {
+      sort_by_centroid(range, axis);
+      Aabb acc;
+      for (uint32_t k = n - 1; k > 0; --k) {  // right side: positions [k, n)
+        acc.grow(bounds_[ids_[range.begin + k]]);
+        right_cost[k - 1] = acc.half_area() * static_cast<float>(n - k);
+      }
+      acc = Aabb{};
+      for (uint32_t k = 0; k + 1 < n; ++k) {  // left side: positions [0, k]
+        acc.grow(bounds_[ids_[range.begin + k]]);
+        const float cost = (acc.half_area() * static_cast<float>(k + 1) + right_cost[k]) / parent_area;
+        if (cost < best.cost) {
+          best.axis = axis;
+          best.bin = static_cast<int>(k);
           best.cost = cost;
         }
       }

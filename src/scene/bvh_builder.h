@@ -23,6 +23,8 @@ struct BvhBuildOptions {
                                   // of ~2, so 15% less memory) ...
   float intersection_cost = 1.0f; // ... relative to testing one triangle
   MemoryLedger* ledger = nullptr; // where the result and the transient build arrays are accounted
+  bool full_sweep = false;        // reference quality: SAH at every split position (slow; tests
+                                  // and benchmarks use it to judge the binned build)
 };
 
 // Zero-area triangles are left out (they are never hit), so tris may hold fewer triangles
