@@ -27,6 +27,8 @@
 
 #include <wr/wr.hpp>
 
+#include "splitmix64.h"
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -62,19 +64,6 @@ void print_rss(const char* when, const Rss& r) {
   std::printf("  memory %-28s RSS %8.1f MiB, peak %8.1f MiB\n", when, r.current, r.peak);
 }
 
-/// SplitMix64 (Steele, Lea, Flood, OOPSLA 2014): a tiny deterministic generator whose output,
-/// unlike std:: distributions, is the same on every standard library.
-struct SplitMix64 {
-  uint64_t state;
-  uint64_t next() {
-    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-  /// Uniform in [lo, hi).
-  float uniform(float lo, float hi) { return lo + (hi - lo) * float(next() >> 40) * 0x1p-24f; }
-};
 
 /// Quaternion (w, x, y, z) of a rotation by `angle` radians about the unit axis (ax, ay, az).
 void axis_angle_wxyz(float ax, float ay, float az, float angle, float* q) {
@@ -121,7 +110,7 @@ std::vector<float> place_robots(const wr::Scene& scene, uint32_t n, float camera
   const uint32_t rows = (n + cols - 1) / cols;
   const float x0 = b.min[0] + 0.1f * (b.max[0] - b.min[0]), y0 = b.min[1] + 0.1f * (b.max[1] - b.min[1]);
   const float cell_x = 0.8f * (b.max[0] - b.min[0]) / cols, cell_y = 0.8f * (b.max[1] - b.min[1]) / rows;
-  SplitMix64 rng{2024};
+  wr_tools::SplitMix64 rng{2024};
   std::vector<float> poses(size_t(n) * 7);  // (n x 7); the z are filled in below
   for (uint32_t i = 0; i < n; ++i) {
     float* p = &poses[size_t(i) * 7];

@@ -23,6 +23,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "splitmix64.h"
+
 namespace wr {
 namespace terrain {
 
@@ -41,12 +43,7 @@ const char* tile_kind_name(TileKind kind) {
 
 namespace {
 
-uint64_t splitmix64(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
+using wr_tools::splitmix64;
 
 // PCG32 (XSH RR output), O'Neill 2014. std::mt19937 would be portable too, but the
 // std:: distributions are not specified bit for bit, so the conversions are written here.

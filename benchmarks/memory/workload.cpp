@@ -4,23 +4,12 @@
 #include <cstdio>
 
 #include "child_process.h"
+#include "splitmix64.h"
 
 namespace wrbench {
 namespace {
 
 constexpr double kPi = 3.14159265358979323846;
-
-/// SplitMix64 (Steele, Lea, Flood, OOPSLA 2014): the same numbers on every standard library.
-struct SplitMix64 {
-  uint64_t state;
-  uint64_t next() {
-    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-  double uniform(double lo, double hi) { return lo + (hi - lo) * double(next() >> 11) * 0x1p-53; }
-};
 
 }  // namespace
 
@@ -61,7 +50,7 @@ wr_context create_context(Space space, const Workload& w) {
 std::vector<float> place_cameras(wr_scene scene, Space space, void* stream, uint32_t count, const Workload& w) {
   float lo[3], hi[3];
   WR_CHECK(wr_scene_bounds(scene, lo, hi));
-  SplitMix64 rng{w.seed};
+  wr_tools::SplitMix64 rng{w.seed};
   std::vector<float> poses(size_t(count) * 7);        // (count x 7), the result
   std::vector<float> probe_poses(size_t(count) * 7);  // (count x 7), 1 m above the scene
   const float top = hi[2] + 1.0f;
