@@ -6,7 +6,12 @@
 #   benchmarks/results/gpu-<date>-<gpu name>.md
 # with the GPU, driver, CUDA version, date, commit, test summary and every benchmark figure.
 #
-#   usage: scripts/gpu-check.sh
+#   usage: scripts/gpu-check.sh                    build here, run everything
+#          scripts/gpu-check.sh --prebuilt DIR     run the GPU programs of a bundle made by
+#                                                  scripts/gpu-bundle.sh on another machine:
+#                                                  for a GPU machine without this project's
+#                                                  Debian packages or a network (the CPU tests
+#                                                  run in CI); needs no nvcc here
 #
 # Exit status: 0 when everything passed; 1 when the build, a test or the benchmark failed (the
 # results file is written first); 2 when this machine has no usable NVIDIA GPU or no nvcc.
@@ -23,6 +28,14 @@ die() {  # message, exit status
   exit "${2:-2}"
 }
 
+prebuilt=""
+if [ "${1:-}" = "--prebuilt" ]; then
+  [ -n "${2:-}" ] || die "--prebuilt needs the folder made by scripts/gpu-bundle.sh"
+  prebuilt=$(cd "$2" && pwd) || die "--prebuilt: no folder $2"
+  [ -x "$prebuilt/bin/test_cuda_backend" ] && [ -x "$prebuilt/bin/wr-bench-gpu" ] ||
+    die "--prebuilt: $prebuilt/bin lacks test_cuda_backend or wr-bench-gpu (run scripts/gpu-bundle.sh)"
+fi
+
 # ---- a GPU, its driver, and nvcc -------------------------------------------------------------
 command -v nvidia-smi >/dev/null 2>&1 ||
   die "nvidia-smi not found: this script needs a machine with an NVIDIA GPU and its driver (elsewhere use scripts/run-tests.sh, where GPU tests skip)"
@@ -36,11 +49,43 @@ driver_cuda=$(nvidia-smi 2>/dev/null | grep -o 'CUDA Version: [0-9.]*' | head -n
 if ! command -v nvcc >/dev/null 2>&1 && [ -x /usr/local/cuda/bin/nvcc ]; then
   export PATH="/usr/local/cuda/bin:$PATH"
 fi
-command -v nvcc >/dev/null 2>&1 || die "nvcc not found (install the CUDA Toolkit, or put its bin/ on PATH)"
-nvcc_version=$(nvcc --version | grep -o 'release [0-9.]*, V[0-9.]*' | head -n 1)
+if [ -n "$prebuilt" ]; then
+  nvcc_version="prebuilt elsewhere (scripts/gpu-bundle.sh)"
+else
+  command -v nvcc >/dev/null 2>&1 || die "nvcc not found (install the CUDA Toolkit, or put its bin/ on PATH)"
+  nvcc_version=$(nvcc --version | grep -o 'release [0-9.]*, V[0-9.]*' | head -n 1)
+fi
 
 echo "gpu-check: $gpu_name, driver $driver_version (CUDA $driver_cuda), nvcc $nvcc_version"
 
+if [ -n "$prebuilt" ]; then
+  # ---- prebuilt: run the bundle's two programs against its own libraries ----------------------
+  build="$root/build-gpu-prebuilt"
+  rm -rf "$build"
+  mkdir -p "$build/gpu-check-logs"
+  logs="$build/gpu-check-logs"
+  cuda_arch="80;86;89;90 (bundle)"
+  status_build=0
+  build_s=0
+  export LD_LIBRARY_PATH="$prebuilt/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  export WR_REQUIRE_GPU=1
+  t0=$SECONDS
+  echo "gpu-check: running the CUDA backend's tests from $prebuilt"
+  echo "(CPU tests: run by CI, not here)" >"$logs/ctest-cpu.log"
+  status_tests=0
+  # The Catch2 binary's own summary line ("All tests passed" / "test cases: ...") is the record.
+  (cd "$root" && timeout 300 "$prebuilt/bin/test_cuda_backend") >"$logs/ctest-cuda.log" 2>&1 || status_tests=1
+  tests_s=$((SECONDS - t0))
+  [ $status_tests -eq 0 ] || echo "gpu-check: TESTS FAILED (log: $logs/ctest-cuda.log)" >&2
+  t0=$SECONDS
+  echo "gpu-check: running wr-bench-gpu from $prebuilt"
+  status_bench=0
+  (cd "$root" && timeout 300 "$prebuilt/bin/wr-bench-gpu" --obj assets/parkour_terrain.obj \
+    --csv "$build/bench-gpu.csv") >"$logs/bench.log" 2>&1 || status_bench=1
+  if grep -q '^no CUDA device' "$logs/bench.log"; then status_bench=1; fi
+  bench_s=$((SECONDS - t0))
+  [ $status_bench -eq 0 ] || { echo "gpu-check: BENCHMARK FAILED:" >&2; tail -n 20 "$logs/bench.log" >&2; }
+else
 # ---- dependencies (Debian packages); an offline machine that already has them is fine --------
 if ! bash scripts/setup.sh; then
   echo "gpu-check: warning: scripts/setup.sh failed (offline?); configuring with what is installed" >&2
@@ -109,6 +154,7 @@ if [ $status_build -eq 0 ]; then
   bench_s=$((SECONDS - t0))
   [ $status_bench -eq 0 ] || { echo "gpu-check: BENCHMARK FAILED:" >&2; tail -n 20 "$logs/bench.log" >&2; }
 fi
+fi  # prebuilt or built here
 
 # ---- results file ----------------------------------------------------------------------------
 date_utc=$(date -u +%Y-%m-%d)
@@ -123,8 +169,10 @@ else
 fi
 verdict() { [ "$1" -eq 0 ] && echo "passed" || echo "FAILED"; }
 step_verdict() { [ $status_build -eq 0 ] && verdict "$1" || echo "not run (build failed)"; }
-summary() {  # the tail of a ctest log from its "N% tests passed" line on
-  if [ -f "$1" ]; then sed -n '/tests passed\|tests failed/,$p' "$1"; else echo "(not run)"; fi
+summary() {  # the tail of a ctest log from its "N% tests passed" line on (a Catch2 log: its end)
+  if [ ! -f "$1" ]; then echo "(not run)"
+  elif grep -q 'tests passed\|tests failed' "$1"; then sed -n '/tests passed\|tests failed/,$p' "$1"
+  else tail -n 40 "$1"; fi
 }
 
 {

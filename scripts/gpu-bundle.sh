@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Prepares, on a machine WITHOUT a GPU, everything scripts/gpu-check.sh needs to check the
+# CUDA backend on a lent GPU machine that has CUDA but none of this project's Debian packages
+# and no network: builds test_cuda_backend and wr-bench-gpu with CUDA on (compiling needs no
+# GPU) and copies them, libwr and every shared library they load that is not glibc or the
+# CUDA driver into one folder:
+#   <dir>/bin/{test_cuda_backend,wr-bench-gpu}   <dir>/lib/*.so*
+# Then, on the GPU machine, from the repository root:
+#   scripts/gpu-check.sh --prebuilt <dir>
+#
+#   usage: scripts/gpu-bundle.sh [dir]     (default: build-gpu-bundle; the build itself goes
+#                                           to <dir>-build)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+dir="${1:-build-gpu-bundle}"
+build="$dir-build"
+bash scripts/setup.sh
+command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ] || { echo "gpu-bundle: nvcc not found" >&2; exit 2; }
+[ -x /usr/local/cuda/bin/nvcc ] && export PATH="/usr/local/cuda/bin:$PATH"
+
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DWR_ENABLE_CUDA=ON -DWR_BUILD_APPS=OFF \
+  -DCMAKE_CUDA_ARCHITECTURES="80;86;89;90" >/dev/null
+cmake --build "$build" -j "$(nproc 2>/dev/null || echo 2)" --target test_cuda_backend wr-bench-gpu
+
+rm -rf "$dir"
+mkdir -p "$dir/bin" "$dir/lib"
+cp "$build/tests/test_cuda_backend" "$build/benchmarks/wr-bench-gpu" "$dir/bin/"
+# Every library the two programs resolve, but glibc's own and the driver's (those must be the
+# GPU machine's). libstdc++ travels too: the GPU machine's may be older than the one built with.
+for bin in "$dir"/bin/*; do
+  ldd "$bin" | awk '/=> \// {print $3}'
+done | sort -u | while read -r lib; do
+  case "$(basename "$lib")" in
+    libc.so*|libm.so*|libdl.so*|librt.so*|libpthread.so*|ld-linux*|libcuda.so*|libnvidia*) ;;
+    *) cp -L "$lib" "$dir/lib/" ;;
+  esac
+done
+echo "gpu-bundle: $dir ($(du -sh "$dir" | cut -f1)):"
+ls -l "$dir/bin" "$dir/lib"
