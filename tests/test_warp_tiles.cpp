@@ -7,7 +7,7 @@
 
 #include "warp_tiles.h"
 
-TEST_CASE("every pixel of every env gets exactly one thread; warps are 8x4 tiles of one env") {
+TEST_CASE("every pixel of every env gets exactly one thread, and warps are 8x4 tiles of one env") {
   struct Size {
     uint32_t w, h, n;
   };
