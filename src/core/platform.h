@@ -32,14 +32,6 @@ WR_HD float fmax_(float a, float b) {
 }
 WR_HD float fabs_(float a) { return a < 0.0f ? -a : a; }
 
-WR_HD float sqrt_(float a) {
-#if defined(__CUDA_ARCH__)
-  return __fsqrt_rn(a);  // correctly rounded, as on the host
-#else
-  return __builtin_sqrtf(a);
-#endif
-}
-
 WR_HD bool is_finite_(float a) { return a - a == 0.0f; }  // false for inf and NaN
 
 WR_HD float infinity_() {

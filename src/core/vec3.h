@@ -10,16 +10,9 @@ struct Vec3 {
   float x, y, z;
 };
 
-WR_HD Vec3 make_vec3(float x, float y, float z) { return Vec3{x, y, z}; }
 WR_HD Vec3 operator+(Vec3 a, Vec3 b) { return Vec3{a.x + b.x, a.y + b.y, a.z + b.z}; }
 WR_HD Vec3 operator-(Vec3 a, Vec3 b) { return Vec3{a.x - b.x, a.y - b.y, a.z - b.z}; }
 WR_HD Vec3 operator*(Vec3 a, float s) { return Vec3{a.x * s, a.y * s, a.z * s}; }
-WR_HD float dot(Vec3 a, Vec3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
-WR_HD Vec3 cross(Vec3 a, Vec3 b) {
-  return Vec3{a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
-}
-WR_HD Vec3 vmin(Vec3 a, Vec3 b) { return Vec3{fmin_(a.x, b.x), fmin_(a.y, b.y), fmin_(a.z, b.z)}; }
-WR_HD Vec3 vmax(Vec3 a, Vec3 b) { return Vec3{fmax_(a.x, b.x), fmax_(a.y, b.y), fmax_(a.z, b.z)}; }
 WR_HD float component(Vec3 v, int axis) { return axis == 0 ? v.x : (axis == 1 ? v.y : v.z); }
 
 }  // namespace wr

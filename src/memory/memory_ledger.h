@@ -22,8 +22,6 @@ enum class MemoryTag : int {
   kCount
 };
 
-const char* memory_tag_name(MemoryTag tag);
-
 enum class MemorySpace : int { kHost = 0, kDevice = 1 };
 
 class MemoryLedger {
