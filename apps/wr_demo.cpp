@@ -311,10 +311,17 @@ int run(const Options& opt) {
   print_rss("at the end", read_rss());
   wr_memory_stats scene_mem{}, sensor_mem{};  // what the library itself accounts for
   if (wr_scene_memory(scene.get(), &scene_mem) == WR_SUCCESS &&
-      wr_sensor_memory(sensor.get(), &sensor_mem) == WR_SUCCESS)
-    std::printf("  memory library: scene %.1f MiB (BVH + triangles), sensor %.3f MiB (ray template)\n",
-                double(scene_mem.host_bytes + scene_mem.device_bytes) / 1048576.0,
-                double(sensor_mem.host_bytes + sensor_mem.device_bytes) / 1048576.0);
+      wr_sensor_memory(sensor.get(), &sensor_mem) == WR_SUCCESS) {
+    uint64_t nodes = 0, tris = 0, parents = 0;
+    wr_scene_memory_tag(scene.get(), WR_MEMORY_BVH_NODES, &nodes, nullptr);
+    wr_scene_memory_tag(scene.get(), WR_MEMORY_BVH_TRIANGLES, &tris, nullptr);
+    wr_scene_memory_tag(scene.get(), WR_MEMORY_BVH_PARENTS, &parents, nullptr);
+    std::printf("  memory library: scene %.1f MiB (%.1f bytes/triangle: nodes %.1f, triangles %.1f, parents %.1f MiB), "
+                "sensor %.3f MiB (ray template), %llu bytes per env\n",
+                scene_mem.host_bytes / 1048576.0, double(scene_mem.host_bytes) / double(scene.num_triangles()),
+                nodes / 1048576.0, tris / 1048576.0, parents / 1048576.0, sensor_mem.host_bytes / 1048576.0,
+                (unsigned long long)(scene_mem.per_env_bytes + sensor_mem.per_env_bytes));
+  }
   std::printf("  wrote      %s (first %u of %u images, log grey: white <= %.2f m, black >= %.2f m, blue = miss)\n",
               png.string().c_str(), std::min<uint32_t>(n, 16), n, double(shown.near), double(shown.far));
   std::printf("  wrote      %s (float32 [%u, %u, %u], +inf = miss)\n", npy.string().c_str(), n, height, width);

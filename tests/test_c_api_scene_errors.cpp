@@ -242,3 +242,50 @@ TEST_CASE("wr_scene_build_seconds reports the build and rejects NULL", "[c_api]"
   EXPECT_FAIL(wr_scene_build_seconds(w.scene, nullptr), WR_ERROR_INVALID_ARGUMENT, "wr_scene_build_seconds", "out");
   w.expect_intact();
 }
+
+TEST_CASE("memory per tag adds up to the totals, names every tag, and rejects bad tags", "[c_api]") {
+  World w;
+  wr_memory_stats scene_total{}, sensor_total{};
+  REQUIRE(wr_scene_memory(w.scene, &scene_total) == WR_SUCCESS);
+  REQUIRE(wr_sensor_memory(w.sensor, &sensor_total) == WR_SUCCESS);
+  uint64_t scene_host = 0, scene_device = 0, sensor_host = 0, sensor_device = 0;
+  for (int t = 0; t < WR_MEMORY_TAG_COUNT; ++t) {
+    const wr_memory_tag tag = static_cast<wr_memory_tag>(t);
+    CHECK(std::string(wr_memory_tag_string(tag)) != "unknown");
+    uint64_t host = 0, device = 0;
+    REQUIRE(wr_scene_memory_tag(w.scene, tag, &host, &device) == WR_SUCCESS);
+    scene_host += host;
+    scene_device += device;
+    REQUIRE(wr_sensor_memory_tag(w.sensor, tag, &host, nullptr) == WR_SUCCESS);
+    sensor_host += host;
+    REQUIRE(wr_sensor_memory_tag(w.sensor, tag, nullptr, &device) == WR_SUCCESS);
+    sensor_device += device;
+  }
+  CHECK(scene_host == scene_total.host_bytes);
+  CHECK(scene_device == scene_total.device_bytes);
+  CHECK(sensor_host == sensor_total.host_bytes);
+  CHECK(sensor_device == sensor_total.device_bytes);
+  // Each array is where it belongs: BVH data in the scene, the template in the sensor.
+  uint64_t nodes = 0, tris = 0, ray_template = 0, scratch = 0;
+  REQUIRE(wr_scene_memory_tag(w.scene, WR_MEMORY_BVH_NODES, &nodes, nullptr) == WR_SUCCESS);
+  REQUIRE(wr_scene_memory_tag(w.scene, WR_MEMORY_BVH_TRIANGLES, &tris, nullptr) == WR_SUCCESS);
+  REQUIRE(wr_scene_memory_tag(w.scene, WR_MEMORY_BUILD_SCRATCH, &scratch, nullptr) == WR_SUCCESS);
+  REQUIRE(wr_sensor_memory_tag(w.sensor, WR_MEMORY_RAY_TEMPLATE, &ray_template, nullptr) == WR_SUCCESS);
+  CHECK(nodes % 32 == 0);
+  CHECK(nodes > 0);
+  CHECK(tris == 40 * kRoomIndices.size() / 3);
+  CHECK(scratch == 0);
+  CHECK(ray_template == 16ull * w.desc.width * w.desc.height);
+  CHECK(std::string(wr_memory_tag_string(static_cast<wr_memory_tag>(99))) == "unknown");
+
+  uint64_t host = 0;
+  EXPECT_FAIL(wr_scene_memory_tag(w.scene, static_cast<wr_memory_tag>(7), &host, nullptr), WR_ERROR_INVALID_ARGUMENT,
+              "wr_scene_memory_tag", "tag");
+  EXPECT_FAIL(wr_scene_memory_tag(w.scene, WR_MEMORY_BVH_NODES, nullptr, nullptr), WR_ERROR_INVALID_ARGUMENT,
+              "wr_scene_memory_tag", "out_host_bytes");
+  EXPECT_FAIL(wr_scene_memory_tag(nullptr, WR_MEMORY_BVH_NODES, &host, nullptr), WR_ERROR_INVALID_ARGUMENT,
+              "wr_scene_memory_tag", "scene");
+  EXPECT_FAIL(wr_sensor_memory_tag(nullptr, WR_MEMORY_RAY_TEMPLATE, &host, nullptr), WR_ERROR_INVALID_ARGUMENT,
+              "wr_sensor_memory_tag", "sensor");
+  w.expect_intact();
+}

@@ -212,6 +212,28 @@ WR_API wr_status wr_scene_memory(wr_scene scene, wr_memory_stats* out);
    CUDA context), counters and the object itself. */
 WR_API wr_status wr_sensor_memory(wr_sensor sensor, wr_memory_stats* out);
 
+/* What the bytes of wr_memory_stats are, one kind of allocation at a time. */
+typedef enum wr_memory_tag {
+  WR_MEMORY_OBJECTS = 0,        /* the handle and object structs themselves */
+  WR_MEMORY_BVH_NODES = 1,      /* BVH nodes, 32 bytes each */
+  WR_MEMORY_BVH_TRIANGLES = 2,  /* triangles in leaf order, 40 bytes each */
+  WR_MEMORY_BVH_PARENTS = 3,    /* a parent index per node (exact stack-overflow fallback) */
+  WR_MEMORY_RAY_TEMPLATE = 4,   /* a direction per pixel, shared by every env */
+  WR_MEMORY_COUNTERS = 5,       /* small device counters */
+  WR_MEMORY_BUILD_SCRATCH = 6,  /* BVH build working arrays: 0 once the scene exists */
+  WR_MEMORY_TAG_COUNT = 7
+} wr_memory_tag;
+
+/* Static name of a tag, e.g. "bvh_nodes"; "unknown" outside the enum. Never NULL. */
+WR_API const char* wr_memory_tag_string(wr_memory_tag tag);
+
+/* Host and device bytes of one tag in a scene's or a sensor's memory (either output may be
+   NULL, not both). The tags' bytes add up to wr_scene_memory / wr_sensor_memory. */
+WR_API wr_status wr_scene_memory_tag(wr_scene scene, wr_memory_tag tag, uint64_t* out_host_bytes,
+                                     uint64_t* out_device_bytes);
+WR_API wr_status wr_sensor_memory_tag(wr_sensor sensor, wr_memory_tag tag, uint64_t* out_host_bytes,
+                                      uint64_t* out_device_bytes);
+
 /* ---- Explicit rays ------------------------------------------------------------- */
 
 /* Nearest hit of each of `count` (>= 1) rays, for height scanners, LiDAR patterns and

@@ -77,6 +77,20 @@ wr_memory_stats memory_stats(const wr::MemoryLedger& ledger) {
   return stats;
 }
 
+void memory_of_tag(const char* fn, const wr::MemoryLedger& ledger, wr_memory_tag tag, uint64_t* out_host_bytes,
+                   uint64_t* out_device_bytes) {
+  int value;
+  std::memcpy(&value, &tag, sizeof value);
+  if (value < 0 || value >= WR_MEMORY_TAG_COUNT)
+    fail(WR_ERROR_INVALID_ARGUMENT, std::string(fn) + ": tag = " + std::to_string(value) + ": must be in [0, " +
+                                        std::to_string(int(WR_MEMORY_TAG_COUNT)) + ")");
+  if (!out_host_bytes && !out_device_bytes)
+    fail(WR_ERROR_INVALID_ARGUMENT, std::string(fn) + ": out_host_bytes and out_device_bytes are both NULL");
+  const auto t = static_cast<wr::MemoryTag>(value);
+  if (out_host_bytes) *out_host_bytes = ledger.bytes(wr::MemorySpace::kHost, t);
+  if (out_device_bytes) *out_device_bytes = ledger.bytes(wr::MemorySpace::kDevice, t);
+}
+
 wr_status create_scene(const char* function, wr_context context, const float* vertices, uint64_t num_vertices,
                        const uint32_t* indices, uint64_t num_triangles, wr_scene* out) {
   return api_guard(function, [&] {
@@ -305,6 +319,39 @@ wr_status wr_sensor_memory(wr_sensor sensor, wr_memory_stats* out) {
   });
 }
 
+const char* wr_memory_tag_string(wr_memory_tag tag) {
+  int value;
+  std::memcpy(&value, &tag, sizeof value);
+  switch (value) {
+    case WR_MEMORY_OBJECTS: return "objects";
+    case WR_MEMORY_BVH_NODES: return "bvh_nodes";
+    case WR_MEMORY_BVH_TRIANGLES: return "bvh_triangles";
+    case WR_MEMORY_BVH_PARENTS: return "bvh_parents";
+    case WR_MEMORY_RAY_TEMPLATE: return "ray_template";
+    case WR_MEMORY_COUNTERS: return "counters";
+    case WR_MEMORY_BUILD_SCRATCH: return "build_scratch";
+  }
+  return "unknown";
+}
+
+wr_status wr_scene_memory_tag(wr_scene scene, wr_memory_tag tag, uint64_t* out_host_bytes,
+                              uint64_t* out_device_bytes) {
+  const char* fn = "wr_scene_memory_tag";
+  return api_guard(fn, [&] {
+    require_non_null(fn, scene, "scene");
+    memory_of_tag(fn, scene->scene->ledger(), tag, out_host_bytes, out_device_bytes);
+  });
+}
+
+wr_status wr_sensor_memory_tag(wr_sensor sensor, wr_memory_tag tag, uint64_t* out_host_bytes,
+                               uint64_t* out_device_bytes) {
+  const char* fn = "wr_sensor_memory_tag";
+  return api_guard(fn, [&] {
+    require_non_null(fn, sensor, "sensor");
+    memory_of_tag(fn, sensor->sensor->ledger(), tag, out_host_bytes, out_device_bytes);
+  });
+}
+
 wr_status wr_scene_intersect(wr_scene scene, const float* origins, const float* directions, const float* tmax,
                              uint64_t count, float* out_t, uint32_t* out_triangle, void* stream) {
   const char* fn = "wr_scene_intersect";
@@ -337,3 +384,13 @@ void wr_sensor_release(wr_sensor sensor) {
 }
 
 }  // extern "C"
+
+// wr.h's wr_memory_tag and the ledger's MemoryTag are one list.
+static_assert(int(wr::MemoryTag::kObjects) == WR_MEMORY_OBJECTS && int(wr::MemoryTag::kBvhNodes) == WR_MEMORY_BVH_NODES &&
+                  int(wr::MemoryTag::kBvhTriangles) == WR_MEMORY_BVH_TRIANGLES &&
+                  int(wr::MemoryTag::kBvhParents) == WR_MEMORY_BVH_PARENTS &&
+                  int(wr::MemoryTag::kRayTemplate) == WR_MEMORY_RAY_TEMPLATE &&
+                  int(wr::MemoryTag::kCounters) == WR_MEMORY_COUNTERS &&
+                  int(wr::MemoryTag::kBuildScratch) == WR_MEMORY_BUILD_SCRATCH &&
+                  int(wr::MemoryTag::kCount) == WR_MEMORY_TAG_COUNT,
+              "wr.h's wr_memory_tag and the ledger's MemoryTag are out of step");

@@ -11,6 +11,7 @@
 
 namespace wr {
 
+// Same values as wr.h's wr_memory_tag.
 enum class MemoryTag : int {
   kObjects = 0,    // the handle and object structs themselves
   kBvhNodes,       // BvhNode array
