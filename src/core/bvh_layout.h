@@ -23,8 +23,9 @@ static_assert(sizeof(BvhNode) == 32, "BvhNode must stay 32 bytes (two per cache 
 static_assert(offsetof(BvhNode, bmax) == 16, "traversal reads bmax 4 floats after bmin");
 
 // 40 bytes: the exact corners (the watertight test needs vertices, not edges, so shared
-// edges stay bit-identical) and the input id, nothing else. Unpadded on purpose: memory per
-// triangle is what every env's scene costs; 8-byte alignment still allows paired loads.
+// edges stay bit-identical) and the input id, nothing else. Unpadded on purpose: triangles
+// are most of a scene's memory (63 of its bytes per triangle with the nodes); 8-byte
+// alignment still allows paired loads.
 struct alignas(8) BvhTriangle {
   float v0[3];
   float v1[3];
