@@ -72,8 +72,9 @@ typedef enum wr_status {
    value outside the enum. Never NULL. */
 WR_API const char* wr_status_string(wr_status status);
 
-/* Message of the last failed call on the calling thread, e.g.
-   "wr_scene_create: indices[3] (triangle 1, corner 0) = 9 is out of range: num_vertices is 4".
+/* Message of the last failed call on the calling thread: the function, the culprit, and the
+   status name, e.g. "wr_scene_create: indices[3] (triangle 1, corner 0) = 9 is out of range:
+   num_vertices is 4 [WR_ERROR_INVALID_ARGUMENT]".
    Empty string when no call on this thread has failed yet. Never NULL. The
    pointer stays valid until the next failing call on this thread. */
 WR_API const char* wr_last_error(void);

@@ -15,7 +15,12 @@ namespace wr {
 // The calling thread's last error message ("" until a call fails).
 std::string& last_error_message();
 
-void set_last_error(const char* function, wr_status status, const char* message);
+// Stores "<message> [<status name>]"; messages from the library already start with the
+// C function's name.
+void set_last_error(wr_status status, const char* message);
+
+// For failures that did not come as a StatusError: prefixes the C function's name.
+void set_last_error(const char* function, wr_status status, const char* what);
 
 template <class Body>
 wr_status api_guard(const char* function, Body&& body) noexcept {
@@ -23,7 +28,7 @@ wr_status api_guard(const char* function, Body&& body) noexcept {
     body();
     return WR_SUCCESS;
   } catch (const StatusError& e) {
-    set_last_error(function, e.status(), e.what());
+    set_last_error(e.status(), e.what());
     return e.status();
   } catch (const std::bad_alloc&) {
     set_last_error(function, WR_ERROR_OUT_OF_MEMORY, "out of host memory");

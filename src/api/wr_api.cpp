@@ -24,12 +24,19 @@ std::string& last_error_message() {
   return message;
 }
 
-void set_last_error(const char* /*function*/, wr_status status, const char* message) {
+void set_last_error(wr_status status, const char* message) {
   try {
-    // Messages from the library already start with the function's name.
     last_error_message() = std::string(message) + " [" + wr_status_string(status) + "]";
   } catch (...) {
     // Out of memory while reporting: keep the previous message rather than throw.
+  }
+}
+
+void set_last_error(const char* function, wr_status status, const char* what) {
+  try {
+    set_last_error(status, (std::string(function) + ": " + what).c_str());
+  } catch (...) {
+    set_last_error(status, what);  // no memory for the prefix: the bare message still says what
   }
 }
 
