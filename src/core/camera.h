@@ -82,19 +82,39 @@ WR_HD bool camera_from_body_pose(const float* body_pose, const DepthParams& p, R
   return true;
 }
 
+// The world-space ray of one pixel: the template direction turned by the camera, and the
+// distance interval [tmin, tmax] that the clip range allows (near/far divided by depth_scale,
+// since the reported value is t * depth_scale).
+struct PixelRay {
+  Vec3 dir;
+  float tmin, tmax;
+};
+
+WR_HD PixelRay make_pixel_ray(const TemplateRay& ray, const RigidTransform& camera, const DepthParams& p) {
+  PixelRay r;
+  r.dir = rotate(camera.rot, Vec3{ray.dir[0], ray.dir[1], ray.dir[2]});
+  r.tmin = p.near_clip / ray.depth_scale;
+  r.tmax = p.far_clip / ray.depth_scale;
+  return r;
+}
+
+// The reported value of a traced pixel. Rounding of t * depth_scale is clamped back into
+// [near, far] (see wr.h).
+WR_HD float pixel_depth(float t, uint32_t triangle, const TemplateRay& ray, const DepthParams& p) {
+  if (triangle == kInvalidIndex) return p.miss_value;
+  return fmin_(fmax_(t * ray.depth_scale, p.near_clip), p.far_clip);
+}
+
 // Depth of one pixel: trace the template ray from the camera and report its depth kind.
-// Near/far bound the reported value (see wr.h): the ray interval is [near, far] divided by
-// depth_scale, and rounding of t * depth_scale is clamped back into [near, far].
+// (The CPU's SIMD packet path, src/cpu/packet_traversal.h, builds its rays with the same two
+// functions above.)
 template <int kStackSize = kTraversalStackSize>
 WR_HD float render_depth_pixel(const BvhView& bvh, const TemplateRay& ray, const RigidTransform& camera,
                                const DepthParams& p, bool* overflowed) {
-  const Vec3 dir = rotate(camera.rot, Vec3{ray.dir[0], ray.dir[1], ray.dir[2]});
-  const float tmin = p.near_clip / ray.depth_scale;
-  const float tmax = p.far_clip / ray.depth_scale;
-  const TraceResult hit = trace_closest_hit<kStackSize>(bvh, camera.pos, dir, tmin, tmax);
+  const PixelRay r = make_pixel_ray(ray, camera, p);
+  const TraceResult hit = trace_closest_hit<kStackSize>(bvh, camera.pos, r.dir, r.tmin, r.tmax);
   *overflowed = hit.overflowed;
-  if (hit.triangle == kInvalidIndex) return p.miss_value;
-  return fmin_(fmax_(hit.t * ray.depth_scale, p.near_clip), p.far_clip);
+  return pixel_depth(hit.t, hit.triangle, ray, p);
 }
 
 }  // namespace wr

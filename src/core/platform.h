@@ -7,9 +7,13 @@
 
 #if defined(__CUDACC__)
 #define WR_HD __host__ __device__ __forceinline__
-#else
+#elif !defined(WR_HD)
 #define WR_HD inline
 #endif
+// A host translation unit compiled for a wider instruction set than the rest of the library
+// (src/cpu/packet_*.cpp) defines WR_HD as `static inline` before including anything: its
+// copies of these functions then stay private to it, and the linker can never hand an AVX-512
+// copy of an inline function to code that runs on a CPU without AVX-512.
 
 namespace wr {
 

@@ -6,6 +6,7 @@ namespace {
 struct TileGrid {
   const CpuRenderJob* job;
   uint32_t tiles_x, tiles_per_env;
+  PacketTileFn packet_fn;  // nullptr: scalar
 };
 
 void render_tile(void* context, uint32_t task, unsigned /*thread_index*/) {
@@ -20,6 +21,12 @@ void render_tile(void* context, uint32_t task, unsigned /*thread_index*/) {
   RigidTransform camera{};
   const bool valid = camera_from_body_pose(job.body_poses + 7ull * env, job.params, &camera);
   uint64_t overflows = 0;
+  if (valid && grid.packet_fn) {
+    const PacketTile packet_tile{job.bvh, job.rays, job.width, u0, v0, u1, v1, camera, &job.params, image};
+    overflows = grid.packet_fn(packet_tile);
+    if (overflows) job.stack_overflows->fetch_add(overflows, std::memory_order_relaxed);
+    return;
+  }
   for (uint32_t v = v0; v < v1; ++v) {
     for (uint32_t u = u0; u < u1; ++u) {
       const size_t pixel = static_cast<size_t>(v) * job.width + u;
@@ -40,6 +47,7 @@ void render_tile(void* context, uint32_t task, unsigned /*thread_index*/) {
 void cpu_render(ThreadPool& pool, const CpuRenderJob& job) {
   TileGrid grid;
   grid.job = &job;
+  grid.packet_fn = packet_tile_fn(job.simd);
   grid.tiles_x = (job.width + kCpuTileSize - 1) / kCpuTileSize;
   grid.tiles_per_env = grid.tiles_x * ((job.height + kCpuTileSize - 1) / kCpuTileSize);
   pool.run(grid.tiles_per_env * job.num_envs, render_tile, &grid);

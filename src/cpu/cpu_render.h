@@ -1,11 +1,13 @@
 // CPU backend of the depth sensor: tiles of neighbouring pixels of one env per task, run on
-// the context's thread pool with the shared traversal of src/core.
+// the context's thread pool, traced as SIMD packets (cpu/packet_tile.h) where the CPU allows
+// and with the shared scalar traversal of src/core otherwise.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
 
 #include "core/camera.h"
+#include "cpu/cpu_simd.h"
 #include "cpu/thread_pool.h"
 
 namespace wr {
@@ -19,6 +21,7 @@ struct CpuRenderJob {
   const float* body_poses;  // (num_envs x 7), already validated
   float* depth_out;         // (num_envs x height x width)
   std::atomic<uint64_t>* stack_overflows;  // incremented once per overflowed ray
+  CpuSimd simd = best_cpu_simd();          // tracing path; every path gives the same depth
 };
 
 // Side of the square pixel tiles one task renders: 8x8 rays from one origin with nearly the

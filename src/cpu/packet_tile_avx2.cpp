@@ -1,0 +1,12 @@
+// render_tile_avx2: the packet traversal of packet_traversal.h compiled for AVX2, two registers per 16 lanes.
+// This file alone is compiled with those instructions (src/CMakeLists.txt); cpu_simd.cpp
+// calls it only on a CPU that has them.
+#define WR_HD static inline  // private copies of src/core (see core/platform.h)
+
+#include "cpu/packet_traversal.h"
+
+namespace wr {
+
+uint64_t render_tile_avx2(const PacketTile& tile) { return render_tile_packets(tile); }
+
+}  // namespace wr

@@ -1,0 +1,259 @@
+// Packet traversal for the CPU backend: 16 rays of a 4x4 pixel block, one per SIMD lane,
+// walk the BVH together (Wald, Slusallek, Benthin, Wagner, "Interactive Rendering with
+// Coherent Ray Tracing", Eurographics 2001). The rays of a depth camera share their origin,
+// so every per-node and per-triangle quantity that depends only on the origin (box planes
+// minus origin, vertices minus origin) is computed once for the packet; only the products
+// with the per-ray direction terms are done per lane.
+//
+// Exactness: each lane computes exactly what the scalar path (src/core) computes for its ray,
+// operation for operation and in the same order (the watertight triangle test of
+// ray_triangle.h, the robust box test of ray_box.h), and nodes are only skipped for a lane
+// where the scalar rule skips them (box missed, or entered beyond the closest hit). The
+// closest hit is the lowest (t, triangle id) over every triangle the test accepts, so the
+// depth equals the scalar path's bit for bit (tests/test_cpu_packet.cpp checks it).
+//
+// A packet whose rays do not share the signs of their direction components and the axis
+// permutation of the triangle test (tiles across which the dominant axis or a sign changes)
+// takes the mixed variant, which selects those per lane (kUniform = false).
+//
+// Included only by the per-instruction-set translation units (packet_tile_*.cpp), which
+// define WR_HD as `static inline` first; everything here has internal linkage.
+#pragma once
+
+#include <string.h>
+
+#include "core/camera.h"
+#include "cpu/packet_tile.h"
+#include "cpu/simd_lanes.h"
+
+namespace wr {
+namespace {
+
+constexpr int kPacketSide = 4;  // 4x4 pixels = kLanes rays
+
+struct Packet {
+  LaneF inv_x, inv_y, inv_z;  // 1 / direction (ray_box.h)
+  LaneF sx, sy, sz;           // shear constants of the triangle test (ray_triangle.h)
+  LaneF tmin;
+  LaneF best_t;               // closest hit so far, tmax before any
+  LaneU best_id;              // its input triangle id, kInvalidIndex before any
+  LaneI kx, ky, kz;           // per-lane axis permutation (mixed packets only)
+  LaneBits active;            // lanes that hold a pixel of the tile
+  float org[3];               // shared origin, world axes
+  // Uniform packets: the shared axis permutation and the near-plane offsets of ray_box.h.
+  int ukx, uky, ukz;
+  int near_x, near_y, near_z;
+};
+
+// Both child boxes of a node against every active lane. Returns the lanes that enter the
+// box within [tmin, best_t] and, in *entry, each lane's entry distance.
+template <bool kUniform>
+__attribute__((always_inline)) inline LaneBits packet_hits_box(const Packet& p, const BvhNode& node,
+                                                              LaneF* entry) {
+  LaneF nx, fx, ny, fy, nz, fz;
+  if (kUniform) {
+    // Every lane enters each slab through the same plane: the scalar path's NodeSlabs.
+    const float* f = reinterpret_cast<const float*>(&node);
+    nx = (f[p.near_x] - p.org[0]) * p.inv_x, fx = (f[4 - p.near_x] - p.org[0]) * p.inv_x;
+    ny = (f[1 + p.near_y] - p.org[1]) * p.inv_y, fy = (f[5 - p.near_y] - p.org[1]) * p.inv_y;
+    nz = (f[2 + p.near_z] - p.org[2]) * p.inv_z, fz = (f[6 - p.near_z] - p.org[2]) * p.inv_z;
+  } else {
+    // Signs differ across lanes: the entry plane is the nearer of the two. Written so a NaN
+    // slab value (0 * inf) comes out as NaN on both sides, which the interval ignores, as in
+    // ray_box.h.
+    const LaneF x0 = (node.bmin[0] - p.org[0]) * p.inv_x, x1 = (node.bmax[0] - p.org[0]) * p.inv_x;
+    const LaneF y0 = (node.bmin[1] - p.org[1]) * p.inv_y, y1 = (node.bmax[1] - p.org[1]) * p.inv_y;
+    const LaneF z0 = (node.bmin[2] - p.org[2]) * p.inv_z, z1 = (node.bmax[2] - p.org[2]) * p.inv_z;
+    nx = x1 < x0 ? x1 : x0, fx = x1 > x0 ? x1 : x0;
+    ny = y1 < y0 ? y1 : y0, fy = y1 > y0 ? y1 : y0;
+    nz = z1 < z0 ? z1 : z0, fz = z1 > z0 ? z1 : z0;
+  }
+  // slab_interval() of ray_box.h, lane by lane.
+  LaneF tnear = p.tmin, tfar = p.best_t;
+  tnear = nx > tnear ? nx : tnear;
+  tnear = ny > tnear ? ny : tnear;
+  tnear = nz > tnear ? nz : tnear;
+  tfar = fx < tfar ? fx : tfar;
+  tfar = fy < tfar ? fy : tfar;
+  tfar = fz < tfar ? fz : tfar;
+  *entry = tnear;
+  return bits_of(tnear <= tfar * kRobustFarScale) & p.active;
+}
+
+// intersect_leaf() of bvh_traverse.h for every active lane: the watertight test of
+// ray_triangle.h with the vertices taken relative to the shared origin once per triangle.
+template <bool kUniform>
+__attribute__((always_inline)) inline void packet_intersect_leaf(const BvhView& bvh, const BvhNode& leaf,
+                                                                Packet* p) {
+  const LaneF zero = splat(0.0f);
+  for (uint32_t i = leaf.first; i < leaf.first + leaf.count; ++i) {
+    const BvhTriangle& tri = bvh.tris[i];
+    // a[k] - org[k] for k = kz, kx, ky: scalars shared by the packet, or selected per lane.
+    LaneF Akz, Bkz, Ckz, Akx, Aky, Bkx, Bky, Ckx, Cky;
+    if (kUniform) {
+      const int kx = p->ukx, ky = p->uky, kz = p->ukz;
+      Akz = splat(tri.v0[kz] - p->org[kz]), Bkz = splat(tri.v1[kz] - p->org[kz]), Ckz = splat(tri.v2[kz] - p->org[kz]);
+      Akx = splat(tri.v0[kx] - p->org[kx]), Aky = splat(tri.v0[ky] - p->org[ky]);
+      Bkx = splat(tri.v1[kx] - p->org[kx]), Bky = splat(tri.v1[ky] - p->org[ky]);
+      Ckx = splat(tri.v2[kx] - p->org[kx]), Cky = splat(tri.v2[ky] - p->org[ky]);
+    } else {
+      float a[3], b[3], c[3];
+      for (int k = 0; k < 3; ++k)
+        a[k] = tri.v0[k] - p->org[k], b[k] = tri.v1[k] - p->org[k], c[k] = tri.v2[k] - p->org[k];
+      const auto pick = [](const LaneI& axis, const float* v) {
+        return axis == 0 ? splat(v[0]) : (axis == 1 ? splat(v[1]) : splat(v[2]));
+      };
+      Akz = pick(p->kz, a), Bkz = pick(p->kz, b), Ckz = pick(p->kz, c);
+      Akx = pick(p->kx, a), Aky = pick(p->ky, a);
+      Bkx = pick(p->kx, b), Bky = pick(p->ky, b);
+      Ckx = pick(p->kx, c), Cky = pick(p->ky, c);
+    }
+    const LaneF Ax = Akx - p->sx * Akz, Ay = Aky - p->sy * Akz;
+    const LaneF Bx = Bkx - p->sx * Bkz, By = Bky - p->sy * Bkz;
+    const LaneF Cx = Ckx - p->sx * Ckz, Cy = Cky - p->sy * Ckz;
+    LaneF U = Cx * By - Cy * Bx;
+    LaneF V = Ax * Cy - Ay * Cx;
+    LaneF W = Bx * Ay - By * Ax;
+    LaneBits on_edge = bits_of((U == zero) | (V == zero) | (W == zero)) & p->active;
+    while (on_edge) {  // decided in double, lane by lane, as the scalar test does
+      const int l = __builtin_ctz(on_edge);
+      on_edge &= on_edge - 1;
+      U[l] = static_cast<float>(static_cast<double>(Cx[l]) * By[l] - static_cast<double>(Cy[l]) * Bx[l]);
+      V[l] = static_cast<float>(static_cast<double>(Ax[l]) * Cy[l] - static_cast<double>(Ay[l]) * Cx[l]);
+      W[l] = static_cast<float>(static_cast<double>(Bx[l]) * Ay[l] - static_cast<double>(By[l]) * Ax[l]);
+    }
+    const LaneI outside = ((U < zero) | (V < zero) | (W < zero)) & ((U > zero) | (V > zero) | (W > zero));
+    const LaneF det = U + V + W;
+    LaneBits hit = bits_of(~outside & (det != zero)) & p->active;
+    if (!hit) continue;  // most triangles: no lane inside, no division
+    const LaneF T = U * (p->sz * Akz) + V * (p->sz * Bkz) + W * (p->sz * Ckz);
+    const LaneF t = T / det;
+    const LaneU id = LaneU{} + tri.id;
+    // In [tmin, best_t], and closer, or as close with a lower id (intersect_leaf()).
+    hit &= bits_of((t >= p->tmin) & (t <= p->best_t) & ((t < p->best_t) | (id < p->best_id)));
+    if (!hit) continue;
+    const LaneI take = mask_of(hit);
+    p->best_t = take ? t : p->best_t;
+    p->best_id = take ? id : p->best_id;
+  }
+}
+
+// Closest hits of the packet's lanes (left in p->best_t / p->best_id). Near-first with a
+// fixed stack, as trace_closest_hit(): a node is visited when any active lane enters it,
+// nearer child first by the smallest entry over the lanes. Returns false when the stack would
+// overflow; the caller then traces the packet's rays with the scalar path.
+template <bool kUniform>
+bool trace_packet(const BvhView& bvh, Packet* p) {
+  LaneF entry;
+  if (!packet_hits_box<kUniform>(*p, bvh.nodes[0], &entry)) return true;
+  uint32_t stack[kTraversalStackSize];
+  float stack_entry[kTraversalStackSize];  // smallest entry over the lanes that entered
+  int sp = 0;
+  uint32_t node = 0;
+  for (;;) {
+    const BvhNode& n = bvh.nodes[node];
+    if (n.count == 0) {
+      const uint32_t c0 = n.first, c1 = n.first + 1;
+      detail::prefetch_below(bvh, bvh.nodes[c0]);
+      detail::prefetch_below(bvh, bvh.nodes[c1]);
+      LaneF e0, e1;
+      const LaneBits h0 = packet_hits_box<kUniform>(*p, bvh.nodes[c0], &e0);
+      const LaneBits h1 = packet_hits_box<kUniform>(*p, bvh.nodes[c1], &e1);
+      if (h0 && h1) {
+        if (sp == kTraversalStackSize) return false;
+        const float m0 = min_of(e0, h0), m1 = min_of(e1, h1);
+        const bool first0 = m0 <= m1;
+        stack[sp] = first0 ? c1 : c0;
+        stack_entry[sp++] = first0 ? m1 : m0;
+        node = first0 ? c0 : c1;
+        continue;
+      }
+      if (h0 | h1) {
+        node = h0 ? c0 : c1;
+        continue;
+      }
+    } else {
+      packet_intersect_leaf<kUniform>(bvh, n, p);
+    }
+    // Drop popped nodes that every lane enters beyond its closest hit (conservative: the
+    // smallest entry against the largest closest hit).
+    const float farthest_hit = max_of(p->best_t, p->active) * kRobustFarScale;
+    do {
+      if (sp == 0) return true;
+      --sp;
+    } while (stack_entry[sp] > farthest_hit);
+    node = stack[sp];
+  }
+}
+
+// Renders pixels [u0, u0 + 4) x [v0, v0 + 4) of the tile (clipped to it).
+uint64_t render_packet(const PacketTile& tile, uint32_t u0, uint32_t v0) {
+  alignas(64) float inv[3][kLanes], shear[3][kLanes], tmin[kLanes], tmax[kLanes];
+  alignas(64) int32_t axis[3][kLanes];
+  Packet p;
+  p.active = 0;
+  p.org[0] = tile.camera.pos.x, p.org[1] = tile.camera.pos.y, p.org[2] = tile.camera.pos.z;
+  bool uniform = true;
+  int key0 = -1;
+  for (int l = 0; l < kLanes; ++l) {
+    const uint32_t u = u0 + l % kPacketSide, v = v0 + l / kPacketSide;
+    // Idle lanes get harmless finite values and stay out of every mask.
+    inv[0][l] = inv[1][l] = inv[2][l] = shear[0][l] = shear[1][l] = shear[2][l] = 1.0f;
+    tmin[l] = tmax[l] = 0.0f;
+    axis[0][l] = 0, axis[1][l] = 1, axis[2][l] = 2;
+    if (u >= tile.u1 || v >= tile.v1) continue;
+    const PixelRay r = make_pixel_ray(tile.rays[v * tile.width + u], tile.camera, *tile.params);
+    const RayBox rb = make_ray_box(tile.camera.pos, r.dir);
+    const RayTriangle rt = make_ray_triangle(tile.camera.pos, r.dir);
+    inv[0][l] = rb.inv_dir.x, inv[1][l] = rb.inv_dir.y, inv[2][l] = rb.inv_dir.z;
+    shear[0][l] = rt.sx, shear[1][l] = rt.sy, shear[2][l] = rt.sz;
+    axis[0][l] = rt.kx, axis[1][l] = rt.ky, axis[2][l] = rt.kz;
+    tmin[l] = r.tmin, tmax[l] = r.tmax;
+    p.active |= 1u << l;
+    const int key = rt.kz * 3 + rt.kx + 9 * (rb.neg[0] + 2 * rb.neg[1] + 4 * rb.neg[2]);
+    if (key0 < 0) {
+      key0 = key;
+      p.ukx = rt.kx, p.uky = rt.ky, p.ukz = rt.kz;
+      p.near_x = rb.neg[0] ? 4 : 0, p.near_y = rb.neg[1] ? 4 : 0, p.near_z = rb.neg[2] ? 4 : 0;
+    }
+    uniform = uniform && key == key0;
+  }
+  memcpy(&p.inv_x, inv[0], sizeof(LaneF));
+  memcpy(&p.inv_y, inv[1], sizeof(LaneF));
+  memcpy(&p.inv_z, inv[2], sizeof(LaneF));
+  memcpy(&p.sx, shear[0], sizeof(LaneF));
+  memcpy(&p.sy, shear[1], sizeof(LaneF));
+  memcpy(&p.sz, shear[2], sizeof(LaneF));
+  memcpy(&p.kx, axis[0], sizeof(LaneI));
+  memcpy(&p.ky, axis[1], sizeof(LaneI));
+  memcpy(&p.kz, axis[2], sizeof(LaneI));
+  memcpy(&p.tmin, tmin, sizeof(LaneF));
+  memcpy(&p.best_t, tmax, sizeof(LaneF));
+  p.best_id = LaneU{} + kInvalidIndex;
+
+  const bool done = uniform ? trace_packet<true>(tile.bvh, &p) : trace_packet<false>(tile.bvh, &p);
+  uint64_t overflows = 0;
+  for (int l = 0; l < kLanes; ++l) {
+    if (!(p.active >> l & 1u)) continue;
+    const uint32_t u = u0 + l % kPacketSide, v = v0 + l / kPacketSide;
+    const size_t pixel = static_cast<size_t>(v) * tile.width + u;
+    if (done) {
+      tile.image[pixel] = pixel_depth(p.best_t[l], p.best_id[l], tile.rays[pixel], *tile.params);
+    } else {  // the stack would have overflowed: the scalar path finishes these rays exactly
+      bool overflowed;
+      tile.image[pixel] = render_depth_pixel(tile.bvh, tile.rays[pixel], tile.camera, *tile.params, &overflowed);
+      overflows += overflowed;
+    }
+  }
+  return overflows;
+}
+
+uint64_t render_tile_packets(const PacketTile& tile) {
+  uint64_t overflows = 0;
+  for (uint32_t v = tile.v0; v < tile.v1; v += kPacketSide)
+    for (uint32_t u = tile.u0; u < tile.u1; u += kPacketSide) overflows += render_packet(tile, u, v);
+  return overflows;
+}
+
+}  // namespace
+}  // namespace wr
