@@ -38,6 +38,7 @@ struct Packet {
   LaneF best_t;               // closest hit so far, tmax before any
   LaneU best_id;              // its input triangle id, kInvalidIndex before any
   LaneI kx, ky, kz;           // per-lane axis permutation (mixed packets only)
+  LaneI neg_x, neg_y, neg_z;  // per-lane RayBox::neg as masks (mixed packets only)
   LaneBits active;            // lanes that hold a pixel of the tile
   float org[3];               // shared origin, world axes
   // Uniform packets: the shared axis permutation and the near-plane offsets of ray_box.h.
@@ -58,15 +59,14 @@ __attribute__((always_inline)) inline LaneBits packet_hits_box(const Packet& p, 
     ny = (f[1 + p.near_y] - p.org[1]) * p.inv_y, fy = (f[5 - p.near_y] - p.org[1]) * p.inv_y;
     nz = (f[2 + p.near_z] - p.org[2]) * p.inv_z, fz = (f[6 - p.near_z] - p.org[2]) * p.inv_z;
   } else {
-    // Signs differ across lanes: the entry plane is the nearer of the two. Written so a NaN
-    // slab value (0 * inf) comes out as NaN on both sides, which the interval ignores, as in
-    // ray_box.h.
+    // Signs differ across lanes: each lane picks its entry plane by its own sign, as
+    // intersect_ray_box() does (a min/max of the two would mishandle a 0 * inf = NaN slab).
     const LaneF x0 = (node.bmin[0] - p.org[0]) * p.inv_x, x1 = (node.bmax[0] - p.org[0]) * p.inv_x;
     const LaneF y0 = (node.bmin[1] - p.org[1]) * p.inv_y, y1 = (node.bmax[1] - p.org[1]) * p.inv_y;
     const LaneF z0 = (node.bmin[2] - p.org[2]) * p.inv_z, z1 = (node.bmax[2] - p.org[2]) * p.inv_z;
-    nx = x1 < x0 ? x1 : x0, fx = x1 > x0 ? x1 : x0;
-    ny = y1 < y0 ? y1 : y0, fy = y1 > y0 ? y1 : y0;
-    nz = z1 < z0 ? z1 : z0, fz = z1 > z0 ? z1 : z0;
+    nx = p.neg_x ? x1 : x0, fx = p.neg_x ? x0 : x1;
+    ny = p.neg_y ? y1 : y0, fy = p.neg_y ? y0 : y1;
+    nz = p.neg_z ? z1 : z0, fz = p.neg_z ? z0 : z1;
   }
   // slab_interval() of ray_box.h, lane by lane.
   LaneF tnear = p.tmin, tfar = p.best_t;
@@ -227,6 +227,7 @@ uint64_t render_packet(const PacketTile& tile, uint32_t u0, uint32_t v0) {
   memcpy(&p.kx, axis[0], sizeof(LaneI));
   memcpy(&p.ky, axis[1], sizeof(LaneI));
   memcpy(&p.kz, axis[2], sizeof(LaneI));
+  p.neg_x = p.inv_x < splat(0.0f), p.neg_y = p.inv_y < splat(0.0f), p.neg_z = p.inv_z < splat(0.0f);
   memcpy(&p.tmin, tmin, sizeof(LaneF));
   memcpy(&p.best_t, tmax, sizeof(LaneF));
   p.best_id = LaneU{} + kInvalidIndex;
