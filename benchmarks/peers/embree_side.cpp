@@ -164,8 +164,7 @@ void embree_render(Pool& pool, RTCScene scene, EmbreeMode mode, const Camera& ca
                    uint32_t num_envs, float* depth) {
   const uint32_t tiles_x = (cam.width + kTile - 1) / kTile;
   const uint32_t tiles_per_env = tiles_x * ((cam.height + kTile - 1) / kTile);
-  const std::function<void(uint32_t)> task = [&](uint32_t index) {
-    const uint32_t env = index / tiles_per_env, tile = index % tiles_per_env;
+  const auto render_tile = [&](uint32_t env, uint32_t tile) {
     const uint32_t u0 = (tile % tiles_x) * kTile, v0 = (tile / tiles_x) * kTile;
     const uint32_t u1 = std::min(u0 + kTile, cam.width), v1 = std::min(v0 + kTile, cam.height);
     float* image = depth + size_t(env) * cam.width * cam.height;
@@ -223,7 +222,16 @@ void embree_render(Pool& pool, RTCScene scene, EmbreeMode mode, const Camera& ca
         }
       }
   };
-  pool.run(tiles_per_env * num_envs, task);
+  // Tasks of consecutive tiles of one env, split exactly as the library's CPU backend splits
+  // them (src/cpu/cpu_render.cpp): as large as still gives every thread 16 tasks, at most a
+  // whole env, so both engines get the same per-core locality.
+  const uint64_t per_task = uint64_t(tiles_per_env) * num_envs / (16ull * pool.num_threads());
+  const uint32_t tiles_per_task = uint32_t(std::clamp<uint64_t>(per_task, 1, tiles_per_env));
+  const uint32_t tasks_per_env = (tiles_per_env + tiles_per_task - 1) / tiles_per_task;
+  pool.run(tasks_per_env * num_envs, [&](uint32_t index) {
+    const uint32_t env = index / tasks_per_env, first = index % tasks_per_env * tiles_per_task;
+    for (uint32_t tile = first; tile < std::min(first + tiles_per_task, tiles_per_env); ++tile) render_tile(env, tile);
+  });
 }
 
 }  // namespace wr_bench

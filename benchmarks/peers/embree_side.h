@@ -41,6 +41,7 @@ class Pool {
   explicit Pool(unsigned num_threads);
   ~Pool();
   void run(uint32_t num_tasks, const std::function<void(uint32_t)>& fn);
+  unsigned num_threads() const { return unsigned(workers_.size()) + 1; }  // the caller included
 
  private:
   void drain();

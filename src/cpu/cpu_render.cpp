@@ -6,13 +6,12 @@ namespace {
 struct TileGrid {
   const CpuRenderJob* job;
   uint32_t tiles_x, tiles_per_env;
+  uint32_t tiles_per_task, tasks_per_env;
   PacketTileFn packet_fn;  // nullptr: scalar
 };
 
-void render_tile(void* context, uint32_t task, unsigned /*thread_index*/) {
-  const TileGrid& grid = *static_cast<const TileGrid*>(context);
+void render_tile(const TileGrid& grid, uint32_t env, uint32_t tile) {
   const CpuRenderJob& job = *grid.job;
-  const uint32_t env = task / grid.tiles_per_env, tile = task % grid.tiles_per_env;
   const uint32_t u0 = (tile % grid.tiles_x) * kCpuTileSize, v0 = (tile / grid.tiles_x) * kCpuTileSize;
   const uint32_t u1 = u0 + kCpuTileSize < job.width ? u0 + kCpuTileSize : job.width;
   const uint32_t v1 = v0 + kCpuTileSize < job.height ? v0 + kCpuTileSize : job.height;
@@ -42,6 +41,14 @@ void render_tile(void* context, uint32_t task, unsigned /*thread_index*/) {
   if (overflows) job.stack_overflows->fetch_add(overflows, std::memory_order_relaxed);
 }
 
+// One task: consecutive tiles of one env, so one core walks the part of the BVH that env sees.
+void render_tiles(void* context, uint32_t task, unsigned /*thread_index*/) {
+  const TileGrid& grid = *static_cast<const TileGrid*>(context);
+  const uint32_t env = task / grid.tasks_per_env, first = task % grid.tasks_per_env * grid.tiles_per_task;
+  const uint32_t last = first + grid.tiles_per_task < grid.tiles_per_env ? first + grid.tiles_per_task : grid.tiles_per_env;
+  for (uint32_t tile = first; tile < last; ++tile) render_tile(grid, env, tile);
+}
+
 }  // namespace
 
 void cpu_render(ThreadPool& pool, const CpuRenderJob& job) {
@@ -50,7 +57,12 @@ void cpu_render(ThreadPool& pool, const CpuRenderJob& job) {
   grid.packet_fn = packet_tile_fn(job.simd);
   grid.tiles_x = (job.width + kCpuTileSize - 1) / kCpuTileSize;
   grid.tiles_per_env = grid.tiles_x * ((job.height + kCpuTileSize - 1) / kCpuTileSize);
-  pool.run(grid.tiles_per_env * job.num_envs, render_tile, &grid);
+  // Tasks as large as still gives every thread 16 of them, at most a whole env.
+  const uint64_t tiles = uint64_t(grid.tiles_per_env) * job.num_envs, min_tasks = 16ull * pool.num_threads();
+  const uint64_t per_task = tiles / min_tasks;
+  grid.tiles_per_task = per_task < 1 ? 1 : per_task > grid.tiles_per_env ? grid.tiles_per_env : uint32_t(per_task);
+  grid.tasks_per_env = (grid.tiles_per_env + grid.tiles_per_task - 1) / grid.tiles_per_task;
+  pool.run(grid.tasks_per_env * job.num_envs, render_tiles, &grid);
 }
 
 }  // namespace wr

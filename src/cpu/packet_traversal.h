@@ -77,7 +77,7 @@ __attribute__((always_inline)) inline LaneBits packet_hits_box(const Packet& p, 
   tfar = fy < tfar ? fy : tfar;
   tfar = fz < tfar ? fz : tfar;
   *entry = tnear;
-  return bits_of(tnear <= tfar * kRobustFarScale) & p.active;
+  return le_bits(tnear, tfar * kRobustFarScale) & p.active;
 }
 
 // intersect_leaf() of bvh_traverse.h for every active lane: the watertight test of
@@ -114,7 +114,7 @@ __attribute__((always_inline)) inline void packet_intersect_leaf(const BvhView& 
     LaneF U = Cx * By - Cy * Bx;
     LaneF V = Ax * Cy - Ay * Cx;
     LaneF W = Bx * Ay - By * Ax;
-    LaneBits on_edge = bits_of((U == zero) | (V == zero) | (W == zero)) & p->active;
+    LaneBits on_edge = (eq_bits(U, zero) | eq_bits(V, zero) | eq_bits(W, zero)) & p->active;
     while (on_edge) {  // decided in double, lane by lane, as the scalar test does
       const int l = __builtin_ctz(on_edge);
       on_edge &= on_edge - 1;
@@ -122,19 +122,19 @@ __attribute__((always_inline)) inline void packet_intersect_leaf(const BvhView& 
       V[l] = static_cast<float>(static_cast<double>(Ax[l]) * Cy[l] - static_cast<double>(Ay[l]) * Cx[l]);
       W[l] = static_cast<float>(static_cast<double>(Bx[l]) * Ay[l] - static_cast<double>(By[l]) * Ax[l]);
     }
-    const LaneI outside = ((U < zero) | (V < zero) | (W < zero)) & ((U > zero) | (V > zero) | (W > zero));
+    const LaneBits outside = (lt_bits(U, zero) | lt_bits(V, zero) | lt_bits(W, zero)) &
+                             (lt_bits(zero, U) | lt_bits(zero, V) | lt_bits(zero, W));
     const LaneF det = U + V + W;
-    LaneBits hit = bits_of(~outside & (det != zero)) & p->active;
+    LaneBits hit = ~outside & ne_bits(det, zero) & p->active;
     if (!hit) continue;  // most triangles: no lane inside, no division
     const LaneF T = U * (p->sz * Akz) + V * (p->sz * Bkz) + W * (p->sz * Ckz);
     const LaneF t = T / det;
     const LaneU id = LaneU{} + tri.id;
     // In [tmin, best_t], and closer, or as close with a lower id (intersect_leaf()).
-    hit &= bits_of((t >= p->tmin) & (t <= p->best_t) & ((t < p->best_t) | (id < p->best_id)));
+    hit &= le_bits(p->tmin, t) & le_bits(t, p->best_t) & (lt_bits(t, p->best_t) | bits_of(id < p->best_id));
     if (!hit) continue;
-    const LaneI take = mask_of(hit);
-    p->best_t = take ? t : p->best_t;
-    p->best_id = take ? id : p->best_id;
+    p->best_t = blend(hit, t, p->best_t);
+    p->best_id = blend(hit, id, p->best_id);
   }
 }
 
@@ -186,52 +186,73 @@ bool trace_packet(const BvhView& bvh, Packet* p) {
   }
 }
 
-// Renders pixels [u0, u0 + 4) x [v0, v0 + 4) of the tile (clipped to it).
-uint64_t render_packet(const PacketTile& tile, uint32_t u0, uint32_t v0) {
-  alignas(64) float inv[3][kLanes], shear[3][kLanes], tmin[kLanes], tmax[kLanes];
-  alignas(64) int32_t axis[3][kLanes];
-  Packet p;
-  p.active = 0;
-  p.org[0] = tile.camera.pos.x, p.org[1] = tile.camera.pos.y, p.org[2] = tile.camera.pos.z;
-  bool uniform = true;
-  int key0 = -1;
+// |x| as fabs_() computes it (platform.h), lane by lane.
+inline LaneF lane_abs(const LaneF& x) { return x < splat(0.0f) ? -x : x; }
+
+// Component `axis` (0, 1, 2) of (x, y, z), per lane: component() of vec3.h.
+inline LaneF lane_component(const LaneF& x, const LaneF& y, const LaneF& z, const LaneI& axis) {
+  return axis == 0 ? x : (axis == 1 ? y : z);
+}
+
+// Sets up the packet of pixels [u0, u0 + 4) x [v0, v0 + 4) of the tile (clipped to it):
+// make_pixel_ray() (camera.h), make_ray_box() (ray_box.h) and make_ray_triangle()
+// (ray_triangle.h) evaluated lane by lane with the same operations. Returns whether every
+// active lane shares the direction signs and the axis permutation (a uniform packet).
+bool setup_packet(const PacketTile& tile, uint32_t u0, uint32_t v0, Packet* p) {
+  alignas(64) float dir[4][kLanes];  // template direction x, y, z and depth_scale
+  p->active = 0;
   for (int l = 0; l < kLanes; ++l) {
     const uint32_t u = u0 + l % kPacketSide, v = v0 + l / kPacketSide;
-    // Idle lanes get harmless finite values and stay out of every mask.
-    inv[0][l] = inv[1][l] = inv[2][l] = shear[0][l] = shear[1][l] = shear[2][l] = 1.0f;
-    tmin[l] = tmax[l] = 0.0f;
-    axis[0][l] = 0, axis[1][l] = 1, axis[2][l] = 2;
-    if (u >= tile.u1 || v >= tile.v1) continue;
-    const PixelRay r = make_pixel_ray(tile.rays[v * tile.width + u], tile.camera, *tile.params);
-    const RayBox rb = make_ray_box(tile.camera.pos, r.dir);
-    const RayTriangle rt = make_ray_triangle(tile.camera.pos, r.dir);
-    inv[0][l] = rb.inv_dir.x, inv[1][l] = rb.inv_dir.y, inv[2][l] = rb.inv_dir.z;
-    shear[0][l] = rt.sx, shear[1][l] = rt.sy, shear[2][l] = rt.sz;
-    axis[0][l] = rt.kx, axis[1][l] = rt.ky, axis[2][l] = rt.kz;
-    tmin[l] = r.tmin, tmax[l] = r.tmax;
-    p.active |= 1u << l;
-    const int key = rt.kz * 3 + rt.kx + 9 * (rb.neg[0] + 2 * rb.neg[1] + 4 * rb.neg[2]);
-    if (key0 < 0) {
-      key0 = key;
-      p.ukx = rt.kx, p.uky = rt.ky, p.ukz = rt.kz;
-      p.near_x = rb.neg[0] ? 4 : 0, p.near_y = rb.neg[1] ? 4 : 0, p.near_z = rb.neg[2] ? 4 : 0;
-    }
-    uniform = uniform && key == key0;
+    const bool in = u < tile.u1 && v < tile.v1;
+    p->active |= (in ? 1u : 0u) << l;
+    // Idle lanes repeat the tile's first pixel: finite values, and out of every mask.
+    const TemplateRay& ray = tile.rays[in ? v * tile.width + u : tile.v0 * tile.width + tile.u0];
+    dir[0][l] = ray.dir[0], dir[1][l] = ray.dir[1], dir[2][l] = ray.dir[2], dir[3][l] = ray.depth_scale;
   }
-  memcpy(&p.inv_x, inv[0], sizeof(LaneF));
-  memcpy(&p.inv_y, inv[1], sizeof(LaneF));
-  memcpy(&p.inv_z, inv[2], sizeof(LaneF));
-  memcpy(&p.sx, shear[0], sizeof(LaneF));
-  memcpy(&p.sy, shear[1], sizeof(LaneF));
-  memcpy(&p.sz, shear[2], sizeof(LaneF));
-  memcpy(&p.kx, axis[0], sizeof(LaneI));
-  memcpy(&p.ky, axis[1], sizeof(LaneI));
-  memcpy(&p.kz, axis[2], sizeof(LaneI));
-  p.neg_x = p.inv_x < splat(0.0f), p.neg_y = p.inv_y < splat(0.0f), p.neg_z = p.inv_z < splat(0.0f);
-  memcpy(&p.tmin, tmin, sizeof(LaneF));
-  memcpy(&p.best_t, tmax, sizeof(LaneF));
-  p.best_id = LaneU{} + kInvalidIndex;
+  LaneF tx, ty, tz, scale;
+  memcpy(&tx, dir[0], sizeof(LaneF));
+  memcpy(&ty, dir[1], sizeof(LaneF));
+  memcpy(&tz, dir[2], sizeof(LaneF));
+  memcpy(&scale, dir[3], sizeof(LaneF));
+  const float* r = tile.camera.rot;
+  const LaneF dx = r[0] * tx + r[1] * ty + r[2] * tz;
+  const LaneF dy = r[3] * tx + r[4] * ty + r[5] * tz;
+  const LaneF dz = r[6] * tx + r[7] * ty + r[8] * tz;
+  p->tmin = tile.params->near_clip / scale;
+  p->best_t = tile.params->far_clip / scale;
+  p->best_id = LaneU{} + kInvalidIndex;
+  p->org[0] = tile.camera.pos.x, p->org[1] = tile.camera.pos.y, p->org[2] = tile.camera.pos.z;
 
+  const LaneF zero = splat(0.0f), one = splat(1.0f);
+  p->inv_x = one / (dx + 0.0f), p->inv_y = one / (dy + 0.0f), p->inv_z = one / (dz + 0.0f);
+  p->neg_x = p->inv_x < zero, p->neg_y = p->inv_y < zero, p->neg_z = p->inv_z < zero;
+
+  const LaneF ax = lane_abs(dx), ay = lane_abs(dy), az = lane_abs(dz);
+  const LaneI two = splat_i(2);
+  p->kz = ax > ay ? (ax > az ? splat_i(0) : two) : (ay > az ? splat_i(1) : two);
+  LaneI kx = p->kz + 1 == 3 ? splat_i(0) : p->kz + 1;
+  LaneI ky = kx + 1 == 3 ? splat_i(0) : kx + 1;
+  const LaneF d_kz = lane_component(dx, dy, dz, p->kz);
+  const LaneI flip = d_kz < zero;  // keep the winding: swap kx and ky
+  p->kx = flip ? ky : kx;
+  p->ky = flip ? kx : ky;
+  p->sx = lane_component(dx, dy, dz, p->kx) / d_kz;
+  p->sy = lane_component(dx, dy, dz, p->ky) / d_kz;
+  p->sz = one / d_kz;
+
+  // Uniform when every active lane has the first active lane's permutation and signs.
+  const LaneI key = p->kz * 3 + p->kx + ((p->neg_x & 9) | (p->neg_y & 18) | (p->neg_z & 36));
+  const int first = __builtin_ctz(p->active);
+  const bool uniform = (bits_of(key != splat_i(key[first])) & p->active) == 0;
+  p->ukx = p->kx[first], p->uky = p->ky[first], p->ukz = p->kz[first];
+  p->near_x = p->neg_x[first] ? 4 : 0, p->near_y = p->neg_y[first] ? 4 : 0, p->near_z = p->neg_z[first] ? 4 : 0;
+  return uniform;
+}
+
+// Renders pixels [u0, u0 + 4) x [v0, v0 + 4) of the tile (clipped to it).
+uint64_t render_packet(const PacketTile& tile, uint32_t u0, uint32_t v0) {
+  Packet p;
+  const bool uniform = setup_packet(tile, u0, v0, &p);
   const bool done = uniform ? trace_packet<true>(tile.bvh, &p) : trace_packet<false>(tile.bvh, &p);
   uint64_t overflows = 0;
   for (int l = 0; l < kLanes; ++l) {

@@ -48,6 +48,48 @@ inline LaneI mask_of(LaneBits bits) {
   return (splat_i(static_cast<int32_t>(bits)) & lane_bit) != 0;
 }
 
+// Comparisons straight to lane bits, without the all-ones vector that a vector-extension
+// comparison builds first. Same semantics as the C++ operators: false for a NaN operand,
+// except ne_bits (a != b), which is true for it.
+#if defined(__AVX512F__)
+#define WR_LANE_COMPARE(name, predicate)                                                              \
+  inline LaneBits name(const LaneF& a, const LaneF& b) {                                           \
+    return _mm512_cmp_ps_mask(reinterpret_cast<__m512>(a), reinterpret_cast<__m512>(b), predicate); \
+  }
+#else
+#define WR_LANE_COMPARE(name, predicate)                                                   \
+  inline LaneBits name(const LaneF& a, const LaneF& b) {                                \
+    const __m256* x = reinterpret_cast<const __m256*>(&a);                               \
+    const __m256* y = reinterpret_cast<const __m256*>(&b);                               \
+    return static_cast<unsigned>(_mm256_movemask_ps(_mm256_cmp_ps(x[0], y[0], predicate))) | \
+           static_cast<unsigned>(_mm256_movemask_ps(_mm256_cmp_ps(x[1], y[1], predicate))) << 8; \
+  }
+#endif
+WR_LANE_COMPARE(lt_bits, _CMP_LT_OQ)
+WR_LANE_COMPARE(le_bits, _CMP_LE_OQ)
+WR_LANE_COMPARE(eq_bits, _CMP_EQ_OQ)
+WR_LANE_COMPARE(ne_bits, _CMP_NEQ_UQ)
+#undef WR_LANE_COMPARE
+
+// Lane l of `a` where bit l is set, else of `b`.
+inline LaneF blend(LaneBits bits, const LaneF& a, const LaneF& b) {
+#if defined(__AVX512F__)
+  return reinterpret_cast<LaneF>(
+      _mm512_mask_blend_ps(static_cast<__mmask16>(bits), reinterpret_cast<__m512>(b), reinterpret_cast<__m512>(a)));
+#else
+  return mask_of(bits) ? a : b;
+#endif
+}
+
+inline LaneU blend(LaneBits bits, const LaneU& a, const LaneU& b) {
+#if defined(__AVX512F__)
+  return reinterpret_cast<LaneU>(_mm512_mask_blend_epi32(static_cast<__mmask16>(bits), reinterpret_cast<__m512i>(b),
+                                                         reinterpret_cast<__m512i>(a)));
+#else
+  return mask_of(bits) ? a : b;
+#endif
+}
+
 // x with the lanes outside `bits` replaced by `fill`, folded to 8 lanes by `op`.
 template <class Op>
 inline __m256 fold_to_8(const LaneF& x, LaneBits bits, float fill, Op op) {
