@@ -138,6 +138,20 @@ __attribute__((always_inline)) inline void packet_intersect_leaf(const BvhView& 
   }
 }
 
+// prefetch_below() of bvh_traverse.h, with more of a leaf: a packet tests every triangle of
+// it (up to 16, 40 bytes each) for its lanes, so one prefetch per 64 bytes of triangles from
+// the first. (Measured: the scalar path's first-line-only prefetch is 8% slower here, and
+// one per cache line touched, one more for unaligned leaves, 20% slower.)
+__attribute__((always_inline)) inline void prefetch_below_packet(const BvhView& bvh, const BvhNode& n) {
+  if (n.count == 0) {
+    __builtin_prefetch(bvh.nodes + n.first);
+    return;
+  }
+  const char* begin = reinterpret_cast<const char*>(bvh.tris + n.first);
+  const char* end = reinterpret_cast<const char*>(bvh.tris + n.first + n.count);
+  for (const char* p = begin; p < end; p += 64) __builtin_prefetch(p);
+}
+
 // Closest hits of the packet's lanes (left in p->best_t / p->best_id). Near-first with a
 // fixed stack, as trace_closest_hit(): a node is visited when any active lane enters it,
 // nearer child first by the smallest entry over the lanes. Returns false when the stack would
@@ -154,8 +168,8 @@ bool trace_packet(const BvhView& bvh, Packet* p) {
     const BvhNode& n = bvh.nodes[node];
     if (n.count == 0) {
       const uint32_t c0 = n.first, c1 = n.first + 1;
-      detail::prefetch_below(bvh, bvh.nodes[c0]);
-      detail::prefetch_below(bvh, bvh.nodes[c1]);
+      prefetch_below_packet(bvh, bvh.nodes[c0]);
+      prefetch_below_packet(bvh, bvh.nodes[c1]);
       LaneF e0, e1;
       const LaneBits h0 = packet_hits_box<kUniform>(*p, bvh.nodes[c0], &e0);
       const LaneBits h1 = packet_hits_box<kUniform>(*p, bvh.nodes[c1], &e1);
