@@ -164,6 +164,7 @@ bool trace_packet(const BvhView& bvh, Packet* p) {
   float stack_entry[kTraversalStackSize];  // smallest entry over the lanes that entered
   int sp = 0;
   uint32_t node = 0;
+  float farthest_hit = max_of(p->best_t, p->active) * kRobustFarScale;  // changes only in leaves
   for (;;) {
     const BvhNode& n = bvh.nodes[node];
     if (n.count == 0) {
@@ -175,10 +176,12 @@ bool trace_packet(const BvhView& bvh, Packet* p) {
       const LaneBits h1 = packet_hits_box<kUniform>(*p, bvh.nodes[c1], &e1);
       if (h0 && h1) {
         if (sp == kTraversalStackSize) return false;
-        const float m0 = min_of(e0, h0), m1 = min_of(e1, h1);
-        const bool first0 = m0 <= m1;
+        // Nearer child first by the entries of one lane (the lanes agree almost always, and
+        // the order only matters for speed); the pushed child keeps its smallest entry.
+        const int l = __builtin_ctz(h0 & h1 ? h0 & h1 : h0);
+        const bool first0 = e0[l] <= e1[l];
         stack[sp] = first0 ? c1 : c0;
-        stack_entry[sp++] = first0 ? m1 : m0;
+        stack_entry[sp++] = first0 ? min_of(e1, h1) : min_of(e0, h0);
         node = first0 ? c0 : c1;
         continue;
       }
@@ -188,10 +191,10 @@ bool trace_packet(const BvhView& bvh, Packet* p) {
       }
     } else {
       packet_intersect_leaf<kUniform>(bvh, n, p);
+      farthest_hit = max_of(p->best_t, p->active) * kRobustFarScale;
     }
     // Drop popped nodes that every lane enters beyond its closest hit (conservative: the
     // smallest entry against the largest closest hit).
-    const float farthest_hit = max_of(p->best_t, p->active) * kRobustFarScale;
     do {
       if (sp == 0) return true;
       --sp;
