@@ -20,23 +20,27 @@
 namespace wr {
 namespace {
 
-struct Aabb {
-  float lo[3] = {std::numeric_limits<float>::infinity(), std::numeric_limits<float>::infinity(),
-                 std::numeric_limits<float>::infinity()};
-  float hi[3] = {-std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity(),
-                 -std::numeric_limits<float>::infinity()};
+// Four floats in one SIMD register (GCC/Clang vector extension: SSE on x86-64, NEON on
+// ARM): x, y, z and a spare lane that only repeats z. Lane by lane the operations below are
+// the scalar ones (std::min / std::max), so the tree is the same as with scalar code.
+typedef float Float4 __attribute__((vector_size(16)));
+typedef int32_t Int4 __attribute__((vector_size(16)));
 
-  void grow(const float p[3]) {
-    for (int a = 0; a < 3; ++a) {
-      lo[a] = std::min(lo[a], p[a]);
-      hi[a] = std::max(hi[a], p[a]);
-    }
+inline Float4 load3(const float p[3]) { return Float4{p[0], p[1], p[2], p[2]}; }
+
+struct Aabb {
+  Float4 lo = Float4{} + std::numeric_limits<float>::infinity();
+  Float4 hi = Float4{} - std::numeric_limits<float>::infinity();
+
+  void grow(Float4 p) {
+    lo = p < lo ? p : lo;  // std::min(lo, p)
+    hi = hi < p ? p : hi;  // std::max(hi, p)
   }
-  void grow(const Aabb& b) {
-    for (int a = 0; a < 3; ++a) {
-      lo[a] = std::min(lo[a], b.lo[a]);
-      hi[a] = std::max(hi[a], b.hi[a]);
-    }
+  void grow(const float p[3]) { grow(load3(p)); }
+  template <class Box>  // Aabb, or anything else with lo and hi
+  void grow(const Box& b) {
+    lo = b.lo < lo ? b.lo : lo;
+    hi = hi < b.hi ? b.hi : hi;
   }
   bool empty() const { return lo[0] > hi[0]; }
   // Half the surface area (the SAH only needs ratios). 0 for an empty box.
@@ -239,11 +243,73 @@ class Builder {
     const int b = static_cast<int>((c - lo) * scale);
     return std::min(std::max(b, 0), bins - 1);
   }
+  // bin_of() of the three axes at once (truncation toward zero as static_cast<int>).
+  static Int4 bins_of(Float4 c, Float4 lo, Float4 scale, int bins) {
+    Int4 b = __builtin_convertvector((c - lo) * scale, Int4);
+    b = b > 0 ? b : Int4{};
+    return b < bins - 1 ? b : Int4{} + (bins - 1);
+  }
 
   // Best SAH split over all axes whose centroid extent is non-zero (Wald 2007, section 3).
   // One pass over the range bins every axis at once (each triangle's bounds are loaded once).
-  Split find_split(Range range, const Aabb& box, const Aabb& cbox) const {
-    constexpr int kMaxBins = 64;
+  // Per-axis bins of centroids: the triangle bounds and count of each.
+  static constexpr int kMaxBins = 64;
+  struct BinBox {  // an Aabb without the initialiser: only the bins in use are set
+    Float4 lo, hi;
+  };
+  struct Bins {
+    BinBox box[3][kMaxBins];
+    uint32_t count[3][kMaxBins];
+    void clear(int bins) {
+      const Aabb empty;
+      for (int axis = 0; axis < 3; ++axis)
+        for (int b = 0; b < bins; ++b) box[axis][b] = BinBox{empty.lo, empty.hi}, count[axis][b] = 0;
+    }
+    void add(const Int4& k, const Aabb& b) {
+      for (int axis = 0; axis < 3; ++axis) {
+        BinBox& bin = box[axis][k[axis]];
+        bin.lo = b.lo < bin.lo ? b.lo : bin.lo;
+        bin.hi = bin.hi < b.hi ? b.hi : bin.hi;
+        ++count[axis][k[axis]];
+      }
+    }
+    // Exact: min, max and sums do not depend on the order the triangles came in.
+    void merge(const Bins& o, int bins) {
+      for (int axis = 0; axis < 3; ++axis)
+        for (int b = 0; b < bins; ++b) {
+          BinBox& bin = box[axis][b];
+          bin.lo = o.box[axis][b].lo < bin.lo ? o.box[axis][b].lo : bin.lo;
+          bin.hi = bin.hi < o.box[axis][b].hi ? o.box[axis][b].hi : bin.hi;
+          count[axis][b] += o.count[axis][b];
+        }
+    }
+  };
+
+  // Bins the triangles ids_[begin, end). Long ranges alternate between two sets of bins,
+  // merged at the end: consecutive triangles (neighbours in the input, so often in the same
+  // bin) then do not wait on each other's update of one bin.
+  void bin_range(uint32_t begin, uint32_t end, Float4 lo4, Float4 scale4, int bins, Bins* out) const {
+    out->clear(bins);
+    const auto add = [&](Bins* to, uint32_t i) {
+      const uint32_t prim = ids_[i];
+      to->add(bins_of(load3(centroid(prim)), lo4, scale4, bins), bounds_[prim]);
+    };
+    if (end - begin < 256) {
+      for (uint32_t i = begin; i < end; ++i) add(out, i);
+      return;
+    }
+    Bins other;
+    other.clear(bins);
+    uint32_t i = begin;
+    for (; i + 1 < end; i += 2) {
+      add(out, i);
+      add(&other, i + 1);
+    }
+    if (i < end) add(out, i);
+    out->merge(other, bins);
+  }
+
+  Split find_split(Range range, const Aabb& box, const Aabb& cbox) {
     const int bins = std::min(std::max(options_.num_bins, 2), kMaxBins);
     Split best;
     const float parent_area = box.half_area();
@@ -257,38 +323,48 @@ class Builder {
       scale[axis] = usable[axis] ? static_cast<float>(bins) / extent : 0.0f;
     }
     if (!usable[0] && !usable[1] && !usable[2]) return best;
-    Aabb bin_box[3][kMaxBins];
-    uint32_t bin_count[3][kMaxBins] = {};
-    for (uint32_t i = range.begin; i < range.end; ++i) {
-      const uint32_t prim = ids_[i];
-      const float* c = centroid(prim);
-      const Aabb& b = bounds_[prim];
-      for (int axis = 0; axis < 3; ++axis) {
-        const int k = bin_of(c[axis], lo[axis], scale[axis], bins);
-        bin_box[axis][k].grow(b);
-        ++bin_count[axis][k];
-      }
+    const Float4 lo4 = load3(lo), scale4 = load3(scale);
+    Bins binned;
+    const uint32_t n = range.count();
+    if (n >= kParallelBinning && take_thread()) {  // the top levels, where subtrees are not yet parallel
+      Bins first_half;
+      const uint32_t mid = range.begin + n / 2;
+      std::thread worker([&] { bin_range(range.begin, mid, lo4, scale4, bins, &first_half); });
+      bin_range(mid, range.end, lo4, scale4, bins, &binned);
+      worker.join();
+      spare_threads_.fetch_add(1);
+      binned.merge(first_half, bins);
+    } else {
+      bin_range(range.begin, range.end, lo4, scale4, bins, &binned);
     }
+    const auto& bin_box = binned.box;
+    const auto& bin_count = binned.count;
     for (int axis = 0; axis < 3; ++axis) {
       if (!usable[axis]) continue;
+      // Only boundaries right after a non-empty bin: one after an empty bin splits the
+      // triangles as the boundary before it does, at the same cost, and the lowest boundary
+      // wins ties. (Small ranges, most calls, fill few of the bins.)
+      int used[kMaxBins], num_used = 0;
+      for (int b = 0; b < bins; ++b)
+        if (bin_count[axis][b]) used[num_used++] = b;
       // Sweep from the right: area * count of everything right of each boundary.
       float right_cost[kMaxBins];
       Aabb acc;
       uint32_t count = 0;
-      for (int b = bins - 1; b > 0; --b) {
-        acc.grow(bin_box[axis][b]);
-        count += bin_count[axis][b];
-        right_cost[b - 1] = acc.half_area() * static_cast<float>(count);
+      for (int j = num_used - 1; j > 0; --j) {
+        acc.grow(bin_box[axis][used[j]]);
+        count += bin_count[axis][used[j]];
+        right_cost[j - 1] = acc.half_area() * static_cast<float>(count);
       }
       acc = Aabb{};
       count = 0;
-      for (int b = 0; b < bins - 1; ++b) {
-        acc.grow(bin_box[axis][b]);
-        count += bin_count[axis][b];
-        const float cost = (acc.half_area() * static_cast<float>(count) + right_cost[b]) / parent_area;
-        if (count > 0 && count < range.count() && cost < best.cost) {
+      for (int j = 0; j + 1 < num_used; ++j) {
+        acc.grow(bin_box[axis][used[j]]);
+        count += bin_count[axis][used[j]];
+        const float cost = (acc.half_area() * static_cast<float>(count) + right_cost[j]) / parent_area;
+        if (cost < best.cost) {  // 0 < count < range.count() holds here
           best.axis = axis;
-          best.bin = b;
+          best.bin = used[j];
           best.cost = cost;
         }
       }
@@ -398,6 +474,7 @@ class Builder {
   }
 
   static constexpr uint32_t kParallelThreshold = 16384;
+  static constexpr uint32_t kParallelBinning = 65536;  // ranges binned by two threads
 
   const float* vertices_;
   const uint32_t* indices_;
