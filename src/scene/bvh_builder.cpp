@@ -3,8 +3,9 @@
 // Two phases:
 //  1. build: recursive binned SAH over a permutation of triangle ids, into a scratch node
 //     array in which every subtree owns a fixed, precomputed slice (a subtree of n
-//     triangles has at most 2(n-1) descendants). Large subtrees build on their own threads,
-//     and since no slice depends on timing the result is the same for any thread count.
+//     triangles has at most 2(n-1) descendants). Large subtrees build on their own threads.
+//     Every split depends only on the triangles, never on timing, so the tree (and, after
+//     flatten, the layout) is the same for any thread count.
 //  2. flatten: a depth-first walk copies the used scratch nodes into the final array with
 //     both children of every inner node adjacent at an even index, and records parents.
 #include "scene/bvh_builder.h"
@@ -68,20 +69,20 @@ class Builder {
         indices_(indices),
         options_(options),
         bounds_(num_tris, scratch_allocator<Aabb>()),
-        centroids_(num_tris * 3ull, scratch_allocator<float>()),
         ids_(num_tris, scratch_allocator<uint32_t>()),
         scratch_(2ull * num_tris, scratch_allocator<BvhNode>()) {
     unsigned threads = options.num_threads ? options.num_threads : std::thread::hardware_concurrency();
-    spare_threads_ = static_cast<int>(std::max(1u, threads)) - 1;
-    uint32_t kept = 0;
-    for (uint32_t t = 0; t < num_tris; ++t) {
-      Aabb box;
-      for (int c = 0; c < 3; ++c) box.grow(vertex(indices_[3ull * t + c]));
-      bounds_[t] = box;
-      for (int a = 0; a < 3; ++a) centroids_[3ull * t + a] = 0.5f * (box.lo[a] + box.hi[a]);
-      if (!has_zero_area(t)) ids_[kept++] = t;
-    }
-    ids_.resize(kept);
+    threads_ = std::max(1u, threads);
+    spare_threads_ = static_cast<int>(threads_) - 1;
+    for_each_chunk(num_tris, [this](uint32_t begin, uint32_t end) {
+      for (uint32_t t = begin; t < end; ++t) {
+        Aabb box;
+        for (int c = 0; c < 3; ++c) box.grow(vertex(indices_[3ull * t + c]));
+        bounds_[t] = box;
+        ids_[t] = has_zero_area(t) ? kInvalidIndex : t;  // left out below
+      }
+    });
+    ids_.erase(std::remove(ids_.begin(), ids_.end(), kInvalidIndex), ids_.end());
   }
 
   Bvh run() {
@@ -128,7 +129,19 @@ class Builder {
     bvh.parents.assign(2, kInvalidIndex);
     return bvh;
   }
-  const float* centroid(uint32_t prim) const { return &centroids_[3ull * prim]; }
+  // Centre of a triangle's bounds, computed where needed (as cheap as loading a stored one).
+  Float4 centroid(uint32_t prim) const { return 0.5f * (bounds_[prim].lo + bounds_[prim].hi); }
+
+  // Runs fn(begin, end) over [0, n) in one chunk per build thread (the caller's included).
+  template <class Fn>
+  void for_each_chunk(uint32_t n, const Fn& fn) const {
+    const uint32_t chunks = n < 65536 ? 1u : threads_, step = (n + chunks - 1) / chunks;
+    std::vector<std::thread> workers;
+    for (uint32_t c = 1; c < chunks; ++c)
+      workers.emplace_back([&fn, c, step, n] { fn(c * step, std::min(n, (c + 1) * step)); });
+    fn(0, std::min(n, step));
+    for (std::thread& w : workers) w.join();
+  }
 
   struct Split {
     int axis = -1;
@@ -147,7 +160,10 @@ class Builder {
 
   // Builds the subtree of `range` (whose bounds are `rb`) at scratch index `slot`; its
   // descendants go to the slice starting at `first_desc` (size 2 * (range.count() - 1)).
-  void build(uint32_t slot, Range range, uint32_t first_desc, const RangeBounds& rb) {
+  // Returns the end of the part of the slice it used: a subtree built on one thread packs its
+  // descendants from the slice's start (the right child's after the left child's), so the
+  // scratch memory touched is about what the tree needs, not the worst case.
+  uint32_t build(uint32_t slot, Range range, uint32_t first_desc, const RangeBounds& rb) {
     const Aabb& box = rb.box;
     const Aabb& cbox = rb.cbox;
     BvhNode& node = scratch_[slot];
@@ -163,7 +179,7 @@ class Builder {
     if (n == 1 || (n <= options_.max_leaf_size && leaf_cost <= split_cost)) {
       node.first = range.begin;
       node.count = n;
-      return;
+      return first_desc;
     }
 
     // Partition by the split's bin, gathering both sides' bounds on the way (so the children
@@ -205,30 +221,34 @@ class Builder {
     }
 
     const Range left{range.begin, mid}, right{mid, range.end};
-    const uint32_t left_slot = first_desc, right_slot = first_desc + 1;
-    const uint32_t left_desc = first_desc + 2, right_desc = left_desc + 2 * (left.count() - 1);
+    const uint32_t left_slot = first_desc, right_slot = first_desc + 1, left_desc = first_desc + 2;
     node.first = left_slot;
     node.count = 0;
 
     if (n >= kParallelThreshold && take_thread()) {
+      // In parallel the right subtree cannot wait for the left's size: it starts where the
+      // left's worst case ends. (Where nodes sit in scratch does not change the result:
+      // flatten() lays the tree out by its structure alone.)
+      const uint32_t right_desc = left_desc + 2 * (left.count() - 1);
       std::thread worker([this, left_slot, left, left_desc, &left_bounds] {
         guarded_build(left_slot, left, left_desc, left_bounds);
       });
-      guarded_build(right_slot, right, right_desc, right_bounds);
+      const uint32_t end = guarded_build(right_slot, right, right_desc, right_bounds);
       worker.join();
       spare_threads_.fetch_add(1);
-    } else {
-      build(left_slot, left, left_desc, left_bounds);
-      build(right_slot, right, right_desc, right_bounds);
+      return end;
     }
+    const uint32_t left_end = build(left_slot, left, left_desc, left_bounds);
+    return build(right_slot, right, left_end, right_bounds);
   }
 
-  void guarded_build(uint32_t slot, Range range, uint32_t first_desc, const RangeBounds& rb) {
+  uint32_t guarded_build(uint32_t slot, Range range, uint32_t first_desc, const RangeBounds& rb) {
     try {
-      build(slot, range, first_desc, rb);
+      return build(slot, range, first_desc, rb);
     } catch (...) {
       std::lock_guard<std::mutex> lock(error_mutex_);
       if (!error_) error_ = std::current_exception();
+      return first_desc;
     }
   }
 
@@ -292,7 +312,7 @@ class Builder {
     out->clear(bins);
     const auto add = [&](Bins* to, uint32_t i) {
       const uint32_t prim = ids_[i];
-      to->add(bins_of(load3(centroid(prim)), lo4, scale4, bins), bounds_[prim]);
+      to->add(bins_of(centroid(prim), lo4, scale4, bins), bounds_[prim]);
     };
     if (end - begin < 256) {
       for (uint32_t i = begin; i < end; ++i) add(out, i);
@@ -443,19 +463,22 @@ class Builder {
 
     const uint32_t n = static_cast<uint32_t>(ids_.size());
     bvh.tris.resize(n);
-    for (uint32_t i = 0; i < n; ++i) {
-      const uint32_t prim = ids_[i];
-      BvhTriangle& tri = bvh.tris[i];
-      const float* v0 = vertex(indices_[3ull * prim]);
-      const float* v1 = vertex(indices_[3ull * prim + 1]);
-      const float* v2 = vertex(indices_[3ull * prim + 2]);
-      for (int a = 0; a < 3; ++a) {
-        tri.v0[a] = v0[a];
-        tri.v1[a] = v1[a];
-        tri.v2[a] = v2[a];
+    BvhTriangle* tris = bvh.tris.data();
+    for_each_chunk(n, [this, tris](uint32_t begin, uint32_t end) {
+      for (uint32_t i = begin; i < end; ++i) {
+        const uint32_t prim = ids_[i];
+        BvhTriangle& tri = tris[i];
+        const float* v0 = vertex(indices_[3ull * prim]);
+        const float* v1 = vertex(indices_[3ull * prim + 1]);
+        const float* v2 = vertex(indices_[3ull * prim + 2]);
+        for (int a = 0; a < 3; ++a) {
+          tri.v0[a] = v0[a];
+          tri.v1[a] = v1[a];
+          tri.v2[a] = v2[a];
+        }
+        tri.id = prim;
       }
-      tri.id = prim;
-    }
+    });
     return bvh;
   }
 
@@ -480,9 +503,9 @@ class Builder {
   const uint32_t* indices_;
   BvhBuildOptions options_;
   TrackedVector<Aabb> bounds_;        // (num_tris) triangle bounds
-  TrackedVector<float> centroids_;    // (num_tris x 3) centres of the triangle bounds
   TrackedVector<uint32_t> ids_;       // (num_tris) permutation, becomes leaf order
   TrackedVector<BvhNode> scratch_;    // (2 * num_tris) fixed slices per subtree
+  unsigned threads_ = 1;              // build threads, the caller's included
   std::atomic<int> spare_threads_{0};
   std::mutex error_mutex_;
   std::exception_ptr error_;
