@@ -82,9 +82,18 @@ void BM_BuildBvh(benchmark::State& state) {
 }
 BENCHMARK(BM_BuildBvh)->Unit(benchmark::kMillisecond);
 
+// Args: envs, width, height, wr_cpu_path (0 auto, 1 scalar, 2 avx2, 3 avx512).
 void BM_Render(benchmark::State& state) {
   const int n = static_cast<int>(state.range(0));
   const uint32_t w = static_cast<uint32_t>(state.range(1)), h = static_cast<uint32_t>(state.range(2));
+  const wr_cpu_path path = static_cast<wr_cpu_path>(state.range(3));
+  if (wr_context_set_cpu_path(fixture().context, path) != WR_SUCCESS) {
+    state.SkipWithError(wr_last_error());
+    return;
+  }
+  wr_cpu_path used;
+  check(wr_context_cpu_path(fixture().context, &used));
+  state.SetLabel(wr_cpu_path_string(used));
   wr_camera_desc desc;
   wr_camera_desc_pinhole(&desc, w, h, 87.0f);
   wr_sensor sensor;
@@ -95,12 +104,16 @@ void BM_Render(benchmark::State& state) {
   state.counters["rays/s"] =
       benchmark::Counter(static_cast<double>(depth.size()), benchmark::Counter::kIsIterationInvariantRate);
   wr_sensor_release(sensor);
+  check(wr_context_set_cpu_path(fixture().context, WR_CPU_PATH_AUTO));
 }
 BENCHMARK(BM_Render)
-    ->Args({64, 106, 60})
-    ->Args({256, 106, 60})
-    ->Args({256, 87, 58})
-    ->Args({1024, 106, 60})
+    ->Args({64, 106, 60, WR_CPU_PATH_AUTO})
+    ->Args({256, 106, 60, WR_CPU_PATH_AUTO})
+    ->Args({256, 87, 58, WR_CPU_PATH_AUTO})
+    ->Args({1024, 106, 60, WR_CPU_PATH_AUTO})
+    ->Args({256, 106, 60, WR_CPU_PATH_SCALAR})  // the same work on each path
+    ->Args({256, 106, 60, WR_CPU_PATH_AVX2})
+    ->Args({256, 106, 60, WR_CPU_PATH_AVX512})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 

@@ -40,8 +40,12 @@ static_assert(std::is_nothrow_move_constructible<wr::Sensor>::value, "");
 static_assert(std::is_base_of<std::runtime_error, wr::Error>::value, "");
 
 TEST_CASE("wr.hpp: a camera looking straight down sees a plane at its known height", "[wr_hpp]") {
-  const wr::Context ctx = wr::Context::cpu(2);
+  wr::Context ctx = wr::Context::cpu(2);
   CHECK(ctx.num_threads() == 2);
+  CHECK(ctx.cpu_path() != WR_CPU_PATH_AUTO);  // resolved to the path in use
+  ctx.set_cpu_path(WR_CPU_PATH_SCALAR);
+  CHECK(ctx.cpu_path() == WR_CPU_PATH_SCALAR);
+  ctx.set_cpu_path(WR_CPU_PATH_AUTO);
   const wr::Scene scene = floor_scene(ctx);
   CHECK(scene.num_triangles() == 2);
   const wr::Scene::Bounds b = scene.bounds();

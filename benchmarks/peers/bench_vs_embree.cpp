@@ -101,10 +101,12 @@ int main(int argc, char** argv) {
   rtcSetDeviceMemoryMonitorFunction(device, memory_monitor, &monitor);
   const long embree_version = long(rtcGetDeviceProperty(device, RTC_DEVICE_PROPERTY_VERSION));
 
-  print_header(opt, mesh, read_s, wr_threads, embree_version, device_config);
+  wr_cpu_path path;
+  WR_OK(wr_context_cpu_path(context, &path));
+  print_header(opt, mesh, read_s, wr_threads, wr_cpu_path_string(path), embree_version, device_config);
   Builds builds = time_builds(opt, mesh, context, device, monitor);
   print_builds(builds, mesh);
-  const Renders renders = time_renders(opt, builds);
+  const Renders renders = time_renders(opt, builds, context);
   print_ratios(builds, renders, mesh);
   if (!opt.csv_path.empty()) write_csv(opt, builds, renders, mesh);
 

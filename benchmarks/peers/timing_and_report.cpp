@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <thread>
@@ -53,8 +54,8 @@ Agreement compare(const std::vector<float>& ours, const std::vector<float>& thei
 
 // ---- header -----------------------------------------------------------------------------------
 
-void print_header(const Options& opt, const Mesh& mesh, double read_s, uint32_t wr_threads, long embree_version,
-                  const std::string& device_config) {
+void print_header(const Options& opt, const Mesh& mesh, double read_s, uint32_t wr_threads, const char* wr_path,
+                  long embree_version, const std::string& device_config) {
   const std::string& obj_path = opt.obj_path;
   const uint32_t num_envs = opt.num_envs, seed = opt.seed;
   const unsigned threads = opt.threads;
@@ -72,8 +73,9 @@ void print_header(const Options& opt, const Mesh& mesh, double read_s, uint32_t 
   }
 
   std::printf("# wr-bench-vs-embree\n\n");
-  std::printf("- CPU: %s, %u hardware threads; both engines use %u threads (wr context: %u)\n", cpu_model,
-              std::thread::hardware_concurrency(), threads, wr_threads);
+  std::printf("- CPU: %s, %u hardware threads; both engines use %u threads (wr context: %u threads, CPU path %s "
+              "by default)\n",
+              cpu_model, std::thread::hardware_concurrency(), threads, wr_threads, wr_path);
   std::printf("- Embree %ld.%ld.%ld, device config \"%s\"\n", embree_version / 10000, (embree_version / 100) % 100,
               embree_version % 100, device_config.c_str());
   std::printf("- scene: %s: %zu vertices, %zu triangles (tinyobjloader read %.2f s; the same arrays go to both)\n",
@@ -84,8 +86,9 @@ void print_header(const Options& opt, const Mesh& mesh, double read_s, uint32_t 
               "ground, random yaw, +-5 deg pitch jitter (seed %u); range depth, far clip %s\n",
               num_envs, seed, far_text);
   std::printf("- Embree rays: camera-frame directions precomputed once per resolution (as wr_sensor_create does "
-              "ours); pose, body * mount, world rays, trace and depth write are timed for both. Embree work: one "
-              "task per (env, 8x8 tile) on a %u-thread pool (FTZ/DAZ set, as Embree asks)\n",
+              "ours); pose, body * mount, world rays, trace and depth write are timed for both. Embree work: tasks "
+              "of 8x8 tiles of one env, split as the library splits its own, on a %u-thread pool (FTZ/DAZ set, as "
+              "Embree asks)\n",
               threads);
   std::printf("- timing: median of %d after 1 warm-up, std::chrono::steady_clock; repetitions interleaved "
               "round-robin across engines and modes\n\n",
@@ -181,7 +184,7 @@ void print_builds(const Builds& result, const Mesh& mesh) {
 
 // ---- renders ----------------------------------------------------------------------------------
 
-Renders time_renders(const Options& opt, const Builds& built) {
+Renders time_renders(const Options& opt, const Builds& built, wr_context context) {
   const uint32_t num_envs = opt.num_envs, seed = opt.seed;
   const unsigned threads = opt.threads;
   const int reps = opt.reps;
@@ -237,11 +240,23 @@ Renders time_renders(const Options& opt, const Builds& built) {
       std::vector<double> times;
     };
     std::vector<Contender> contenders;
-    {
+    // Ours: the path the library picks on this CPU (the row the ratios use), then every
+    // other path this CPU runs, each switched on just before its render.
+    wr_cpu_path best;
+    WR_OK(wr_context_cpu_path(context, &best));
+    std::vector<wr_cpu_path> our_paths = {best};
+    for (const wr_cpu_path p : {WR_CPU_PATH_AVX2, WR_CPU_PATH_SCALAR})
+      if (p != best && wr_context_set_cpu_path(context, p) == WR_SUCCESS) our_paths.push_back(p);
+    for (const wr_cpu_path p : our_paths) {
       Contender c;
-      c.row.engine = "warp-raycaster", c.row.mode = "wr_sensor_render", c.row.bvh = "binned SAH";
-      c.row.is_ours = true;
-      c.render = [&](float* out) { WR_OK(wr_sensor_render(sensor, poses.data(), out, nullptr)); };
+      c.row.engine = "warp-raycaster";
+      c.row.mode = std::string("wr_sensor_render, ") + wr_cpu_path_string(p) + (p == best ? " (auto)" : "");
+      c.row.bvh = "binned SAH";
+      c.row.is_ours = p == best;
+      c.render = [&, p](float* out) {
+        WR_OK(wr_context_set_cpu_path(context, p));
+        WR_OK(wr_sensor_render(sensor, poses.data(), out, nullptr));
+      };
       contenders.push_back(std::move(c));
     }
     for (const EmbreeMode mode : {EmbreeMode::kSingle, EmbreeMode::kPacket16})
@@ -268,6 +283,7 @@ Renders time_renders(const Options& opt, const Builds& built) {
         c.times.push_back(seconds_since(t0));
       }
 
+    WR_OK(wr_context_set_cpu_path(context, WR_CPU_PATH_AUTO));
     const std::vector<float>& ours = contenders[0].depth;
     for (Contender& c : contenders) {
       RenderRow& row = c.row;
@@ -275,6 +291,13 @@ Renders time_renders(const Options& opt, const Builds& built) {
       row.mrays = double(pixels) / row.time.median / 1e6;
       row.hit_fraction = hit_fraction(c.depth);
       if (!row.is_ours) row.agree = compare(ours, c.depth);
+      // Our paths must agree bit for bit, not within a tolerance.
+      if (!row.is_ours && row.engine == "warp-raycaster" &&
+          std::memcmp(ours.data(), c.depth.data(), ours.size() * sizeof(float)) != 0) {
+        all_agree = false;
+        failures.push_back(std::to_string(res.first) + "x" + std::to_string(res.second) + " " + row.mode +
+                           ": not bit-identical to the " + contenders[0].row.mode + " path");
+      }
       print_row(row);
       if (!row.is_ours && row.agree.fraction < kMinAgree) {
         all_agree = false;
@@ -302,6 +325,14 @@ Renders time_renders(const Options& opt, const Builds& built) {
 
 // ---- ratios -----------------------------------------------------------------------------------
 
+namespace {
+std::string format_ratio(double r) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f", r);
+  return text;
+}
+}  // namespace
+
 void print_ratios(const Builds& built, const Renders& result, const Mesh& mesh) {
   const std::vector<BuildRow>& builds = built.rows;
   const std::vector<RenderRow>& renders = result.rows;
@@ -312,14 +343,13 @@ void print_ratios(const Builds& built, const Renders& result, const Mesh& mesh) 
   std::printf("\n## Ratios\n\nRays per second, ours / Embree's (> 1: warp-raycaster traces faster):\n\n");
   std::printf("| WxH | ours / Embree1 default | ours / Embree16 default | ours / best Embree1 | ours / best Embree16 |\n"
               "|---|---:|---:|---:|---:|\n");
+  std::vector<std::string> path_lines;
   for (const auto& res : resolutions) {
     double ours = 0, e1_default = 0, e16_default = 0, e1_best = 0, e16_best = 0;
     for (const RenderRow& r : renders) {
       if (r.width != res.first || r.height != res.second) continue;
-      if (r.is_ours) {
-        ours = r.mrays;
-        continue;
-      }
+      if (r.is_ours) ours = r.mrays;
+      if (r.engine != "Embree") continue;
       const bool single = r.mode == "rtcIntersect1";
       const bool is_default = r.bvh == kEmbreeConfigs[0].name;
       if (single) {
@@ -332,7 +362,13 @@ void print_ratios(const Builds& built, const Renders& result, const Mesh& mesh) 
     }
     std::printf("| %ux%u | %.2f | %.2f | %.2f | %.2f |\n", res.first, res.second, ours / e1_default, ours / e16_default,
                 ours / e1_best, ours / e16_best);
+    for (const RenderRow& r : renders)  // our other paths, for CPUs that lack the faster ones
+      if (r.width == res.first && r.height == res.second && r.engine != "Embree" && !r.is_ours)
+        path_lines.push_back(std::to_string(res.first) + "x" + std::to_string(res.second) + ", " + r.mode +
+                             ": " + format_ratio(r.mrays / e1_default) + " x Embree1 default, " +
+                             format_ratio(r.mrays / e16_default) + " x Embree16 default");
   }
+  for (const std::string& line : path_lines) std::printf("- %s\n", line.c_str());
   const BuildRow& wb = builds[0];
   const BuildRow& eb = builds[1];
   double fastest_build = eb.total.median, smallest = double(eb.live_bytes);

@@ -75,8 +75,8 @@ struct Renders {
 };
 
 // The report's heading: machine, Embree version, scene, cameras and timing method.
-void print_header(const Options& opt, const Mesh& mesh, double read_s, uint32_t wr_threads, long embree_version,
-                  const std::string& device_config);
+void print_header(const Options& opt, const Mesh& mesh, double read_s, uint32_t wr_threads, const char* wr_path,
+                  long embree_version, const std::string& device_config);
 
 // Builds ours and every Embree configuration --reps times after one warm-up, round-robin.
 Builds time_builds(const Options& opt, const Mesh& mesh, wr_context context, RTCDevice device, MemoryMonitor& monitor);
@@ -85,7 +85,8 @@ Builds time_builds(const Options& opt, const Mesh& mesh, wr_context context, RTC
 void print_builds(const Builds& builds, const Mesh& mesh);
 
 // Renders every contender at every resolution, round-robin, printing one table row per render.
-Renders time_renders(const Options& opt, const Builds& builds);
+// Ours runs on `context` once per CPU path it supports (wr_context_set_cpu_path).
+Renders time_renders(const Options& opt, const Builds& builds, wr_context context);
 
 // The "Ratios" section, the agreement verdict and the failure messages.
 void print_ratios(const Builds& builds, const Renders& renders, const Mesh& mesh);

@@ -108,6 +108,29 @@ WR_API wr_status wr_context_create_cpu(uint32_t num_threads, wr_context* out);
    side). */
 WR_API wr_status wr_context_num_threads(wr_context context, uint32_t* out);
 
+/* How a CPU context's sensors trace their rays. Every path gives bit-identical
+   depth; they differ only in speed. (wr_scene_intersect traces one ray at a
+   time whatever the path.) */
+typedef enum wr_cpu_path {
+  WR_CPU_PATH_AUTO = 0,   /* the fastest path this CPU runs (the default) */
+  WR_CPU_PATH_SCALAR = 1, /* one ray at a time: the traversal the CUDA kernel runs, any CPU */
+  WR_CPU_PATH_AVX2 = 2,   /* 4x4 pixel packets sharing the camera's origin, AVX2 */
+  WR_CPU_PATH_AVX512 = 3  /* the same packets, AVX-512 (x86-64-v4: F, VL, DQ, BW) */
+} wr_cpu_path;
+
+/* Chooses the path of a CPU context. WR_ERROR_UNSUPPORTED when this CPU (or a
+   build for another architecture) cannot run it; WR_ERROR_INVALID_ARGUMENT for
+   a CUDA context or a value outside wr_cpu_path. Renders already running on
+   the context finish with the path they started with. */
+WR_API wr_status wr_context_set_cpu_path(wr_context context, wr_cpu_path path);
+
+/* The path a CPU context's sensors trace with now, WR_CPU_PATH_AUTO resolved
+   (never WR_CPU_PATH_AUTO). WR_ERROR_INVALID_ARGUMENT for a CUDA context. */
+WR_API wr_status wr_context_cpu_path(wr_context context, wr_cpu_path* out);
+
+/* "auto", "scalar", "avx2" or "avx512"; "unknown" for any other value. */
+WR_API const char* wr_cpu_path_string(wr_cpu_path path);
+
 /* Drops the caller's reference. NULL does nothing. */
 WR_API void wr_context_release(wr_context context);
 

@@ -64,6 +64,13 @@ class Context {
     detail::check(wr_context_num_threads(get(), &n));
     return n;
   }
+  /// CPU contexts: how sensors trace (wr_context_set_cpu_path), and the path in use.
+  void set_cpu_path(wr_cpu_path path) { detail::check(wr_context_set_cpu_path(get(), path)); }
+  wr_cpu_path cpu_path() const {
+    wr_cpu_path p = WR_CPU_PATH_AUTO;
+    detail::check(wr_context_cpu_path(get(), &p));
+    return p;
+  }
   /// The raw handle, still owned by this object (NULL once moved from).
   wr_context get() const noexcept { return handle_.get(); }
 

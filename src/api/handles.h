@@ -20,6 +20,7 @@ struct wr_context_ {
   wr_device device = WR_DEVICE_CPU;
   int ordinal = 0;
   std::unique_ptr<wr::ThreadPool> pool;  // CPU contexts
+  std::atomic<int> cpu_path{WR_CPU_PATH_AUTO};  // wr_cpu_path of CPU contexts' renders
 };
 
 struct wr_scene_ {

@@ -11,6 +11,7 @@
 #include "api/api_guard.h"
 #include "api/handles.h"
 #include "cpu/cpu_intersect.h"
+#include "cpu/cpu_simd.h"
 #include "scene/obj_loader.h"
 
 using wr::api_guard;
@@ -98,6 +99,25 @@ void memory_of_tag(const char* fn, const wr::MemoryLedger& ledger, wr_memory_tag
   if (out_device_bytes) *out_device_bytes = ledger.bytes(wr::MemorySpace::kDevice, t);
 }
 
+// The tracing path of a wr_cpu_path value (AUTO excluded).
+wr::CpuSimd simd_of_path(int path) {
+  return path == WR_CPU_PATH_AVX512 ? wr::CpuSimd::kAvx512
+         : path == WR_CPU_PATH_AVX2 ? wr::CpuSimd::kAvx2
+                                    : wr::CpuSimd::kScalar;
+}
+
+// The path a CPU context renders with now.
+wr::CpuSimd cpu_simd_of(wr_context context) {
+  const int path = context->cpu_path.load();
+  return path == WR_CPU_PATH_AUTO ? wr::best_cpu_simd() : simd_of_path(path);
+}
+
+void require_cpu_context(const char* function, wr_context context) {
+  if (context->device != WR_DEVICE_CPU)
+    fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": context is a CUDA context; the CPU path applies to CPU "
+                                                            "contexts only");
+}
+
 wr_status create_scene(const char* function, wr_context context, const float* vertices, uint64_t num_vertices,
                        const uint32_t* indices, uint64_t num_triangles, wr_scene* out) {
   return api_guard(function, [&] {
@@ -178,6 +198,50 @@ wr_status wr_context_num_threads(wr_context context, uint32_t* out) {
     require_non_null(fn, out, "out");
     *out = context->pool ? context->pool->num_threads() : 1;
   });
+}
+
+wr_status wr_context_set_cpu_path(wr_context context, wr_cpu_path path) {
+  const char* fn = "wr_context_set_cpu_path";
+  return api_guard(fn, [&] {
+    require_non_null(fn, context, "context");
+    require_cpu_context(fn, context);
+    int value;
+    std::memcpy(&value, &path, sizeof value);  // C callers may pass any int
+    if (value < WR_CPU_PATH_AUTO || value > WR_CPU_PATH_AVX512)
+      fail(WR_ERROR_INVALID_ARGUMENT, std::string(fn) + ": path = " + std::to_string(value) +
+                                          " is not a wr_cpu_path (0 auto, 1 scalar, 2 avx2, 3 avx512)");
+    if (value != WR_CPU_PATH_AUTO && !wr::cpu_simd_supported(simd_of_path(value)))
+      fail(WR_ERROR_UNSUPPORTED, std::string(fn) + ": this CPU cannot run the " +
+                                     wr_cpu_path_string(static_cast<wr_cpu_path>(value)) +
+                                     " path (the fastest it runs: " + wr::cpu_simd_name(wr::best_cpu_simd()) + ")");
+    context->cpu_path.store(value);
+  });
+}
+
+wr_status wr_context_cpu_path(wr_context context, wr_cpu_path* out) {
+  const char* fn = "wr_context_cpu_path";
+  return api_guard(fn, [&] {
+    require_non_null(fn, context, "context");
+    require_non_null(fn, out, "out");
+    require_cpu_context(fn, context);
+    switch (cpu_simd_of(context)) {
+      case wr::CpuSimd::kAvx512: *out = WR_CPU_PATH_AVX512; break;
+      case wr::CpuSimd::kAvx2: *out = WR_CPU_PATH_AVX2; break;
+      default: *out = WR_CPU_PATH_SCALAR; break;
+    }
+  });
+}
+
+const char* wr_cpu_path_string(wr_cpu_path path) {
+  int value;
+  std::memcpy(&value, &path, sizeof value);
+  switch (value) {
+    case WR_CPU_PATH_AUTO: return "auto";
+    case WR_CPU_PATH_SCALAR: return "scalar";
+    case WR_CPU_PATH_AVX2: return "avx2";
+    case WR_CPU_PATH_AVX512: return "avx512";
+  }
+  return "unknown";
 }
 
 void wr_context_release(wr_context context) {
@@ -279,7 +343,7 @@ wr_status wr_sensor_render(wr_sensor sensor, const float* body_poses, float* dep
 #endif
     (void)stream;  // CPU contexts run synchronously
     wr_context context = sensor->scene->context;
-    sensor->sensor->render_cpu(*context->pool, body_poses, depth_out);
+    sensor->sensor->render_cpu(*context->pool, cpu_simd_of(context), body_poses, depth_out);
   });
 }
 

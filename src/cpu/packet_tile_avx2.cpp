@@ -1,4 +1,5 @@
-// render_tile_avx2: the packet traversal of packet_traversal.h compiled for AVX2, two registers per 16 lanes.
+// render_tile_avx2: the packet traversal of packet_traversal.h compiled for AVX2: 4x2
+// packets, 8 lanes in one register.
 // This file alone is compiled with those instructions (src/CMakeLists.txt); cpu_simd.cpp
 // calls it only on a CPU that has them.
 #define WR_HD static inline  // private copies of src/core (see core/platform.h)

@@ -1,4 +1,5 @@
-// render_tile_avx512: the packet traversal of packet_traversal.h compiled for AVX-512 (x86-64-v4: F, VL, DQ, BW), one register per 16 lanes.
+// render_tile_avx512: the packet traversal of packet_traversal.h compiled for AVX-512
+// (x86-64-v4: F, VL, DQ, BW): 4x4 packets, 16 lanes in one register.
 // This file alone is compiled with those instructions (src/CMakeLists.txt); cpu_simd.cpp
 // calls it only on a CPU that has them.
 #define WR_HD static inline  // private copies of src/core (see core/platform.h)

@@ -1,5 +1,5 @@
-// Packet traversal for the CPU backend: 16 rays of a 4x4 pixel block, one per SIMD lane,
-// walk the BVH together (Wald, Slusallek, Benthin, Wagner, "Interactive Rendering with
+// Packet traversal for the CPU backend: the rays of a 4x4 (AVX-512) or 4x2 (AVX2) pixel
+// block, one per SIMD lane, walk the BVH together (Wald, Slusallek, Benthin, Wagner, "Interactive Rendering with
 // Coherent Ray Tracing", Eurographics 2001). The rays of a depth camera share their origin,
 // so every per-node and per-triangle quantity that depends only on the origin (box planes
 // minus origin, vertices minus origin) is computed once for the packet; only the products
@@ -29,7 +29,8 @@
 namespace wr {
 namespace {
 
-constexpr int kPacketSide = 4;  // 4x4 pixels = kLanes rays
+// A packet: 4 pixels wide, kLanes / 4 high (4x4 with AVX-512, 4x2 with AVX2).
+constexpr uint32_t kPacketW = 4, kPacketH = kLanes / kPacketW;
 
 struct Packet {
   LaneF inv_x, inv_y, inv_z;  // 1 / direction (ray_box.h)
@@ -211,7 +212,7 @@ inline LaneF lane_component(const LaneF& x, const LaneF& y, const LaneF& z, cons
   return axis == 0 ? x : (axis == 1 ? y : z);
 }
 
-// Sets up the packet of pixels [u0, u0 + 4) x [v0, v0 + 4) of the tile (clipped to it):
+// Sets up the packet of pixels [u0, u0 + kPacketW) x [v0, v0 + kPacketH) of the tile (clipped to it):
 // make_pixel_ray() (camera.h), make_ray_box() (ray_box.h) and make_ray_triangle()
 // (ray_triangle.h) evaluated lane by lane with the same operations. Returns whether every
 // active lane shares the direction signs and the axis permutation (a uniform packet).
@@ -219,7 +220,7 @@ bool setup_packet(const PacketTile& tile, uint32_t u0, uint32_t v0, Packet* p) {
   alignas(64) float dir[4][kLanes];  // template direction x, y, z and depth_scale
   p->active = 0;
   for (int l = 0; l < kLanes; ++l) {
-    const uint32_t u = u0 + l % kPacketSide, v = v0 + l / kPacketSide;
+    const uint32_t u = u0 + l % kPacketW, v = v0 + l / kPacketW;
     const bool in = u < tile.u1 && v < tile.v1;
     p->active |= (in ? 1u : 0u) << l;
     // Idle lanes repeat the tile's first pixel: finite values, and out of every mask.
@@ -266,7 +267,7 @@ bool setup_packet(const PacketTile& tile, uint32_t u0, uint32_t v0, Packet* p) {
   return uniform;
 }
 
-// Renders pixels [u0, u0 + 4) x [v0, v0 + 4) of the tile (clipped to it).
+// Renders pixels [u0, u0 + kPacketW) x [v0, v0 + kPacketH) of the tile (clipped to it).
 uint64_t render_packet(const PacketTile& tile, uint32_t u0, uint32_t v0) {
   Packet p;
   const bool uniform = setup_packet(tile, u0, v0, &p);
@@ -274,7 +275,7 @@ uint64_t render_packet(const PacketTile& tile, uint32_t u0, uint32_t v0) {
   uint64_t overflows = 0;
   for (int l = 0; l < kLanes; ++l) {
     if (!(p.active >> l & 1u)) continue;
-    const uint32_t u = u0 + l % kPacketSide, v = v0 + l / kPacketSide;
+    const uint32_t u = u0 + l % kPacketW, v = v0 + l / kPacketW;
     const size_t pixel = static_cast<size_t>(v) * tile.width + u;
     if (done) {
       tile.image[pixel] = pixel_depth(p.best_t[l], p.best_id[l], tile.rays[pixel], *tile.params);
@@ -289,8 +290,8 @@ uint64_t render_packet(const PacketTile& tile, uint32_t u0, uint32_t v0) {
 
 uint64_t render_tile_packets(const PacketTile& tile) {
   uint64_t overflows = 0;
-  for (uint32_t v = tile.v0; v < tile.v1; v += kPacketSide)
-    for (uint32_t u = tile.u0; u < tile.u1; u += kPacketSide) overflows += render_packet(tile, u, v);
+  for (uint32_t v = tile.v0; v < tile.v1; v += kPacketH)
+    for (uint32_t u = tile.u0; u < tile.u1; u += kPacketW) overflows += render_packet(tile, u, v);
   return overflows;
 }
 

@@ -40,7 +40,7 @@ void validate_body_poses(const char* function, const float* body_poses, uint32_t
   }
 }
 
-void Sensor::render_cpu(ThreadPool& pool, const float* body_poses, float* depth_out) {
+void Sensor::render_cpu(ThreadPool& pool, CpuSimd simd, const float* body_poses, float* depth_out) {
   validate_body_poses("wr_sensor_render", body_poses, num_envs_, params_.quat_order);
   CpuRenderJob job;
   job.bvh = scene_.view();
@@ -52,6 +52,7 @@ void Sensor::render_cpu(ThreadPool& pool, const float* body_poses, float* depth_
   job.body_poses = body_poses;
   job.depth_out = depth_out;
   job.stack_overflows = &stack_overflows_;
+  job.simd = simd;
   cpu_render(pool, job);
 }
 

@@ -9,6 +9,7 @@
 #include <wr/wr.h>
 
 #include "core/camera.h"
+#include "cpu/cpu_simd.h"
 #include "memory/tracked_allocator.h"
 #include "scene/scene.h"
 
@@ -23,8 +24,9 @@ class Sensor {
 
   // CPU render. body_poses: (num_envs x 7); depth_out: (num_envs x height x width), host.
   // Every pose is checked before anything is written: a bad one throws
-  // WR_ERROR_INVALID_ARGUMENT naming the env and leaves depth_out untouched.
-  void render_cpu(ThreadPool& pool, const float* body_poses, float* depth_out);
+  // WR_ERROR_INVALID_ARGUMENT naming the env and leaves depth_out untouched. simd: the
+  // tracing path (cpu/cpu_simd.h), one this CPU runs.
+  void render_cpu(ThreadPool& pool, CpuSimd simd, const float* body_poses, float* depth_out);
 
   const wr_camera_desc& desc() const { return desc_; }
   uint32_t num_envs() const { return num_envs_; }

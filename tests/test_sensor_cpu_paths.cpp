@@ -1,0 +1,131 @@
+// The CPU tracing paths through the public API (wr_context_set_cpu_path and friends): every path
+// this CPU runs renders the same images bit for bit, the default resolves to a concrete path,
+// and bad requests fail with a message naming the culprit while leaving the context as it was.
+// (tests/test_cpu_packet.cpp checks the packet code itself on harder scenes.)
+#include <cstdint>
+#include <cstdio>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <Eigen/Geometry>
+#include <catch2/catch.hpp>
+
+#include <wr/wr.h>
+
+#include "api_test_support.h"
+#include "c_api_world.h"
+#include "mesh_builders.h"
+#include "sensor_image_check.h"
+#include "sensor_poses.h"
+#include "sensor_shapes.h"
+
+using namespace wr_test::sensor_tests;
+using wr_test::c_api::bad_enum;
+
+namespace {
+
+const wr_cpu_path kConcretePaths[] = {WR_CPU_PATH_SCALAR, WR_CPU_PATH_AVX2, WR_CPU_PATH_AVX512};
+
+// Boxes of many sizes on a floor: rays from inside the cluster in every direction.
+Mesh cluster_mesh() {
+  Mesh m;
+  add_quad(m, Vector3d(-20, -20, 0), Vector3d(40, 0, 0), Vector3d(0, 40, 0), 16, 16);
+  std::mt19937 rng(17);
+  std::uniform_real_distribution<double> pos(-10, 10), size(0.2, 2.0);
+  for (int i = 0; i < 60; ++i) {
+    const Vector3d lo(pos(rng), pos(rng), pos(rng) * 0.2 + 2.0);
+    add_box(m, lo, lo + Vector3d(size(rng), size(rng), size(rng)), 2);
+  }
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("cpu paths: names, and the default resolves to the fastest path this CPU runs", "[sensor][cpu_path]") {
+  CHECK(std::string(wr_cpu_path_string(WR_CPU_PATH_AUTO)) == "auto");
+  CHECK(std::string(wr_cpu_path_string(WR_CPU_PATH_SCALAR)) == "scalar");
+  CHECK(std::string(wr_cpu_path_string(WR_CPU_PATH_AVX2)) == "avx2");
+  CHECK(std::string(wr_cpu_path_string(WR_CPU_PATH_AVX512)) == "avx512");
+  CHECK(std::string(wr_cpu_path_string(bad_enum<wr_cpu_path>(9))) == "unknown");
+
+  const Context context = make_context(2);
+  wr_cpu_path path = WR_CPU_PATH_AUTO;
+  REQUIRE_OK(wr_context_cpu_path(context.get(), &path));
+  CHECK(path != WR_CPU_PATH_AUTO);
+  std::printf("test_sensor: this CPU traces with the %s path by default\n", wr_cpu_path_string(path));
+  // No path this CPU runs is faster than the default: the ones above it are unsupported.
+  for (wr_cpu_path p : kConcretePaths)
+    if (p > path) CHECK(wr_context_set_cpu_path(context.get(), p) == WR_ERROR_UNSUPPORTED);
+  REQUIRE_OK(wr_context_set_cpu_path(context.get(), WR_CPU_PATH_SCALAR));
+  REQUIRE_OK(wr_context_cpu_path(context.get(), &path));
+  CHECK(path == WR_CPU_PATH_SCALAR);
+  REQUIRE_OK(wr_context_set_cpu_path(context.get(), WR_CPU_PATH_AUTO));
+  wr_cpu_path again = WR_CPU_PATH_AUTO;
+  REQUIRE_OK(wr_context_cpu_path(context.get(), &again));
+  CHECK(again != WR_CPU_PATH_AUTO);
+}
+
+TEST_CASE("cpu paths: every path renders bit-identical images", "[sensor][cpu_path]") {
+  const Mesh mesh = cluster_mesh();
+  const Context context = make_context(2);
+  const Scene scene = make_scene(mesh, context.get());
+  std::mt19937 rng(23);
+  std::vector<Pose> poses;
+  for (int i = 0; i < 24; ++i)
+    poses.push_back({random_in(rng, Vector3d(-9, -9, 0.5), Vector3d(9, 9, 4)), random_rotation(rng)});
+  for (const wr_depth_kind kind : {WR_DEPTH_PLANE, WR_DEPTH_RANGE}) {
+    wr_camera_desc desc = pinhole(37, 29, 100.0f, kind, -1.0f);  // partial packets and tiles
+    desc.near_clip = 0.3f;
+    desc.far_clip = 25.0f;
+    const Sensor sensor = make_sensor(scene.get(), desc, uint32_t(poses.size()));
+    const std::vector<float> pf = pose_floats(poses, WR_QUAT_WXYZ);
+    std::vector<float> reference;
+    for (const wr_cpu_path p : kConcretePaths) {
+      INFO("path " << wr_cpu_path_string(p) << ", depth kind " << kind);
+      const wr_status s = wr_context_set_cpu_path(context.get(), p);
+      if (s == WR_ERROR_UNSUPPORTED) {
+        WARN("skipped: " << wr_last_error());
+        continue;
+      }
+      REQUIRE(s == WR_SUCCESS);
+      std::vector<float> img(pf.size() / 7 * 37 * 29, -7.0f);
+      REQUIRE_OK(wr_sensor_render(sensor.get(), pf.data(), img.data(), nullptr));
+      if (reference.empty()) {
+        reference = img;
+        size_t hits = 0;
+        for (float d : img) hits += d > 0.0f;
+        CHECK(hits > img.size() / 4);  // the scene is in view
+        CHECK(hits < img.size());      // and so are misses (beyond far)
+      } else {
+        CHECK(same_bits(img, reference));
+      }
+    }
+  }
+}
+
+TEST_CASE("cpu paths: bad requests name the culprit and change nothing", "[sensor][cpu_path][c_api]") {
+  const Context context = make_context(1);
+  REQUIRE_OK(wr_context_set_cpu_path(context.get(), WR_CPU_PATH_SCALAR));
+  EXPECT_FAIL(wr_context_set_cpu_path(nullptr, WR_CPU_PATH_SCALAR), WR_ERROR_INVALID_ARGUMENT,
+              "wr_context_set_cpu_path", "context");
+  EXPECT_FAIL(wr_context_set_cpu_path(context.get(), bad_enum<wr_cpu_path>(4)), WR_ERROR_INVALID_ARGUMENT,
+              "wr_context_set_cpu_path", "path = 4");
+  EXPECT_FAIL(wr_context_set_cpu_path(context.get(), bad_enum<wr_cpu_path>(-1)), WR_ERROR_INVALID_ARGUMENT,
+              "wr_context_set_cpu_path", "path = -1");
+  wr_cpu_path path = WR_CPU_PATH_AUTO;
+  EXPECT_FAIL(wr_context_cpu_path(nullptr, &path), WR_ERROR_INVALID_ARGUMENT, "wr_context_cpu_path", "context");
+  EXPECT_FAIL(wr_context_cpu_path(context.get(), nullptr), WR_ERROR_INVALID_ARGUMENT, "wr_context_cpu_path", "out");
+  REQUIRE_OK(wr_context_cpu_path(context.get(), &path));
+  CHECK(path == WR_CPU_PATH_SCALAR);  // the failed calls left it alone
+
+  wr_context cuda = nullptr;
+  if (wr_context_create(WR_DEVICE_CUDA, 0, &cuda) != WR_SUCCESS) {
+    WARN("CUDA context check skipped: " << wr_last_error());
+    return;
+  }
+  const Context owned(cuda);
+  EXPECT_FAIL(wr_context_set_cpu_path(cuda, WR_CPU_PATH_AUTO), WR_ERROR_INVALID_ARGUMENT, "wr_context_set_cpu_path",
+              "CUDA context");
+  EXPECT_FAIL(wr_context_cpu_path(cuda, &path), WR_ERROR_INVALID_ARGUMENT, "wr_context_cpu_path", "CUDA context");
+}
