@@ -287,10 +287,10 @@ int run(const Options& opt) {
   write_npy(npy, depth, n, height, width);
 
   std::printf("wr-demo: %u robots, %ux%u depth camera (%.1f deg HFOV, pitched %.0f deg down, %s depth), "
-              "far clip %g m, %u CPU threads\n",
+              "far clip %g m, %u CPU threads (%s path)\n",
               n, width, height, double(opt.hfov), double(opt.pitch),
               desc.depth_kind == WR_DEPTH_PLANE ? "WR_DEPTH_PLANE" : "WR_DEPTH_RANGE", double(opt.far_clip),
-              ctx.num_threads());
+              ctx.num_threads(), wr_cpu_path_string(ctx.cpu_path()));
   std::printf("  scene      %s\n", opt.obj.c_str());
   std::printf("  triangles  %llu, bounds [%.2f %.2f %.2f] - [%.2f %.2f %.2f] m\n",
               (unsigned long long)scene.num_triangles(), double(b.min[0]), double(b.min[1]), double(b.min[2]),
