@@ -17,18 +17,29 @@ struct RayBox {
   bool neg[3];   // inv_dir < 0: the slab is entered through bmax on that axis
 };
 
-// The interval test shared by the box tests below, from the six slab distances.
-WR_HD bool slab_interval(float nx, float fx, float ny, float fy, float nz, float fz, float tmin, float tmax,
-                         float* t_entry) {
-  float tnear = tmin, tfar = tmax;
+// Entry and exit of the ray through the three slabs within [tmin, tmax], from the six slab
+// distances. A template over the number type: the CPU packet path (src/cpu/packet_traversal.h)
+// runs these very operations on a vector of rays, one lane per ray.
+template <class F>
+WR_HD void slab_near_far(F nx, F fx, F ny, F fy, F nz, F fz, F tmin, F tmax, F* t_near, F* t_far) {
+  F tnear = tmin, tfar = tmax;
   tnear = nx > tnear ? nx : tnear;
   tnear = ny > tnear ? ny : tnear;
   tnear = nz > tnear ? nz : tnear;
   tfar = fx < tfar ? fx : tfar;
   tfar = fy < tfar ? fy : tfar;
   tfar = fz < tfar ? fz : tfar;
-  *t_entry = tnear;
-  return tnear <= tfar * kRobustFarScale;
+  *t_near = tnear;
+  *t_far = tfar;
+}
+
+// The interval test shared by the box tests below: entered before it is left, with the far
+// side widened by kRobustFarScale.
+WR_HD bool slab_interval(float nx, float fx, float ny, float fy, float nz, float fz, float tmin, float tmax,
+                         float* t_entry) {
+  float tfar;
+  slab_near_far(nx, fx, ny, fy, nz, fz, tmin, tmax, t_entry, &tfar);
+  return *t_entry <= tfar * kRobustFarScale;
 }
 
 WR_HD RayBox make_ray_box(Vec3 org, Vec3 dir) {

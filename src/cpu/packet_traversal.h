@@ -70,15 +70,9 @@ __attribute__((always_inline)) inline LaneBits packet_hits_box(const Packet& p, 
     nz = p.neg_z ? z1 : z0, fz = p.neg_z ? z0 : z1;
   }
   // slab_interval() of ray_box.h, lane by lane.
-  LaneF tnear = p.tmin, tfar = p.best_t;
-  tnear = nx > tnear ? nx : tnear;
-  tnear = ny > tnear ? ny : tnear;
-  tnear = nz > tnear ? nz : tnear;
-  tfar = fx < tfar ? fx : tfar;
-  tfar = fy < tfar ? fy : tfar;
-  tfar = fz < tfar ? fz : tfar;
-  *entry = tnear;
-  return le_bits(tnear, tfar * kRobustFarScale) & p.active;
+  LaneF tfar;
+  slab_near_far(nx, fx, ny, fy, nz, fz, p.tmin, p.best_t, entry, &tfar);
+  return le_bits(*entry, tfar * kRobustFarScale) & p.active;
 }
 
 // intersect_leaf() of bvh_traverse.h for every active lane: the watertight test of
