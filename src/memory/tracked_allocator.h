@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <new>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #if __has_include(<sys/mman.h>)
@@ -48,6 +49,17 @@ class TrackedAllocator {
   void deallocate(T* p, std::size_t n) noexcept {
     if (ledger_) ledger_->remove(MemorySpace::kHost, tag_, n * sizeof(T));
     ::operator delete(p, std::align_val_t(alignment(n * sizeof(T))));
+  }
+
+  // resize() and the size constructor leave trivial elements uninitialised (default-, not
+  // value-initialised): every array of the library is written whole right after it is sized,
+  // and zeroing 10-20 MB first would cost a serial pass (and its page faults) for nothing.
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    if constexpr (sizeof...(Args) == 0 && std::is_trivially_default_constructible<U>::value)
+      ::new (static_cast<void*>(p)) U;
+    else
+      ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
   }
 
   MemoryLedger* ledger() const noexcept { return ledger_; }
