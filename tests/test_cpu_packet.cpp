@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cpu/cpu_render.h"
@@ -225,4 +226,32 @@ TEST_CASE("SIMD packets on a BVH deeper than the stack: same depth, same overflo
   CHECK(r.overflows > 30);  // most rays overflowed, and every ray still found the nearest plane:
   for (uint32_t env = 0; env < 2; ++env)
     for (int px = 0; px < 30; ++px) CHECK(r.depth[env * 30 + px] == Approx(env == 0 ? 1.0 : 3.0));
+}
+
+TEST_CASE("depth does not depend on the BVH's build options: the CUDA contexts' tree renders the same") {
+  // CUDA contexts build with other SAH weights (cuda_bvh_build_options); traversal is exact, so
+  // every path on either tree gives the same bits. Terrain and soup, cameras anywhere.
+  const wr::Mesh terrain = load_small_terrain();
+  const auto soup = wr_test::random_soup(12, 3000, 10.0f);
+  const std::vector<std::pair<std::vector<float>, std::vector<uint32_t>>> scenes = {
+      {terrain.vertices, terrain.indices}, {soup.vertices, soup.indices}};
+  for (const auto& scene : scenes) {
+    const wr::Bvh cpu_tree = build(scene.first, scene.second);
+    const wr::BvhBuildOptions cuda_options = wr::cuda_bvh_build_options();
+    const wr::Bvh cuda_tree =
+        wr::build_bvh(scene.first.data(), scene.second.data(), scene.second.size() / 3, cuda_options);
+    REQUIRE(cuda_tree.nodes.size() > cpu_tree.nodes.size());  // really another tree: smaller leaves
+    float lo[3] = {1e30f, 1e30f, 1e30f}, hi[3] = {-1e30f, -1e30f, -1e30f};
+    for (size_t i = 0; i < scene.first.size(); ++i) {
+      lo[i % 3] = std::fmin(lo[i % 3], scene.first[i]);
+      hi[i % 3] = std::fmax(hi[i % 3], scene.first[i]);
+    }
+    wr_camera_desc desc;
+    wr_camera_desc_pinhole(&desc, 20, 14, 90.0f);
+    const std::vector<float> poses = random_poses(8, 48, lo, hi);
+    const Rendered want = check_paths_agree(cpu_tree.view(), desc, poses);
+    const Rendered got = check_paths_agree(cuda_tree.view(), desc, poses);
+    CHECK(count_differences(want, got) == 0);
+    CHECK(count_finite(want.depth) > want.depth.size() / 4);
+  }
 }

@@ -125,7 +125,10 @@ wr_status create_scene(const char* function, wr_context context, const float* ve
     require_non_null(function, out, "out");
     auto scene = std::make_unique<wr_scene_>();
     const unsigned threads = context->pool ? context->pool->num_threads() : 0;
-    scene->scene = std::make_unique<wr::Scene>(function, vertices, num_vertices, indices, num_triangles, threads);
+    const wr::BvhBuildOptions options =
+        context->device == WR_DEVICE_CUDA ? wr::cuda_bvh_build_options() : wr::BvhBuildOptions{};
+    scene->scene =
+        std::make_unique<wr::Scene>(function, vertices, num_vertices, indices, num_triangles, threads, options);
 #if WR_WITH_CUDA
     if (context->device == WR_DEVICE_CUDA)
       scene->device_bvh =

@@ -30,6 +30,17 @@ struct BvhBuildOptions {
                                   // and benchmarks use it to judge the binned build)
 };
 
+// The defaults above are tuned for the CPU's packet traversal. CUDA contexts build with the
+// SAH weights the GPU kernel was written for (traversal cost 2, leaves of up to 8: one thread
+// per ray tests every triangle of a leaf alone) until a GPU run says otherwise; the trees
+// differ, the depth does not (traversal is exact either way).
+inline BvhBuildOptions cuda_bvh_build_options() {
+  BvhBuildOptions options;
+  options.traversal_cost = 2.0f;
+  options.max_leaf_size = 8;
+  return options;
+}
+
 // Zero-area triangles are left out (they are never hit), so tris may hold fewer triangles
 // than the input; a scene with no other triangle gets a root with an empty box.
 struct Bvh {

@@ -11,9 +11,10 @@ namespace wr {
 class Scene {
  public:
   // Validates the arrays (see mesh_validation.h; `function` prefixes error messages) and
-  // builds the BVH with `build_threads` threads (0: all hardware threads).
+  // builds the BVH with `options` (their thread count and ledger are replaced by
+  // `build_threads`, 0: all hardware threads, and this scene's ledger).
   Scene(const char* function, const float* vertices, uint64_t num_vertices, const uint32_t* indices,
-        uint64_t num_triangles, unsigned build_threads);
+        uint64_t num_triangles, unsigned build_threads, BvhBuildOptions options = BvhBuildOptions{});
 
   const Bvh& bvh() const { return bvh_; }
   BvhView view() const { return bvh_.view(); }
