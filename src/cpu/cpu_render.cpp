@@ -45,7 +45,8 @@ void render_tile(const TileGrid& grid, uint32_t env, uint32_t tile) {
 void render_tiles(void* context, uint32_t task, unsigned /*thread_index*/) {
   const TileGrid& grid = *static_cast<const TileGrid*>(context);
   const uint32_t env = task / grid.tasks_per_env, first = task % grid.tasks_per_env * grid.tiles_per_task;
-  const uint32_t last = first + grid.tiles_per_task < grid.tiles_per_env ? first + grid.tiles_per_task : grid.tiles_per_env;
+  const uint32_t end = first + grid.tiles_per_task;
+  const uint32_t last = end < grid.tiles_per_env ? end : grid.tiles_per_env;
   for (uint32_t tile = first; tile < last; ++tile) render_tile(grid, env, tile);
 }
 

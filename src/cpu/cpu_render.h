@@ -24,8 +24,9 @@ struct CpuRenderJob {
   CpuSimd simd = best_cpu_simd();          // tracing path; every path gives the same depth
 };
 
-// Side of the square pixel tiles one task renders: 8x8 rays from one origin with nearly the
-// same direction visit nearly the same nodes, which stay in cache.
+// Side of the square pixel tiles a task renders one after the other (a task is a run of
+// consecutive tiles of one env, a whole env when there are enough envs): 8x8 rays from one
+// origin with nearly the same direction visit nearly the same nodes, which stay in cache.
 constexpr uint32_t kCpuTileSize = 8;
 
 // Fills job.depth_out. Allocates nothing; the result does not depend on the thread count.

@@ -47,8 +47,8 @@ struct Packet {
   int near_x, near_y, near_z;
 };
 
-// Both child boxes of a node against every active lane. Returns the lanes that enter the
-// box within [tmin, best_t] and, in *entry, each lane's entry distance.
+// One node's box against every active lane. Returns the lanes that enter the box within
+// [tmin, best_t] and, in *entry, each lane's entry distance.
 template <bool kUniform>
 __attribute__((always_inline)) inline LaneBits packet_hits_box(const Packet& p, const BvhNode& node,
                                                               LaneF* entry) {
@@ -87,7 +87,8 @@ __attribute__((always_inline)) inline void packet_intersect_leaf(const BvhView& 
     LaneF Akz, Bkz, Ckz, Akx, Aky, Bkx, Bky, Ckx, Cky;
     if (kUniform) {
       const int kx = p->ukx, ky = p->uky, kz = p->ukz;
-      Akz = splat(tri.v0[kz] - p->org[kz]), Bkz = splat(tri.v1[kz] - p->org[kz]), Ckz = splat(tri.v2[kz] - p->org[kz]);
+      Akz = splat(tri.v0[kz] - p->org[kz]), Bkz = splat(tri.v1[kz] - p->org[kz]);
+      Ckz = splat(tri.v2[kz] - p->org[kz]);
       Akx = splat(tri.v0[kx] - p->org[kx]), Aky = splat(tri.v0[ky] - p->org[ky]);
       Bkx = splat(tri.v1[kx] - p->org[kx]), Bky = splat(tri.v1[ky] - p->org[ky]);
       Ckx = splat(tri.v2[kx] - p->org[kx]), Cky = splat(tri.v2[ky] - p->org[ky]);
@@ -148,9 +149,9 @@ __attribute__((always_inline)) inline void prefetch_below_packet(const BvhView& 
 }
 
 // Closest hits of the packet's lanes (left in p->best_t / p->best_id). Near-first with a
-// fixed stack, as trace_closest_hit(): a node is visited when any active lane enters it,
-// nearer child first by the smallest entry over the lanes. Returns false when the stack would
-// overflow; the caller then traces the packet's rays with the scalar path.
+// fixed stack, as trace_closest_hit(): a node is visited when any active lane enters it, the
+// nearer child first. Returns false when the stack would overflow (where the scalar path
+// overflows); the caller then traces the packet's rays with the scalar path.
 template <bool kUniform>
 bool trace_packet(const BvhView& bvh, Packet* p) {
   LaneF entry;
