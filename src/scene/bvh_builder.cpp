@@ -16,6 +16,7 @@
 #include <exception>
 #include <limits>
 #include <mutex>
+#include <system_error>
 #include <thread>
 
 namespace wr {
@@ -133,12 +134,20 @@ class Builder {
   Float4 centroid(uint32_t prim) const { return 0.5f * (bounds_[prim].lo + bounds_[prim].hi); }
 
   // Runs fn(begin, end) over [0, n) in one chunk per build thread (the caller's included).
+  // fn must not throw. A thread that cannot be started leaves its chunk to the caller.
   template <class Fn>
   void for_each_chunk(uint32_t n, const Fn& fn) const {
     const uint32_t chunks = n < 65536 ? 1u : threads_, step = (n + chunks - 1) / chunks;
     std::vector<std::thread> workers;
-    for (uint32_t c = 1; c < chunks; ++c)
-      workers.emplace_back([&fn, c, step, n] { fn(c * step, std::min(n, (c + 1) * step)); });
+    workers.reserve(chunks);
+    for (uint32_t c = 1; c < chunks; ++c) {
+      const uint32_t begin = std::min(n, c * step), end = std::min(n, (c + 1) * step);
+      try {
+        workers.emplace_back([&fn, begin, end] { fn(begin, end); });
+      } catch (const std::system_error&) {
+        fn(begin, end);
+      }
+    }
     fn(0, std::min(n, step));
     for (std::thread& w : workers) w.join();
   }
@@ -349,9 +358,14 @@ class Builder {
     if (n >= kParallelBinning && take_thread()) {  // the top levels, where subtrees are not yet parallel
       Bins first_half;
       const uint32_t mid = range.begin + n / 2;
-      std::thread worker([&] { bin_range(range.begin, mid, lo4, scale4, bins, &first_half); });
+      std::thread worker;
+      try {
+        worker = std::thread([&] { bin_range(range.begin, mid, lo4, scale4, bins, &first_half); });
+      } catch (const std::system_error&) {  // no thread to be had: bin that half here
+        bin_range(range.begin, mid, lo4, scale4, bins, &first_half);
+      }
       bin_range(mid, range.end, lo4, scale4, bins, &binned);
-      worker.join();
+      if (worker.joinable()) worker.join();
       spare_threads_.fetch_add(1);
       binned.merge(first_half, bins);
     } else {
