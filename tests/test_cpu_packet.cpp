@@ -105,6 +105,15 @@ wr::Mesh load_small_terrain() {
   return wr::load_obj(std::string(dir ? dir : ".") + "/assets/parkour_small.obj");
 }
 
+// Bounds of a (n x 3) vertex array.
+void vertex_bounds(const std::vector<float>& vertices, float lo[3], float hi[3]) {
+  for (int k = 0; k < 3; ++k) lo[k] = 1e30f, hi[k] = -1e30f;
+  for (size_t i = 0; i < vertices.size(); ++i) {
+    lo[i % 3] = std::fmin(lo[i % 3], vertices[i]);
+    hi[i % 3] = std::fmax(hi[i % 3], vertices[i]);
+  }
+}
+
 size_t count_finite(const std::vector<float>& v) {
   size_t n = 0;
   for (float x : v) n += std::isfinite(x);
@@ -126,15 +135,12 @@ TEST_CASE("the best SIMD path is one this CPU runs, and names itself") {
 TEST_CASE("SIMD packets equal the scalar path on the bundled terrain, from any orientation") {
   const wr::Mesh mesh = load_small_terrain();
   const wr::Bvh bvh = build(mesh.vertices, mesh.indices);
-  // 30 x 21: partial 4x4 packets and partial 8x8 tiles on both edges.
+  // 30 x 21: partial packets and partial 8x8 tiles on both edges.
   wr_camera_desc desc;
   wr_camera_desc_pinhole(&desc, 30, 21, 87.0f);
   desc.depth_kind = WR_DEPTH_RANGE;
-  float lo[3] = {1e30f, 1e30f, 1e30f}, hi[3] = {-1e30f, -1e30f, -1e30f};
-  for (size_t i = 0; i < mesh.vertices.size(); ++i) {
-    lo[i % 3] = std::fmin(lo[i % 3], mesh.vertices[i]);
-    hi[i % 3] = std::fmax(hi[i % 3], mesh.vertices[i]);
-  }
+  float lo[3], hi[3];
+  vertex_bounds(mesh.vertices, lo, hi);
   hi[2] += 1.0f;  // some cameras above the course, looking any way (up included: misses)
   const Rendered r = check_paths_agree(bvh.view(), desc, random_poses(3, 96, lo, hi));
   const size_t finite = count_finite(r.depth);
@@ -241,11 +247,8 @@ TEST_CASE("depth does not depend on the BVH's build options: the CUDA contexts' 
     const wr::Bvh cuda_tree =
         wr::build_bvh(scene.first.data(), scene.second.data(), scene.second.size() / 3, cuda_options);
     REQUIRE(cuda_tree.nodes.size() > cpu_tree.nodes.size());  // really another tree: smaller leaves
-    float lo[3] = {1e30f, 1e30f, 1e30f}, hi[3] = {-1e30f, -1e30f, -1e30f};
-    for (size_t i = 0; i < scene.first.size(); ++i) {
-      lo[i % 3] = std::fmin(lo[i % 3], scene.first[i]);
-      hi[i % 3] = std::fmax(hi[i % 3], scene.first[i]);
-    }
+    float lo[3], hi[3];
+    vertex_bounds(scene.first, lo, hi);
     wr_camera_desc desc;
     wr_camera_desc_pinhole(&desc, 20, 14, 90.0f);
     const std::vector<float> poses = random_poses(8, 48, lo, hi);

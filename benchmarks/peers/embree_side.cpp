@@ -164,11 +164,10 @@ void embree_render(Pool& pool, RTCScene scene, EmbreeMode mode, const Camera& ca
                    uint32_t num_envs, float* depth) {
   const uint32_t tiles_x = (cam.width + kTile - 1) / kTile;
   const uint32_t tiles_per_env = tiles_x * ((cam.height + kTile - 1) / kTile);
-  const auto render_tile = [&](uint32_t env, uint32_t tile) {
+  const auto render_tile = [&](uint32_t env, uint32_t tile, const CameraPose& pose) {
     const uint32_t u0 = (tile % tiles_x) * kTile, v0 = (tile / tiles_x) * kTile;
     const uint32_t u1 = std::min(u0 + kTile, cam.width), v1 = std::min(v0 + kTile, cam.height);
     float* image = depth + size_t(env) * cam.width * cam.height;
-    const CameraPose pose = camera_pose(cam, poses + 7 * size_t(env));
     RTCIntersectContext context;
     rtcInitIntersectContext(&context);
     if (mode == EmbreeMode::kSingle) {
@@ -230,7 +229,9 @@ void embree_render(Pool& pool, RTCScene scene, EmbreeMode mode, const Camera& ca
   const uint32_t tasks_per_env = (tiles_per_env + tiles_per_task - 1) / tiles_per_task;
   pool.run(tasks_per_env * num_envs, [&](uint32_t index) {
     const uint32_t env = index / tasks_per_env, first = index % tasks_per_env * tiles_per_task;
-    for (uint32_t tile = first; tile < std::min(first + tiles_per_task, tiles_per_env); ++tile) render_tile(env, tile);
+    const CameraPose pose = camera_pose(cam, poses + 7 * size_t(env));  // once per task, as the library
+    for (uint32_t tile = first; tile < std::min(first + tiles_per_task, tiles_per_env); ++tile)
+      render_tile(env, tile, pose);
   });
 }
 

@@ -10,15 +10,14 @@ struct TileGrid {
   PacketTileFn packet_fn;  // nullptr: scalar
 };
 
-void render_tile(const TileGrid& grid, uint32_t env, uint32_t tile) {
+// One tile of one env; `valid` and `camera` come from the env's pose (camera_from_body_pose).
+void render_tile(const TileGrid& grid, uint32_t env, uint32_t tile, bool valid, const RigidTransform& camera) {
   const CpuRenderJob& job = *grid.job;
   const uint32_t u0 = (tile % grid.tiles_x) * kCpuTileSize, v0 = (tile / grid.tiles_x) * kCpuTileSize;
   const uint32_t u1 = u0 + kCpuTileSize < job.width ? u0 + kCpuTileSize : job.width;
   const uint32_t v1 = v0 + kCpuTileSize < job.height ? v0 + kCpuTileSize : job.height;
   float* image = job.depth_out + static_cast<size_t>(env) * job.width * job.height;
 
-  RigidTransform camera{};
-  const bool valid = camera_from_body_pose(job.body_poses + 7ull * env, job.params, &camera);
   uint64_t overflows = 0;
   if (valid && grid.packet_fn) {
     const PacketTile packet_tile{job.bvh, job.rays, job.width, u0, v0, u1, v1, camera, &job.params, image};
@@ -47,7 +46,9 @@ void render_tiles(void* context, uint32_t task, unsigned /*thread_index*/) {
   const uint32_t env = task / grid.tasks_per_env, first = task % grid.tasks_per_env * grid.tiles_per_task;
   const uint32_t end = first + grid.tiles_per_task;
   const uint32_t last = end < grid.tiles_per_env ? end : grid.tiles_per_env;
-  for (uint32_t tile = first; tile < last; ++tile) render_tile(grid, env, tile);
+  RigidTransform camera{};  // once per task, not per tile
+  const bool valid = camera_from_body_pose(grid.job->body_poses + 7ull * env, grid.job->params, &camera);
+  for (uint32_t tile = first; tile < last; ++tile) render_tile(grid, env, tile, valid, camera);
 }
 
 }  // namespace
