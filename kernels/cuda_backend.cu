@@ -135,9 +135,9 @@ struct DeviceBvh {
   int ordinal = 0;
   MemoryLedger* ledger = nullptr;  // where this struct itself is recorded
   DeviceArray<BvhNode> nodes;
-  DeviceArray<BvhTriangle> tris;
+  DeviceArray<uint32_t> leaf_words;
   DeviceArray<uint32_t> parents;
-  BvhView view() const { return BvhView{nodes.ptr, tris.ptr, parents.ptr}; }
+  BvhView view() const { return BvhView{nodes.ptr, leaf_words.ptr, parents.ptr}; }
 };
 
 struct DeviceSensor {
@@ -176,7 +176,7 @@ void DeviceBvhDeleter::operator()(DeviceBvh* p) const noexcept {
   if (!p) return;
   cudaSetDevice(p->ordinal);
   p->nodes.free();
-  p->tris.free();
+  p->leaf_words.free();
   p->parents.free();
   if (p->ledger) p->ledger->remove(MemorySpace::kHost, MemoryTag::kObjects, sizeof(DeviceBvh));
   delete p;
@@ -190,8 +190,8 @@ DeviceBvhPtr upload_bvh(const char* function, int ordinal, const Bvh& bvh, Memor
   if (ledger) ledger->add(MemorySpace::kHost, MemoryTag::kObjects, sizeof(DeviceBvh));
   upload(function, "uploading BVH nodes", bvh.nodes.data(), bvh.nodes.size(), ledger, MemoryTag::kBvhNodes,
          &d->nodes);
-  upload(function, "uploading BVH triangles", bvh.tris.data(), bvh.tris.size(), ledger, MemoryTag::kBvhTriangles,
-         &d->tris);
+  upload(function, "uploading BVH leaf blocks", bvh.leaf_words.data(), bvh.leaf_words.size(), ledger,
+         MemoryTag::kBvhTriangles, &d->leaf_words);
   upload(function, "uploading BVH parents", bvh.parents.data(), bvh.parents.size(), ledger,
          MemoryTag::kBvhParents, &d->parents);
   return d;

@@ -33,22 +33,29 @@ bool zero_area(const std::vector<float>& v, const std::vector<uint32_t>& idx, ui
 }
 
 // Checks every invariant the traversal relies on: every triangle with a non-zero area is in
-// exactly one leaf, zero-area ones in none. Returns the max leaf size.
-uint32_t check_invariants(const wr::Bvh& bvh, const std::vector<float>& vertices, const std::vector<uint32_t>& indices) {
+// exactly one leaf, zero-area ones in none; each leaf's block (bvh_layout.h) lies inside
+// leaf_words without overlapping another, uses each of its corners, and gives every triangle
+// exactly its input corners in input order (the watertight test needs the exact vertices,
+// the winding needs the order). Returns the max leaf size; *corners_out (optional) gets the
+// number of corners stored over all leaves.
+uint32_t check_invariants(const wr::Bvh& bvh, const std::vector<float>& vertices, const std::vector<uint32_t>& indices,
+                          uint64_t* corners_out = nullptr) {
   const uint64_t num_triangles = indices.size() / 3;
   uint64_t expected = 0;
   for (uint64_t t = 0; t < num_triangles; ++t) expected += !zero_area(vertices, indices, t);
-  REQUIRE(bvh.tris.size() == expected);
+  REQUIRE(bvh.num_triangles == expected);
   if (expected == 0) {  // nothing to hit: the root's box is empty, so no ray gets past it
     for (int a = 0; a < 3; ++a) REQUIRE(bvh.nodes[0].bmin[a] > bvh.nodes[0].bmax[a]);
+    REQUIRE(bvh.leaf_words.empty());
     return 0;
   }
   REQUIRE(bvh.nodes.size() == bvh.parents.size());
   REQUIRE(bvh.parents[0] == wr::kInvalidIndex);
-  std::vector<int> seen_in_leaf(num_triangles, 0);  // per input id
-  std::vector<int> slot_used(bvh.tris.size(), 0);   // per leaf-order slot
+  std::vector<int> seen_in_leaf(num_triangles, 0);       // per input id
+  std::vector<int> word_used(bvh.leaf_words.size(), 0);  // per word of leaf_words
   std::vector<int> reached(bvh.nodes.size(), 0);
   uint32_t max_leaf = 0;
+  uint64_t corners_total = 0;
   std::vector<uint32_t> stack{0};
   while (!stack.empty()) {
     const uint32_t i = stack.back();
@@ -64,30 +71,47 @@ uint32_t check_invariants(const wr::Bvh& bvh, const std::vector<float>& vertices
         REQUIRE(contains(n, bvh.nodes[c].bmin, bvh.nodes[c].bmax));
         stack.push_back(c);
       }
-    } else {
-      max_leaf = std::max(max_leaf, n.count);
-      REQUIRE(n.first + n.count <= bvh.tris.size());
-      for (uint32_t k = n.first; k < n.first + n.count; ++k) {
-        const wr::BvhTriangle& t = bvh.tris[k];
-        ++slot_used[k];
-        REQUIRE(t.id < num_triangles);
-        ++seen_in_leaf[t.id];
-        for (const float* v : {t.v0, t.v1, t.v2}) REQUIRE(contains(n, v, v));
-      }
+      continue;
     }
+    const uint32_t triangles = wr::leaf_triangle_count(n), corners = wr::leaf_vertex_count(n);
+    REQUIRE(triangles >= 1);
+    REQUIRE(corners <= 3 * triangles);
+    max_leaf = std::max(max_leaf, triangles);
+    corners_total += corners;
+    REQUIRE(uint64_t(n.first) + wr::leaf_block_words(n) <= bvh.leaf_words.size());
+    for (uint32_t w = n.first; w < n.first + wr::leaf_block_words(n); ++w) ++word_used[w];
+    const wr::LeafBlock block = wr::leaf_block(bvh.view(), n);
+    std::vector<int> corner_used(corners, 0);
+    for (uint32_t j = 0; j < triangles; ++j) {
+      const uint32_t id = block.ids[j];
+      REQUIRE(id < num_triangles);
+      ++seen_in_leaf[id];
+      for (int k = 0; k < 3; ++k) {
+        const uint32_t c = wr::corner_index(block.corners[j], k);
+        REQUIRE(c < corners);
+        ++corner_used[c];
+        float v[3];
+        wr::load_leaf_vertex(block, c, v);
+        const float* input = &vertices[3 * indices[3 * id + k]];
+        REQUIRE(std::memcmp(v, input, sizeof v) == 0);  // bit for bit
+        REQUIRE(contains(n, v, v));
+      }
+      REQUIRE(block.corners[j] >> 24 == 0);  // the spare byte stays clear
+    }
+    for (uint32_t c = 0; c < corners; ++c) REQUIRE(corner_used[c] > 0);
   }
   for (uint64_t t = 0; t < num_triangles; ++t)
     REQUIRE(seen_in_leaf[t] == (zero_area(vertices, indices, t) ? 0 : 1));
-  for (uint64_t k = 0; k < bvh.tris.size(); ++k) REQUIRE(slot_used[k] == 1);
+  for (size_t w = 0; w < word_used.size(); ++w) REQUIRE(word_used[w] == 1);  // blocks tile leaf_words
   for (size_t i = 0; i < bvh.nodes.size(); ++i) REQUIRE(reached[i] == (i == 1 ? 0 : 1));  // no orphans
+  if (corners_out) *corners_out = corners_total;
   return max_leaf;
 }
 
 bool same_bytes(const wr::Bvh& a, const wr::Bvh& b) {
-  return a.nodes.size() == b.nodes.size() && a.tris.size() == b.tris.size() &&
+  return a.nodes.size() == b.nodes.size() &&
          std::memcmp(a.nodes.data(), b.nodes.data(), a.nodes.size() * sizeof(wr::BvhNode)) == 0 &&
-         std::memcmp(a.tris.data(), b.tris.data(), a.tris.size() * sizeof(wr::BvhTriangle)) == 0 &&
-         a.parents == b.parents;
+         a.leaf_words == b.leaf_words && a.parents == b.parents;
 }
 
 }  // namespace
@@ -98,9 +122,25 @@ TEST_CASE("BVH invariants hold on random scenes of many sizes") {
     const wr::Bvh bvh = wr::build_bvh(scene.vertices.data(), scene.indices.data(), scene.num_triangles());
     INFO("triangles: " << n);
     CHECK(check_invariants(bvh, scene.vertices, scene.indices) <= wr::BvhBuildOptions{}.max_leaf_size);
-    // triangles keep their exact input vertices
-    for (const wr::BvhTriangle& t : bvh.tris)
-      for (int a = 0; a < 3; ++a) REQUIRE(t.v1[a] == scene.vertices[3 * scene.indices[3 * t.id + 1] + a]);
+  }
+}
+
+TEST_CASE("BVH leaves of a terrain store shared corners once") {
+  // A grid's triangles share their corners: a leaf of 16 neighbouring triangles has about 15
+  // corners, where 16 separate triangles would have 48. Also the largest leaves allowed
+  // (kMaxLeafTriangles, 192 corner slots): a larger request is clamped to it.
+  const auto scene = wr_test::random_heightfield(7, 120, 30.0f);
+  for (uint32_t leaf : {16u, 1000u}) {
+    wr::BvhBuildOptions options;
+    options.max_leaf_size = leaf;
+    options.traversal_cost = leaf == 16 ? 4.0f : 1000.0f;  // 1000: leaves as large as allowed
+    const wr::Bvh bvh = wr::build_bvh(scene.vertices.data(), scene.indices.data(), scene.num_triangles(), options);
+    uint64_t corners = 0;
+    const uint32_t max_leaf = check_invariants(bvh, scene.vertices, scene.indices, &corners);
+    INFO("max_leaf_size " << leaf << ": " << corners << " corners for " << bvh.num_triangles << " triangles");
+    CHECK(max_leaf <= std::min(leaf, wr::kMaxLeafTriangles));
+    CHECK(corners < bvh.num_triangles * 3 / 2);  // at most half of 3 per triangle
+    if (leaf == 1000) CHECK(max_leaf > 32);  // leaves far larger than the default 16
   }
 }
 
@@ -126,7 +166,7 @@ TEST_CASE("pathological inputs: identical triangles give bounded leaves, zero-ar
   for (int i = 0; i < 300; ++i) flat.insert(flat.end(), {0, 0, 0, 0, 0, 1, 0, 1, 3});
   const wr::Bvh b = wr::build_bvh(v.data(), flat.data(), 900);
   check_invariants(b, v, flat);
-  CHECK(b.tris.empty());
+  CHECK(b.num_triangles == 0);
   const auto hit = wr::trace_closest_hit(b.view(), wr::Vec3{0.1f, 0.1f, 1}, wr::Vec3{0, 0, -1}, 0, INFINITY);
   CHECK(hit.triangle == wr::kInvalidIndex);
   const auto along = wr::trace_closest_hit(b.view(), wr::Vec3{-1, 0, 0}, wr::Vec3{1, 0, 0}, 0, INFINITY);

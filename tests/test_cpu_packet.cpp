@@ -204,27 +204,32 @@ TEST_CASE("SIMD packets on a BVH deeper than the stack: same depth, same overflo
   // children are the inner node of level k + 1 (nearer to a ray going +x) and the leaf of
   // triangle n-1-k (farther), so a ray along +x pushes one leaf per level.
   const uint32_t n = 100;
-  std::vector<wr::BvhTriangle> tris(n);
+  // Each leaf holds one triangle: a block (bvh_layout.h) of its 3 corners, one corner word, its id.
+  constexpr uint32_t kBlockWords = 3 * 3 + 2, kOneTriangleLeaf = 1 | 3 << wr::kLeafVertexShift;
+  std::vector<uint32_t> leaf_words;
   for (uint32_t j = 0; j < n; ++j) {
     const float x = float(j + 1);
-    tris[j] = wr::BvhTriangle{{x, -10, -10}, {x, 10, -10}, {x, 0, 10}, j};
+    for (float f : {x, -10.0f, -10.0f, x, 10.0f, -10.0f, x, 0.0f, 10.0f}) leaf_words.push_back(wr::bits_from_float(f));
+    leaf_words.push_back(0 | 1 << 8 | 2 << 16);
+    leaf_words.push_back(j);
   }
   std::vector<wr::BvhNode> nodes(2 * n);
   std::vector<uint32_t> parents(2 * n, wr::kInvalidIndex);
   auto box = [](float x0, float x1, uint32_t first, uint32_t count) {
     return wr::BvhNode{{x0, -10, -10}, first, {x1, 10, 10}, count};
   };
+  auto leaf = [&box](float x, uint32_t triangle) { return box(x, x, triangle * kBlockWords, kOneTriangleLeaf); };
   nodes[0] = box(1, float(n), 2, 0);
   uint32_t inner = 0;  // the inner node of level k
   for (uint32_t k = 0; k + 1 < n; ++k) {
     const uint32_t pair = 2 + 2 * k, rest = n - 1 - k;  // rest: triangles 0..rest-1 stay nearer
     nodes[inner].first = pair;
-    nodes[pair] = rest > 1 ? box(1, float(rest), 0, 0) : box(1, 1, 0, 1);
-    nodes[pair + 1] = box(float(rest + 1), float(rest + 1), rest, 1);
+    nodes[pair] = rest > 1 ? box(1, float(rest), 0, 0) : leaf(1, 0);
+    nodes[pair + 1] = leaf(float(rest + 1), rest);
     parents[pair] = parents[pair + 1] = inner;
     inner = pair;
   }
-  const wr::BvhView bvh{nodes.data(), tris.data(), parents.data()};
+  const wr::BvhView bvh{nodes.data(), leaf_words.data(), parents.data()};
   wr_camera_desc desc;
   wr_camera_desc_pinhole(&desc, 6, 5, 20.0f);
   const std::vector<float> poses = {0, 0, 0, 1, 0, 0, 0, -2, 0.1f, 0, 1, 0, 0, 0};  // looking along +X

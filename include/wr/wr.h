@@ -240,7 +240,8 @@ WR_API wr_status wr_sensor_memory(wr_sensor sensor, wr_memory_stats* out);
 typedef enum wr_memory_tag {
   WR_MEMORY_OBJECTS = 0,        /* the handle and object structs themselves */
   WR_MEMORY_BVH_NODES = 1,      /* BVH nodes, 32 bytes each */
-  WR_MEMORY_BVH_TRIANGLES = 2,  /* triangles in leaf order, 40 bytes each */
+  WR_MEMORY_BVH_TRIANGLES = 2,  /* triangles, as leaf blocks: 12 bytes per distinct corner of a
+                                   leaf and 8 per triangle (corner indices, id) */
   WR_MEMORY_BVH_PARENTS = 3,    /* a parent index per node (exact stack-overflow fallback) */
   WR_MEMORY_RAY_TEMPLATE = 4,   /* a direction per pixel, shared by every env */
   WR_MEMORY_COUNTERS = 5,       /* small device counters */

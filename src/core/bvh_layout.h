@@ -1,5 +1,5 @@
-// Flattened BVH as the traversal reads it: index-based fixed-size nodes and triangles
-// permuted into leaf order. Built on the host (src/scene/bvh_builder), read by the CPU
+// Flattened BVH as the traversal reads it: index-based fixed-size nodes, and each leaf's
+// triangles as one compact block of shared corners. Built on the host (src/scene/bvh_builder), read by the CPU
 // backend and uploaded unchanged to the GPU.
 #pragma once
 
@@ -15,31 +15,64 @@ namespace wr {
 struct alignas(16) BvhNode {
   float bmin[3];
   uint32_t first;  // inner node: index of the left child (the right one is first + 1);
-                   // leaf: index of its first triangle in leaf order
+                   // leaf: word offset of its block in BvhView::leaf_words
   float bmax[3];
-  uint32_t count;  // 0: inner node; > 0: number of triangles in the leaf
+  uint32_t count;  // 0: inner node; leaf: triangles | vertices << kLeafVertexShift
 };
 static_assert(sizeof(BvhNode) == 32, "BvhNode must stay 32 bytes (two per cache line)");
 static_assert(offsetof(BvhNode, bmax) == 16, "traversal reads bmax 4 floats after bmin");
 
-// 40 bytes: the exact corners (the watertight test needs vertices, not edges, so shared
-// edges stay bit-identical) and the input id, nothing else. Unpadded on purpose: triangles
-// are most of a scene's memory (63 of its bytes per triangle with the nodes); 8-byte
-// alignment still allows paired loads.
-struct alignas(8) BvhTriangle {
-  float v0[3];
-  float v1[3];
-  float v2[3];
-  uint32_t id;  // index of the triangle in the scene's input order
-};
-static_assert(sizeof(BvhTriangle) == 40, "BvhTriangle must stay 40 bytes");
+// Leaf blocks. Each leaf stores its triangles as one block of 32-bit words:
+//
+//   vertices x 3   the distinct corners of its triangles (x, y, z as float bits)
+//   triangles      each triangle's corners as indices into those: v0 | v1 << 8 | v2 << 16
+//   triangles      each triangle's input id
+//
+// Neighbouring triangles share corners (a terrain's leaf of 16 triangles has ~15 corners,
+// not 48), so a block is a third of the bytes of 16 separate triangles, and the corners
+// are exact copies of the input vertices: the watertight test (ray_triangle.h) needs the
+// vertices themselves so that a shared edge is evaluated bit for bit the same way from both
+// of its triangles. Tracing reads mostly leaf data (it is most of a scene's bytes and the
+// first touch of each env's part of it is where the time goes on the CPU), hence the
+// compaction. The ids come last: they are read only for a triangle the ray hits.
+constexpr uint32_t kLeafVertexShift = 16;
+constexpr uint32_t kMaxLeafTriangles = 64;  // so that 3 x 64 corners fit 8-bit indices
+
+WR_HD uint32_t leaf_triangle_count(const BvhNode& leaf) { return leaf.count & ((1u << kLeafVertexShift) - 1u); }
+WR_HD uint32_t leaf_vertex_count(const BvhNode& leaf) { return leaf.count >> kLeafVertexShift; }
+WR_HD uint32_t leaf_block_words(const BvhNode& leaf) {
+  return 3u * leaf_vertex_count(leaf) + 2u * leaf_triangle_count(leaf);
+}
+WR_HD uint32_t corner_index(uint32_t corners, int k) { return (corners >> (8 * k)) & 0xFFu; }
 
 // Read-only view of a built BVH: host or device pointers, the traversal does not care.
 struct BvhView {
-  const BvhNode* nodes;      // (num_nodes); root at 0, node 1 unused
-  const BvhTriangle* tris;   // (num_triangles) in leaf order
-  const uint32_t* parents;   // (num_nodes) parent of each node, kInvalidIndex for the root;
-                             // used only by the stackless fallback (bvh_traverse.h)
+  const BvhNode* nodes;        // (num_nodes); root at 0, node 1 unused
+  const uint32_t* leaf_words;  // every leaf's block, depth-first leaf order
+  const uint32_t* parents;     // (num_nodes) parent of each node, kInvalidIndex for the root;
+                               // used only by the stackless fallback (bvh_traverse.h)
 };
+
+// One leaf's block, read where it lies.
+struct LeafBlock {
+  const uint32_t* vertex_words;  // (vertices x 3) float bits
+  const uint32_t* corners;       // (triangles) corner index words
+  const uint32_t* ids;           // (triangles) input triangle ids
+  uint32_t triangles;
+};
+
+WR_HD LeafBlock leaf_block(const BvhView& bvh, const BvhNode& leaf) {
+  const uint32_t* words = bvh.leaf_words + leaf.first;
+  const uint32_t triangles = leaf_triangle_count(leaf);
+  const uint32_t* corners = words + 3u * leaf_vertex_count(leaf);
+  return LeafBlock{words, corners, corners + triangles, triangles};
+}
+
+// Vertex v of a block as floats.
+WR_HD void load_leaf_vertex(const LeafBlock& block, uint32_t v, float out[3]) {
+  out[0] = float_from_bits(block.vertex_words[3 * v]);
+  out[1] = float_from_bits(block.vertex_words[3 * v + 1]);
+  out[2] = float_from_bits(block.vertex_words[3 * v + 2]);
+}
 
 }  // namespace wr

@@ -50,14 +50,14 @@ WR_HD bool intersect_node(const RayBox& rb, const NodeSlabs& s, const BvhNode& n
 }
 
 // Host only: starts loading what a node points to (its children pair, which shares one
-// cache line, or its first triangle) while the node's own box is still being tested, so
-// the next level's memory latency overlaps this level's work. A no-op on the GPU.
+// cache line, or the start of its leaf block) while the node's own box is still being
+// tested, so the next level's memory latency overlaps this level's work. A no-op on the GPU.
 WR_HD void prefetch_below(const BvhView& bvh, const BvhNode& n) {
 #if !defined(__CUDA_ARCH__) && defined(__GNUC__)
   if (n.count == 0)
     __builtin_prefetch(bvh.nodes + n.first);
   else
-    __builtin_prefetch(bvh.tris + n.first);
+    __builtin_prefetch(bvh.leaf_words + n.first);
 #else
   (void)bvh;
   (void)n;
@@ -66,13 +66,20 @@ WR_HD void prefetch_below(const BvhView& bvh, const BvhNode& n) {
 
 WR_HD void intersect_leaf(const BvhView& bvh, const BvhNode& leaf, const RayTriangle& rt, float tmin,
                           TraceResult* best) {
-  for (uint32_t i = leaf.first; i < leaf.first + leaf.count; ++i) {
-    const BvhTriangle& tri = bvh.tris[i];
+  const LeafBlock block = leaf_block(bvh, leaf);
+  for (uint32_t i = 0; i < block.triangles; ++i) {
+    const uint32_t corners = block.corners[i];
+    float a[3], b[3], c[3];
+    load_leaf_vertex(block, corner_index(corners, 0), a);
+    load_leaf_vertex(block, corner_index(corners, 1), b);
+    load_leaf_vertex(block, corner_index(corners, 2), c);
     float t;
-    if (intersect_ray_triangle(rt, tri.v0, tri.v1, tri.v2, tmin, best->t, &t) &&
-        (t < best->t || tri.id < best->triangle)) {
-      best->t = t;
-      best->triangle = tri.id;
+    if (intersect_ray_triangle(rt, a, b, c, tmin, best->t, &t)) {
+      const uint32_t id = block.ids[i];
+      if (t < best->t || id < best->triangle) {
+        best->t = t;
+        best->triangle = id;
+      }
     }
   }
 }

@@ -53,6 +53,26 @@ WR_HD float quiet_nan_() {
 #endif
 }
 
+// The float whose bits are w, and back (leaf blocks store vertices in 32-bit words).
+WR_HD float float_from_bits(uint32_t w) {
+#if defined(__CUDA_ARCH__)
+  return __uint_as_float(w);
+#else
+  float f;
+  __builtin_memcpy(&f, &w, sizeof f);
+  return f;
+#endif
+}
+WR_HD uint32_t bits_from_float(float f) {
+#if defined(__CUDA_ARCH__)
+  return __float_as_uint(f);
+#else
+  uint32_t w;
+  __builtin_memcpy(&w, &f, sizeof w);
+  return w;
+#endif
+}
+
 constexpr uint32_t kInvalidIndex = 0xFFFFFFFFu;
 
 }  // namespace wr

@@ -75,38 +75,41 @@ __attribute__((always_inline)) inline LaneBits packet_hits_box(const Packet& p, 
   return le_bits(*entry, tfar * kRobustFarScale) & p.active;
 }
 
-// intersect_leaf() of bvh_traverse.h for every active lane: the watertight test of
-// ray_triangle.h with the vertices taken relative to the shared origin once per triangle.
+// intersect_leaf() of bvh_traverse.h for every active lane. The block's corners are shared
+// by its triangles, so each corner is taken relative to the shared origin and sheared
+// (ray_triangle.h: Ax = (a[kx] - ox) - sx * Akz, ...) once per leaf, not once per triangle
+// that uses it: the same operations on the same operands, so the same bits.
 template <bool kUniform>
 __attribute__((always_inline)) inline void packet_intersect_leaf(const BvhView& bvh, const BvhNode& leaf,
                                                                 Packet* p) {
   const LaneF zero = splat(0.0f);
-  for (uint32_t i = leaf.first; i < leaf.first + leaf.count; ++i) {
-    const BvhTriangle& tri = bvh.tris[i];
-    // a[k] - org[k] for k = kz, kx, ky: scalars shared by the packet, or selected per lane.
-    LaneF Akz, Bkz, Ckz, Akx, Aky, Bkx, Bky, Ckx, Cky;
+  const LeafBlock block = leaf_block(bvh, leaf);
+  const uint32_t num_vertices = leaf_vertex_count(leaf);
+  LaneF X[3 * kMaxLeafTriangles], Y[3 * kMaxLeafTriangles];  // sheared corner, per lane
+  LaneF Z[3 * kMaxLeafTriangles];                            // sz * (corner[kz] - oz), per lane
+  for (uint32_t v = 0; v < num_vertices; ++v) {
+    float c[3];
+    load_leaf_vertex(block, v, c);
     if (kUniform) {
-      const int kx = p->ukx, ky = p->uky, kz = p->ukz;
-      Akz = splat(tri.v0[kz] - p->org[kz]), Bkz = splat(tri.v1[kz] - p->org[kz]);
-      Ckz = splat(tri.v2[kz] - p->org[kz]);
-      Akx = splat(tri.v0[kx] - p->org[kx]), Aky = splat(tri.v0[ky] - p->org[ky]);
-      Bkx = splat(tri.v1[kx] - p->org[kx]), Bky = splat(tri.v1[ky] - p->org[ky]);
-      Ckx = splat(tri.v2[kx] - p->org[kx]), Cky = splat(tri.v2[ky] - p->org[ky]);
+      const float ckz = c[p->ukz] - p->org[p->ukz];
+      X[v] = splat(c[p->ukx] - p->org[p->ukx]) - p->sx * ckz;
+      Y[v] = splat(c[p->uky] - p->org[p->uky]) - p->sy * ckz;
+      Z[v] = p->sz * ckz;
     } else {
-      float a[3], b[3], c[3];
-      for (int k = 0; k < 3; ++k)
-        a[k] = tri.v0[k] - p->org[k], b[k] = tri.v1[k] - p->org[k], c[k] = tri.v2[k] - p->org[k];
-      const auto pick = [](const LaneI& axis, const float* v) {
-        return axis == 0 ? splat(v[0]) : (axis == 1 ? splat(v[1]) : splat(v[2]));
+      const float d[3] = {c[0] - p->org[0], c[1] - p->org[1], c[2] - p->org[2]};
+      const auto pick = [&d](const LaneI& axis) {
+        return axis == 0 ? splat(d[0]) : (axis == 1 ? splat(d[1]) : splat(d[2]));
       };
-      Akz = pick(p->kz, a), Bkz = pick(p->kz, b), Ckz = pick(p->kz, c);
-      Akx = pick(p->kx, a), Aky = pick(p->ky, a);
-      Bkx = pick(p->kx, b), Bky = pick(p->ky, b);
-      Ckx = pick(p->kx, c), Cky = pick(p->ky, c);
+      const LaneF ckz = pick(p->kz);
+      X[v] = pick(p->kx) - p->sx * ckz;
+      Y[v] = pick(p->ky) - p->sy * ckz;
+      Z[v] = p->sz * ckz;
     }
-    const LaneF Ax = Akx - p->sx * Akz, Ay = Aky - p->sy * Akz;
-    const LaneF Bx = Bkx - p->sx * Bkz, By = Bky - p->sy * Bkz;
-    const LaneF Cx = Ckx - p->sx * Ckz, Cy = Cky - p->sy * Ckz;
+  }
+  for (uint32_t i = 0; i < block.triangles; ++i) {
+    const uint32_t corners = block.corners[i];
+    const uint32_t ia = corner_index(corners, 0), ib = corner_index(corners, 1), ic = corner_index(corners, 2);
+    const LaneF &Ax = X[ia], &Ay = Y[ia], &Bx = X[ib], &By = Y[ib], &Cx = X[ic], &Cy = Y[ic];
     LaneF U = Cx * By - Cy * Bx;
     LaneF V = Ax * Cy - Ay * Cx;
     LaneF W = Bx * Ay - By * Ax;
@@ -123,9 +126,9 @@ __attribute__((always_inline)) inline void packet_intersect_leaf(const BvhView& 
     const LaneF det = U + V + W;
     LaneBits hit = ~outside & ne_bits(det, zero) & p->active;
     if (!hit) continue;  // most triangles: no lane inside, no division
-    const LaneF T = U * (p->sz * Akz) + V * (p->sz * Bkz) + W * (p->sz * Ckz);
+    const LaneF T = U * Z[ia] + V * Z[ib] + W * Z[ic];
     const LaneF t = T / det;
-    const LaneU id = LaneU{} + tri.id;
+    const LaneU id = LaneU{} + block.ids[i];
     // In [tmin, best_t], and closer, or as close with a lower id (intersect_leaf()).
     hit &= le_bits(p->tmin, t) & le_bits(t, p->best_t) & (lt_bits(t, p->best_t) | bits_of(id < p->best_id));
     if (!hit) continue;
@@ -134,18 +137,18 @@ __attribute__((always_inline)) inline void packet_intersect_leaf(const BvhView& 
   }
 }
 
-// prefetch_below() of bvh_traverse.h, with more of a leaf: a packet tests every triangle of
-// it (up to 16, 40 bytes each) for its lanes, so one prefetch per 64 bytes of triangles from
-// the first. (Measured: the scalar path's first-line-only prefetch is 8% slower here, and
-// one per cache line touched, one more for unaligned leaves, 20% slower.)
+// prefetch_below() of bvh_traverse.h, with more of a leaf: a packet reads all of a leaf's
+// corners and corner words for its lanes, so one prefetch per 64 bytes of those (the ids,
+// read only on a hit, are left alone). (Measured with 40-byte triangles: the scalar path's
+// first-line-only prefetch was 8% slower here, one per cache line touched 20% slower.)
 __attribute__((always_inline)) inline void prefetch_below_packet(const BvhView& bvh, const BvhNode& n) {
   if (n.count == 0) {
     __builtin_prefetch(bvh.nodes + n.first);
     return;
   }
-  const char* begin = reinterpret_cast<const char*>(bvh.tris + n.first);
-  const char* end = reinterpret_cast<const char*>(bvh.tris + n.first + n.count);
-  for (const char* p = begin; p < end; p += 64) __builtin_prefetch(p);
+  const char* begin = reinterpret_cast<const char*>(bvh.leaf_words + n.first);
+  const char* end = begin + 4 * (3 * leaf_vertex_count(n) + leaf_triangle_count(n));
+  for (const char* q = begin; q < end; q += 64) __builtin_prefetch(q);
 }
 
 // Closest hits of the packet's lanes (left in p->best_t / p->best_id). Near-first with a

@@ -15,7 +15,7 @@ namespace wr {
 enum class MemoryTag : int {
   kObjects = 0,    // the handle and object structs themselves
   kBvhNodes,       // BvhNode array
-  kBvhTriangles,   // BvhTriangle array (leaf order)
+  kBvhTriangles,   // leaf blocks: corners, corner indices and ids (bvh_layout.h)
   kBvhParents,     // parent index per node (stackless fallback)
   kRayTemplate,    // TemplateRay per pixel, shared by every env
   kCounters,       // small device counters (stack overflows)

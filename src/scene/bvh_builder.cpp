@@ -7,7 +7,9 @@
 //     Every split depends only on the triangles, never on timing, so the tree (and, after
 //     flatten, the layout) is the same for any thread count.
 //  2. flatten: a depth-first walk copies the used scratch nodes into the final array with
-//     both children of every inner node adjacent at an even index, and records parents.
+//     both children of every inner node adjacent at an even index, and records parents;
+//     then every leaf's triangles become one block of shared corners (bvh_layout.h), the
+//     blocks in the order the walk met their leaves.
 #include "scene/bvh_builder.h"
 
 #include <algorithm>
@@ -16,6 +18,7 @@
 #include <exception>
 #include <limits>
 #include <mutex>
+#include <stdexcept>
 #include <system_error>
 #include <thread>
 
@@ -68,10 +71,11 @@ class Builder {
   Builder(const float* vertices, const uint32_t* indices, uint32_t num_tris, const BvhBuildOptions& options)
       : vertices_(vertices),
         indices_(indices),
-        options_(options),
+        options_(clamped(options)),
         bounds_(num_tris, scratch_allocator<Aabb>()),
         ids_(num_tris, scratch_allocator<uint32_t>()),
-        scratch_(2ull * num_tris, scratch_allocator<BvhNode>()) {
+        scratch_(2ull * num_tris, scratch_allocator<BvhNode>()),
+        corner_words_(num_tris, scratch_allocator<uint32_t>()) {
     unsigned threads = options.num_threads ? options.num_threads : std::thread::hardware_concurrency();
     threads_ = std::max(1u, threads);
     spare_threads_ = static_cast<int>(threads_) - 1;
@@ -84,6 +88,11 @@ class Builder {
       }
     });
     ids_.erase(std::remove(ids_.begin(), ids_.end(), kInvalidIndex), ids_.end());
+  }
+
+  static BvhBuildOptions clamped(BvhBuildOptions options) {
+    options.max_leaf_size = std::max(1u, std::min(options.max_leaf_size, kMaxLeafTriangles));
+    return options;
   }
 
   Bvh run() {
@@ -123,7 +132,7 @@ class Builder {
   // ray at the root test, so traversal never reads past it.
   Bvh empty_bvh() const {
     Bvh bvh{TrackedVector<BvhNode>(result_allocator<BvhNode>(MemoryTag::kBvhNodes)),
-            TrackedVector<BvhTriangle>(result_allocator<BvhTriangle>(MemoryTag::kBvhTriangles)),
+            TrackedVector<uint32_t>(result_allocator<uint32_t>(MemoryTag::kBvhTriangles)),
             TrackedVector<uint32_t>(result_allocator<uint32_t>(MemoryTag::kBvhParents))};
     const float inf = std::numeric_limits<float>::infinity();
     bvh.nodes.assign(2, BvhNode{{inf, inf, inf}, 0, {-inf, -inf, -inf}, 0});
@@ -135,9 +144,10 @@ class Builder {
 
   // Runs fn(begin, end) over [0, n) in one chunk per build thread (the caller's included).
   // fn must not throw. A thread that cannot be started leaves its chunk to the caller.
+  // Smaller n than min_parallel is not worth a thread.
   template <class Fn>
-  void for_each_chunk(uint32_t n, const Fn& fn) const {
-    const uint32_t chunks = n < 65536 ? 1u : threads_, step = (n + chunks - 1) / chunks;
+  void for_each_chunk(uint32_t n, const Fn& fn, uint32_t min_parallel = 65536) const {
+    const uint32_t chunks = n < min_parallel ? 1u : threads_, step = (n + chunks - 1) / chunks;
     std::vector<std::thread> workers;
     workers.reserve(chunks);
     for (uint32_t c = 1; c < chunks; ++c) {
@@ -187,7 +197,7 @@ class Builder {
     const float split_cost = options_.traversal_cost + options_.intersection_cost * split.cost;
     if (n == 1 || (n <= options_.max_leaf_size && leaf_cost <= split_cost)) {
       node.first = range.begin;
-      node.count = n;
+      node.count = n | gather_leaf_corners(range) << kLeafVertexShift;
       return first_desc;
     }
 
@@ -446,7 +456,7 @@ class Builder {
   // Copies the used scratch nodes depth first, children pairs adjacent at even indices.
   Bvh flatten() const {
     Bvh bvh{TrackedVector<BvhNode>(result_allocator<BvhNode>(MemoryTag::kBvhNodes)),
-            TrackedVector<BvhTriangle>(result_allocator<BvhTriangle>(MemoryTag::kBvhTriangles)),
+            TrackedVector<uint32_t>(result_allocator<uint32_t>(MemoryTag::kBvhTriangles)),
             TrackedVector<uint32_t>(result_allocator<uint32_t>(MemoryTag::kBvhParents))};
     uint32_t used = 0;
     count_nodes(0, &used);
@@ -460,6 +470,10 @@ class Builder {
     std::vector<Item> stack;
     stack.push_back({0, 0});
     uint32_t next = 2;
+    // Leaves in walk order; their blocks are laid out in that order too.
+    TrackedVector<LeafSlot> leaves(scratch_allocator<LeafSlot>());
+    leaves.reserve(used / 2 + 1);
+    uint64_t words = 0;
     while (!stack.empty()) {
       const Item item = stack.back();
       stack.pop_back();
@@ -471,29 +485,90 @@ class Builder {
         stack.push_back({node.first + 1, left + 1});
         stack.push_back({node.first, left});
         node.first = left;
+      } else {
+        leaves.push_back(LeafSlot{node.first, words, node.count});
+        if (words > std::numeric_limits<uint32_t>::max())
+          throw std::length_error("BVH leaf blocks exceed 2^32 words");
+        node.first = static_cast<uint32_t>(words);
+        words += leaf_block_words(node);
       }
       bvh.nodes[item.out] = node;
     }
-
-    const uint32_t n = static_cast<uint32_t>(ids_.size());
-    bvh.tris.resize(n);
-    BvhTriangle* tris = bvh.tris.data();
-    for_each_chunk(n, [this, tris](uint32_t begin, uint32_t end) {
-      for (uint32_t i = begin; i < end; ++i) {
-        const uint32_t prim = ids_[i];
-        BvhTriangle& tri = tris[i];
-        const float* v0 = vertex(indices_[3ull * prim]);
-        const float* v1 = vertex(indices_[3ull * prim + 1]);
-        const float* v2 = vertex(indices_[3ull * prim + 2]);
-        for (int a = 0; a < 3; ++a) {
-          tri.v0[a] = v0[a];
-          tri.v1[a] = v1[a];
-          tri.v2[a] = v2[a];
-        }
-        tri.id = prim;
-      }
-    });
+    bvh.leaf_words.resize(words);
+    write_leaf_blocks(leaves, bvh.leaf_words.data());
+    bvh.num_triangles = static_cast<uint32_t>(ids_.size());
     return bvh;
+  }
+
+  // Open addressing on the input vertex index, 256 slots for at most 192 corners; a slot is
+  // live only when its stamp is the current leaf's, so nothing is cleared between leaves.
+  struct CornerTable {
+    static constexpr uint32_t kSlots = 256;
+    uint32_t key[kSlots];
+    uint32_t stamp[kSlots] = {};
+    uint8_t local[kSlots];
+    uint32_t current = 0;
+  };
+  static_assert(3 * kMaxLeafTriangles <= 3 * CornerTable::kSlots / 4, "the corner table needs a quarter free");
+
+  // Numbers the distinct corners of a leaf's triangles in order of first use, writes each
+  // triangle's corner word (bvh_layout.h) to corner_words_, returns the number of corners.
+  // Corners are told apart by input vertex index: equal indices are equal floats, and the
+  // watertight test only needs each triangle to see its own three vertices exactly.
+  uint32_t gather_leaf_corners(Range range) {
+    thread_local CornerTable table;  // one per build thread, reused leaf after leaf
+    if (++table.current == 0) {      // the stamps wrapped: start over
+      std::fill(table.stamp, table.stamp + CornerTable::kSlots, 0u);
+      table.current = 1;
+    }
+    uint32_t num_corners = 0;
+    for (uint32_t i = range.begin; i < range.end; ++i) {
+      const uint32_t prim = ids_[i];
+      uint32_t word = 0;
+      for (int k = 0; k < 3; ++k) {
+        const uint32_t v = indices_[3ull * prim + k];
+        uint32_t slot = (v * 2654435761u) >> 24;  // Knuth's multiplicative hash, top 8 bits
+        while (table.stamp[slot] == table.current && table.key[slot] != v) slot = (slot + 1) & 255u;
+        if (table.stamp[slot] != table.current) {
+          table.stamp[slot] = table.current;
+          table.key[slot] = v;
+          table.local[slot] = static_cast<uint8_t>(num_corners++);
+        }
+        word |= uint32_t(table.local[slot]) << (8 * k);
+      }
+      corner_words_[i] = word;
+    }
+    return num_corners;
+  }
+
+  struct LeafSlot {
+    uint32_t begin;  // the leaf's range in ids_ / corner_words_
+    uint64_t words;  // where its block starts
+    uint32_t count;  // triangles | corners << kLeafVertexShift
+  };
+
+  // Writes every leaf's block (in parallel): its corners (each written by every triangle that
+  // uses it, the same floats each time, which needs no search), corner words and ids.
+  void write_leaf_blocks(const TrackedVector<LeafSlot>& leaves, uint32_t* words) const {
+    constexpr uint32_t kMinParallelLeaves = 4096;
+    for_each_chunk(static_cast<uint32_t>(leaves.size()), [&](uint32_t begin, uint32_t end) {
+      for (uint32_t i = begin; i < end; ++i) {
+        const LeafSlot& leaf = leaves[i];
+        const uint32_t triangles = leaf.count & ((1u << kLeafVertexShift) - 1u);
+        uint32_t* vertices = words + leaf.words;
+        uint32_t* corners = vertices + 3ull * (leaf.count >> kLeafVertexShift);
+        for (uint32_t j = 0; j < triangles; ++j) {
+          const uint32_t prim = ids_[leaf.begin + j], word = corner_words_[leaf.begin + j];
+          for (int k = 0; k < 3; ++k) {
+            const float* v = vertex(indices_[3ull * prim + k]);
+            uint32_t* out = vertices + 3 * corner_index(word, k);
+            out[0] = bits_from_float(v[0]), out[1] = bits_from_float(v[1]), out[2] = bits_from_float(v[2]);
+          }
+          corners[j] = word;
+          corners[triangles + j] = prim;
+        }
+      }
+    }, kMinParallelLeaves);
   }
 
   void count_nodes(uint32_t slot, uint32_t* used) const {
@@ -519,6 +594,7 @@ class Builder {
   TrackedVector<Aabb> bounds_;        // (num_tris) triangle bounds
   TrackedVector<uint32_t> ids_;       // (num_tris) permutation, becomes leaf order
   TrackedVector<BvhNode> scratch_;    // (2 * num_tris) fixed slices per subtree
+  TrackedVector<uint32_t> corner_words_;  // (num_tris) per leaf-order slot: its corner word
   unsigned threads_ = 1;              // build threads, the caller's included
   std::atomic<int> spare_threads_{0};
   std::mutex error_mutex_;
@@ -539,13 +615,13 @@ double bvh_sah_cost(const Bvh& bvh, float traversal_cost, float intersection_cos
     return dx * dy + dy * dz + dz * dx;
   };
   const double root = half_area(bvh.nodes[0]);
-  if (!(root > 0.0)) return intersection_cost * double(bvh.nodes[0].count);
+  if (!(root > 0.0)) return intersection_cost * double(leaf_triangle_count(bvh.nodes[0]));
   double cost = 0.0;
   for (size_t i = 0; i < bvh.nodes.size(); ++i) {
     if (i == 1) continue;  // padding
     const BvhNode& n = bvh.nodes[i];
     const double rel = half_area(n) / root;
-    cost += n.count == 0 ? traversal_cost * rel : intersection_cost * double(n.count) * rel;
+    cost += n.count == 0 ? traversal_cost * rel : intersection_cost * double(leaf_triangle_count(n)) * rel;
   }
   return cost;
 }

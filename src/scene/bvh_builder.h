@@ -17,7 +17,7 @@ namespace wr {
 struct BvhBuildOptions {
   unsigned num_threads = 0;       // 0: one per hardware thread
   int num_bins = 32;              // SAH bins per axis
-  uint32_t max_leaf_size = 16;    // larger ranges are always split
+  uint32_t max_leaf_size = 16;    // larger ranges are always split (at most kMaxLeafTriangles)
   float traversal_cost = 4.0f;    // SAH cost of visiting an inner node. 4 (with leaves of up
                                   // to 16): the CPU's 4x4 packets test a triangle for 16 rays
                                   // in a few instructions but wait on memory at every node, so
@@ -41,13 +41,14 @@ inline BvhBuildOptions cuda_bvh_build_options() {
   return options;
 }
 
-// Zero-area triangles are left out (they are never hit), so tris may hold fewer triangles
-// than the input; a scene with no other triangle gets a root with an empty box.
+// Zero-area triangles are left out (they are never hit), so the leaves may hold fewer
+// triangles than the input; a scene with no other triangle gets a root with an empty box.
 struct Bvh {
-  TrackedVector<BvhNode> nodes;       // (num_nodes); root at 0, node 1 unused padding
-  TrackedVector<BvhTriangle> tris;    // (num_triangles) in leaf order
-  TrackedVector<uint32_t> parents;    // (num_nodes); kInvalidIndex for the root and node 1
-  BvhView view() const { return BvhView{nodes.data(), tris.data(), parents.data()}; }
+  TrackedVector<BvhNode> nodes;        // (num_nodes); root at 0, node 1 unused padding
+  TrackedVector<uint32_t> leaf_words;  // every leaf's block (bvh_layout.h), walk order
+  TrackedVector<uint32_t> parents;     // (num_nodes); kInvalidIndex for the root and node 1
+  uint32_t num_triangles = 0;          // in the leaves
+  BvhView view() const { return BvhView{nodes.data(), leaf_words.data(), parents.data()}; }
 };
 
 // vertices: (any x 3) float; indices: (num_triangles x 3), already validated (in range,
