@@ -66,6 +66,18 @@ struct Range {
   uint32_t count() const { return end - begin; }
 };
 
+// What Builder::gather_leaf_corners() numbers a leaf's distinct corners with: open addressing
+// on the input vertex index, 256 slots for at most 192 corners. A slot is live only when its
+// stamp is the current leaf's, so nothing is cleared between leaves; one table per build thread.
+struct CornerTable {
+  static constexpr uint32_t kSlots = 256;
+  uint32_t key[kSlots];
+  uint32_t stamp[kSlots] = {};
+  uint8_t local[kSlots];
+  uint32_t current = 0;
+};
+static_assert(3 * kMaxLeafTriangles <= 3 * CornerTable::kSlots / 4, "the corner table needs a quarter free");
+
 class Builder {
  public:
   Builder(const float* vertices, const uint32_t* indices, uint32_t num_tris, const BvhBuildOptions& options)
@@ -75,7 +87,8 @@ class Builder {
         bounds_(num_tris, scratch_allocator<Aabb>()),
         ids_(num_tris, scratch_allocator<uint32_t>()),
         scratch_(2ull * num_tris, scratch_allocator<BvhNode>()),
-        corner_words_(num_tris, scratch_allocator<uint32_t>()) {
+        corner_words_(num_tris, scratch_allocator<uint32_t>()),
+        corner_vertices_(3ull * num_tris, scratch_allocator<uint32_t>()) {
     unsigned threads = options.num_threads ? options.num_threads : std::thread::hardware_concurrency();
     threads_ = std::max(1u, threads);
     spare_threads_ = static_cast<int>(threads_) - 1;
@@ -98,7 +111,8 @@ class Builder {
   Bvh run() {
     const uint32_t n = static_cast<uint32_t>(ids_.size());
     if (n == 0) return empty_bvh();
-    build(0, Range{0, n}, 1, bounds_of(Range{0, n}));
+    CornerTable table;
+    build(0, Range{0, n}, 1, bounds_of(Range{0, n}), &table);
     if (error_) std::rethrow_exception(error_);
     return flatten();
   }
@@ -182,7 +196,8 @@ class Builder {
   // Returns the end of the part of the slice it used: a subtree built on one thread packs its
   // descendants from the slice's start (the right child's after the left child's), so the
   // scratch memory touched is about what the tree needs, not the worst case.
-  uint32_t build(uint32_t slot, Range range, uint32_t first_desc, const RangeBounds& rb) {
+  // `table`: this thread's (gather_leaf_corners).
+  uint32_t build(uint32_t slot, Range range, uint32_t first_desc, const RangeBounds& rb, CornerTable* table) {
     const Aabb& box = rb.box;
     const Aabb& cbox = rb.cbox;
     BvhNode& node = scratch_[slot];
@@ -197,7 +212,7 @@ class Builder {
     const float split_cost = options_.traversal_cost + options_.intersection_cost * split.cost;
     if (n == 1 || (n <= options_.max_leaf_size && leaf_cost <= split_cost)) {
       node.first = range.begin;
-      node.count = n | gather_leaf_corners(range) << kLeafVertexShift;
+      node.count = n | gather_leaf_corners(range, table) << kLeafVertexShift;
       return first_desc;
     }
 
@@ -250,20 +265,21 @@ class Builder {
       // flatten() lays the tree out by its structure alone.)
       const uint32_t right_desc = left_desc + 2 * (left.count() - 1);
       std::thread worker([this, left_slot, left, left_desc, &left_bounds] {
-        guarded_build(left_slot, left, left_desc, left_bounds);
+        CornerTable worker_table;
+        guarded_build(left_slot, left, left_desc, left_bounds, &worker_table);
       });
-      const uint32_t end = guarded_build(right_slot, right, right_desc, right_bounds);
+      const uint32_t end = guarded_build(right_slot, right, right_desc, right_bounds, table);
       worker.join();
       spare_threads_.fetch_add(1);
       return end;
     }
-    const uint32_t left_end = build(left_slot, left, left_desc, left_bounds);
-    return build(right_slot, right, left_end, right_bounds);
+    const uint32_t left_end = build(left_slot, left, left_desc, left_bounds, table);
+    return build(right_slot, right, left_end, right_bounds, table);
   }
 
-  uint32_t guarded_build(uint32_t slot, Range range, uint32_t first_desc, const RangeBounds& rb) {
+  uint32_t guarded_build(uint32_t slot, Range range, uint32_t first_desc, const RangeBounds& rb, CornerTable* table) {
     try {
-      return build(slot, range, first_desc, rb);
+      return build(slot, range, first_desc, rb, table);
     } catch (...) {
       std::lock_guard<std::mutex> lock(error_mutex_);
       if (!error_) error_ = std::current_exception();
@@ -500,24 +516,15 @@ class Builder {
     return bvh;
   }
 
-  // Open addressing on the input vertex index, 256 slots for at most 192 corners; a slot is
-  // live only when its stamp is the current leaf's, so nothing is cleared between leaves.
-  struct CornerTable {
-    static constexpr uint32_t kSlots = 256;
-    uint32_t key[kSlots];
-    uint32_t stamp[kSlots] = {};
-    uint8_t local[kSlots];
-    uint32_t current = 0;
-  };
-  static_assert(3 * kMaxLeafTriangles <= 3 * CornerTable::kSlots / 4, "the corner table needs a quarter free");
-
   // Numbers the distinct corners of a leaf's triangles in order of first use, writes each
-  // triangle's corner word (bvh_layout.h) to corner_words_, returns the number of corners.
+  // triangle's corner word (bvh_layout.h) to corner_words_ and each corner's input vertex to
+  // corner_vertices_, returns the number of corners. Done as the leaf is made, while its
+  // triangles' indices are in cache, so flatten() needs no second pass over them.
   // Corners are told apart by input vertex index: equal indices are equal floats, and the
   // watertight test only needs each triangle to see its own three vertices exactly.
-  uint32_t gather_leaf_corners(Range range) {
-    thread_local CornerTable table;  // one per build thread, reused leaf after leaf
-    if (++table.current == 0) {      // the stamps wrapped: start over
+  uint32_t gather_leaf_corners(Range range, CornerTable* table_ptr) {
+    CornerTable& table = *table_ptr;
+    if (++table.current == 0) {  // the stamps wrapped: start over
       std::fill(table.stamp, table.stamp + CornerTable::kSlots, 0u);
       table.current = 1;
     }
@@ -529,12 +536,15 @@ class Builder {
         const uint32_t v = indices_[3ull * prim + k];
         uint32_t slot = (v * 2654435761u) >> 24;  // Knuth's multiplicative hash, top 8 bits
         while (table.stamp[slot] == table.current && table.key[slot] != v) slot = (slot + 1) & 255u;
-        if (table.stamp[slot] != table.current) {
-          table.stamp[slot] = table.current;
-          table.key[slot] = v;
-          table.local[slot] = static_cast<uint8_t>(num_corners++);
-        }
-        word |= uint32_t(table.local[slot]) << (8 * k);
+        // Found or new, without a branch (which one is as good as random here).
+        const bool fresh = table.stamp[slot] != table.current;
+        const uint32_t local = fresh ? num_corners : table.local[slot];
+        table.stamp[slot] = table.current;
+        table.key[slot] = v;
+        table.local[slot] = static_cast<uint8_t>(local);
+        corner_vertices_[3ull * range.begin + local] = v;  // rewritten, same value, when not fresh
+        num_corners += fresh;
+        word |= local << (8 * k);
       }
       corner_words_[i] = word;
     }
@@ -547,26 +557,21 @@ class Builder {
     uint32_t count;  // triangles | corners << kLeafVertexShift
   };
 
-  // Writes every leaf's block (in parallel): its corners (each written by every triangle that
-  // uses it, the same floats each time, which needs no search), corner words and ids.
+  // Writes every leaf's block (in parallel): its corners, corner words and ids.
   void write_leaf_blocks(const TrackedVector<LeafSlot>& leaves, uint32_t* words) const {
     constexpr uint32_t kMinParallelLeaves = 4096;
     for_each_chunk(static_cast<uint32_t>(leaves.size()), [&](uint32_t begin, uint32_t end) {
       for (uint32_t i = begin; i < end; ++i) {
         const LeafSlot& leaf = leaves[i];
         const uint32_t triangles = leaf.count & ((1u << kLeafVertexShift) - 1u);
-        uint32_t* vertices = words + leaf.words;
-        uint32_t* corners = vertices + 3ull * (leaf.count >> kLeafVertexShift);
-        for (uint32_t j = 0; j < triangles; ++j) {
-          const uint32_t prim = ids_[leaf.begin + j], word = corner_words_[leaf.begin + j];
-          for (int k = 0; k < 3; ++k) {
-            const float* v = vertex(indices_[3ull * prim + k]);
-            uint32_t* out = vertices + 3 * corner_index(word, k);
-            out[0] = bits_from_float(v[0]), out[1] = bits_from_float(v[1]), out[2] = bits_from_float(v[2]);
-          }
-          corners[j] = word;
-          corners[triangles + j] = prim;
+        const uint32_t corners = leaf.count >> kLeafVertexShift;
+        uint32_t* out = words + leaf.words;
+        for (uint32_t c = 0; c < corners; ++c) {
+          const float* v = vertex(corner_vertices_[3ull * leaf.begin + c]);
+          *out++ = bits_from_float(v[0]), *out++ = bits_from_float(v[1]), *out++ = bits_from_float(v[2]);
         }
+        for (uint32_t j = 0; j < triangles; ++j) *out++ = corner_words_[leaf.begin + j];
+        for (uint32_t j = 0; j < triangles; ++j) *out++ = ids_[leaf.begin + j];
       }
     }, kMinParallelLeaves);
   }
@@ -594,7 +599,9 @@ class Builder {
   TrackedVector<Aabb> bounds_;        // (num_tris) triangle bounds
   TrackedVector<uint32_t> ids_;       // (num_tris) permutation, becomes leaf order
   TrackedVector<BvhNode> scratch_;    // (2 * num_tris) fixed slices per subtree
-  TrackedVector<uint32_t> corner_words_;  // (num_tris) per leaf-order slot: its corner word
+  TrackedVector<uint32_t> corner_words_;     // (num_tris) per leaf-order slot: its corner word
+  TrackedVector<uint32_t> corner_vertices_;  // (3 x num_tris) from 3 x a leaf's first slot: the
+                                             // input vertex of each of its distinct corners
   unsigned threads_ = 1;              // build threads, the caller's included
   std::atomic<int> spare_threads_{0};
   std::mutex error_mutex_;
