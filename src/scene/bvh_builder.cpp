@@ -66,6 +66,16 @@ struct Range {
   uint32_t count() const { return end - begin; }
 };
 
+// Nodes and leaf block words of a subtree: where flatten() puts the subtrees it lays out at once.
+struct SubtreeSize {
+  uint32_t nodes = 0;
+  uint64_t words = 0;
+  void add(const SubtreeSize& o) {
+    nodes += o.nodes;
+    words += o.words;
+  }
+};
+
 // What Builder::gather_leaf_corners() numbers a leaf's distinct corners with: open addressing
 // on the input vertex index, 256 slots for at most 192 corners. A slot is live only when its
 // stamp is the current leaf's, so nothing is cleared between leaves; one table per build thread.
@@ -112,9 +122,10 @@ class Builder {
     const uint32_t n = static_cast<uint32_t>(ids_.size());
     if (n == 0) return empty_bvh();
     CornerTable table;
-    build(0, Range{0, n}, 1, bounds_of(Range{0, n}), &table);
+    SubtreeSize size;
+    build(0, Range{0, n}, 1, bounds_of(Range{0, n}), &table, &size);
     if (error_) std::rethrow_exception(error_);
-    return flatten();
+    return flatten(size);
   }
 
  private:
@@ -196,8 +207,9 @@ class Builder {
   // Returns the end of the part of the slice it used: a subtree built on one thread packs its
   // descendants from the slice's start (the right child's after the left child's), so the
   // scratch memory touched is about what the tree needs, not the worst case.
-  // `table`: this thread's (gather_leaf_corners).
-  uint32_t build(uint32_t slot, Range range, uint32_t first_desc, const RangeBounds& rb, CornerTable* table) {
+  // `table`: this thread's (gather_leaf_corners). The subtree's size is added to *size.
+  uint32_t build(uint32_t slot, Range range, uint32_t first_desc, const RangeBounds& rb, CornerTable* table,
+                 SubtreeSize* size) {
     const Aabb& box = rb.box;
     const Aabb& cbox = rb.cbox;
     BvhNode& node = scratch_[slot];
@@ -213,6 +225,8 @@ class Builder {
     if (n == 1 || (n <= options_.max_leaf_size && leaf_cost <= split_cost)) {
       node.first = range.begin;
       node.count = n | gather_leaf_corners(range, table) << kLeafVertexShift;
+      size->nodes += 1;
+      size->words += leaf_block_words(node);
       return first_desc;
     }
 
@@ -259,27 +273,35 @@ class Builder {
     node.first = left_slot;
     node.count = 0;
 
+    SubtreeSize left_size, right_size;
+    uint32_t end;
     if (n >= kParallelThreshold && take_thread()) {
       // In parallel the right subtree cannot wait for the left's size: it starts where the
       // left's worst case ends. (Where nodes sit in scratch does not change the result:
       // flatten() lays the tree out by its structure alone.)
       const uint32_t right_desc = left_desc + 2 * (left.count() - 1);
-      std::thread worker([this, left_slot, left, left_desc, &left_bounds] {
+      std::thread worker([this, left_slot, left, left_desc, &left_bounds, &left_size] {
         CornerTable worker_table;
-        guarded_build(left_slot, left, left_desc, left_bounds, &worker_table);
+        guarded_build(left_slot, left, left_desc, left_bounds, &worker_table, &left_size);
       });
-      const uint32_t end = guarded_build(right_slot, right, right_desc, right_bounds, table);
+      end = guarded_build(right_slot, right, right_desc, right_bounds, table, &right_size);
       worker.join();
       spare_threads_.fetch_add(1);
-      return end;
+    } else {
+      const uint32_t left_end = build(left_slot, left, left_desc, left_bounds, table, &left_size);
+      end = build(right_slot, right, left_end, right_bounds, table, &right_size);
     }
-    const uint32_t left_end = build(left_slot, left, left_desc, left_bounds, table);
-    return build(right_slot, right, left_end, right_bounds, table);
+    if (slot == 0) root_left_size_ = left_size;
+    size->nodes += 1;
+    size->add(left_size);
+    size->add(right_size);
+    return end;
   }
 
-  uint32_t guarded_build(uint32_t slot, Range range, uint32_t first_desc, const RangeBounds& rb, CornerTable* table) {
+  uint32_t guarded_build(uint32_t slot, Range range, uint32_t first_desc, const RangeBounds& rb, CornerTable* table,
+                         SubtreeSize* size) {
     try {
-      return build(slot, range, first_desc, rb, table);
+      return build(slot, range, first_desc, rb, table, size);
     } catch (...) {
       std::lock_guard<std::mutex> lock(error_mutex_);
       if (!error_) error_ = std::current_exception();
@@ -469,27 +491,75 @@ class Builder {
     return best;
   }
 
-  // Copies the used scratch nodes depth first, children pairs adjacent at even indices.
-  Bvh flatten() const {
+  // Lays the tree out depth first, children pairs adjacent at even indices, every leaf's
+  // block where the walk meets it. The root's two subtrees are laid out at once (their sizes
+  // are known from the build, so where the right one starts is too); the bytes are those of
+  // one walk from the root.
+  Bvh flatten(const SubtreeSize& size) const {
     Bvh bvh{TrackedVector<BvhNode>(result_allocator<BvhNode>(MemoryTag::kBvhNodes)),
             TrackedVector<uint32_t>(result_allocator<uint32_t>(MemoryTag::kBvhTriangles)),
             TrackedVector<uint32_t>(result_allocator<uint32_t>(MemoryTag::kBvhParents))};
-    uint32_t used = 0;
-    count_nodes(0, &used);
-    bvh.nodes.resize(used + 1);  // + node 1, the padding that puts every pair on one cache line
-    bvh.parents.assign(used + 1, kInvalidIndex);
+    if (size.words > std::numeric_limits<uint32_t>::max())
+      throw std::length_error("BVH leaf blocks exceed 2^32 words");
+    bvh.nodes.resize(size.nodes + 1);  // + node 1, the padding that puts every pair on one cache line
+    bvh.parents.assign(size.nodes + 1, kInvalidIndex);
     bvh.nodes[1] = BvhNode{{0, 0, 0}, 0, {0, 0, 0}, 0};
+    bvh.leaf_words.resize(size.words);
+    bvh.num_triangles = static_cast<uint32_t>(ids_.size());
 
+    const BvhNode& root = scratch_[0];
+    if (root.count != 0) {
+      flatten_subtree(0, 0, 2, 0, &bvh);
+      return bvh;
+    }
+    bvh.nodes[0] = root;
+    bvh.nodes[0].first = 2;
+    bvh.parents[2] = bvh.parents[3] = 0;
+    // The left subtree's descendants take the pairs from 4 on, then the right subtree's.
+    const uint32_t right_pairs = 4 + (root_left_size_.nodes - 1);
+    const auto left = [&] { flatten_subtree(root.first, 2, 4, 0, &bvh); };
+    const auto right = [&] { flatten_subtree(root.first + 1, 3, right_pairs, root_left_size_.words, &bvh); };
+    constexpr uint32_t kMinParallelNodes = 8192;
+    if (threads_ < 2 || size.nodes < kMinParallelNodes) {
+      left();
+      right();
+      return bvh;
+    }
+    std::exception_ptr left_error;
+    std::thread worker;
+    try {
+      worker = std::thread([&left, &left_error] {
+        try {
+          left();
+        } catch (...) {
+          left_error = std::current_exception();
+        }
+      });
+    } catch (const std::system_error&) {
+      left();  // no thread to be had: this one does both
+    }
+    std::exception_ptr right_error;
+    try {
+      right();
+    } catch (...) {
+      right_error = std::current_exception();
+    }
+    if (worker.joinable()) worker.join();
+    if (left_error) std::rethrow_exception(left_error);
+    if (right_error) std::rethrow_exception(right_error);
+    return bvh;
+  }
+
+  // Lays out the subtree at scratch index `slot` as node `out`: the pairs of its descendants
+  // from index `next` on, its leaves' blocks from word `words` on.
+  void flatten_subtree(uint32_t slot, uint32_t out, uint32_t next, uint64_t words, Bvh* bvh) const {
     struct Item {
       uint32_t scratch, out;
     };
-    std::vector<Item> stack;
-    stack.push_back({0, 0});
-    uint32_t next = 2;
-    // Leaves in walk order; their blocks are laid out in that order too.
-    TrackedVector<LeafSlot> leaves(scratch_allocator<LeafSlot>());
-    leaves.reserve(used / 2 + 1);
-    uint64_t words = 0;
+    std::vector<Item> stack;  // iterative: pathological inputs can make deep trees
+    stack.push_back({slot, out});
+    BvhNode* nodes = bvh->nodes.data();
+    uint32_t* parents = bvh->parents.data();
     while (!stack.empty()) {
       const Item item = stack.back();
       stack.pop_back();
@@ -497,23 +567,29 @@ class Builder {
       if (node.count == 0) {
         const uint32_t left = next;
         next += 2;
-        bvh.parents[left] = bvh.parents[left + 1] = item.out;
+        parents[left] = parents[left + 1] = item.out;
         stack.push_back({node.first + 1, left + 1});
         stack.push_back({node.first, left});
         node.first = left;
       } else {
-        leaves.push_back(LeafSlot{node.first, words, node.count});
-        if (words > std::numeric_limits<uint32_t>::max())
-          throw std::length_error("BVH leaf blocks exceed 2^32 words");
+        write_leaf_block(node, bvh->leaf_words.data() + words);
         node.first = static_cast<uint32_t>(words);
         words += leaf_block_words(node);
       }
-      bvh.nodes[item.out] = node;
+      nodes[item.out] = node;
     }
-    bvh.leaf_words.resize(words);
-    write_leaf_blocks(leaves, bvh.leaf_words.data());
-    bvh.num_triangles = static_cast<uint32_t>(ids_.size());
-    return bvh;
+  }
+
+  // A leaf's block (bvh_layout.h) from what gather_leaf_corners() recorded; `leaf` as the
+  // build left it (first: its range in ids_).
+  void write_leaf_block(const BvhNode& leaf, uint32_t* out) const {
+    const uint32_t triangles = leaf_triangle_count(leaf), begin = leaf.first;
+    for (uint32_t c = 0; c < leaf_vertex_count(leaf); ++c) {
+      const float* v = vertex(corner_vertices_[3ull * begin + c]);
+      *out++ = bits_from_float(v[0]), *out++ = bits_from_float(v[1]), *out++ = bits_from_float(v[2]);
+    }
+    for (uint32_t j = 0; j < triangles; ++j) *out++ = corner_words_[begin + j];
+    for (uint32_t j = 0; j < triangles; ++j) *out++ = ids_[begin + j];
   }
 
   // Numbers the distinct corners of a leaf's triangles in order of first use, writes each
@@ -551,45 +627,6 @@ class Builder {
     return num_corners;
   }
 
-  struct LeafSlot {
-    uint32_t begin;  // the leaf's range in ids_ / corner_words_
-    uint64_t words;  // where its block starts
-    uint32_t count;  // triangles | corners << kLeafVertexShift
-  };
-
-  // Writes every leaf's block (in parallel): its corners, corner words and ids.
-  void write_leaf_blocks(const TrackedVector<LeafSlot>& leaves, uint32_t* words) const {
-    constexpr uint32_t kMinParallelLeaves = 4096;
-    for_each_chunk(static_cast<uint32_t>(leaves.size()), [&](uint32_t begin, uint32_t end) {
-      for (uint32_t i = begin; i < end; ++i) {
-        const LeafSlot& leaf = leaves[i];
-        const uint32_t triangles = leaf.count & ((1u << kLeafVertexShift) - 1u);
-        const uint32_t corners = leaf.count >> kLeafVertexShift;
-        uint32_t* out = words + leaf.words;
-        for (uint32_t c = 0; c < corners; ++c) {
-          const float* v = vertex(corner_vertices_[3ull * leaf.begin + c]);
-          *out++ = bits_from_float(v[0]), *out++ = bits_from_float(v[1]), *out++ = bits_from_float(v[2]);
-        }
-        for (uint32_t j = 0; j < triangles; ++j) *out++ = corner_words_[leaf.begin + j];
-        for (uint32_t j = 0; j < triangles; ++j) *out++ = ids_[leaf.begin + j];
-      }
-    }, kMinParallelLeaves);
-  }
-
-  void count_nodes(uint32_t slot, uint32_t* used) const {
-    // Iterative: pathological inputs can make deep trees.
-    std::vector<uint32_t> stack{slot};
-    while (!stack.empty()) {
-      const BvhNode& node = scratch_[stack.back()];
-      stack.pop_back();
-      ++*used;
-      if (node.count == 0) {
-        stack.push_back(node.first);
-        stack.push_back(node.first + 1);
-      }
-    }
-  }
-
   static constexpr uint32_t kParallelThreshold = 16384;
   static constexpr uint32_t kParallelBinning = 65536;  // ranges binned by two threads
 
@@ -602,6 +639,7 @@ class Builder {
   TrackedVector<uint32_t> corner_words_;     // (num_tris) per leaf-order slot: its corner word
   TrackedVector<uint32_t> corner_vertices_;  // (3 x num_tris) from 3 x a leaf's first slot: the
                                              // input vertex of each of its distinct corners
+  SubtreeSize root_left_size_;               // of the root's left subtree (flatten)
   unsigned threads_ = 1;              // build threads, the caller's included
   std::atomic<int> spare_threads_{0};
   std::mutex error_mutex_;
