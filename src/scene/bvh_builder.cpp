@@ -97,8 +97,7 @@ class Builder {
         bounds_(num_tris, scratch_allocator<Aabb>()),
         ids_(num_tris, scratch_allocator<uint32_t>()),
         scratch_(2ull * num_tris, scratch_allocator<BvhNode>()),
-        corner_words_(num_tris, scratch_allocator<uint32_t>()),
-        corner_vertices_(3ull * num_tris, scratch_allocator<uint32_t>()) {
+        corner_words_(num_tris, scratch_allocator<uint32_t>()) {
     unsigned threads = options.num_threads ? options.num_threads : std::thread::hardware_concurrency();
     threads_ = std::max(1u, threads);
     spare_threads_ = static_cast<int>(threads_) - 1;
@@ -580,22 +579,26 @@ class Builder {
     }
   }
 
-  // A leaf's block (bvh_layout.h) from what gather_leaf_corners() recorded; `leaf` as the
-  // build left it (first: its range in ids_).
-  void write_leaf_block(const BvhNode& leaf, uint32_t* out) const {
+  // A leaf's block (bvh_layout.h) from the corner words gather_leaf_corners() recorded; `leaf`
+  // as the build left it (first: its range in ids_). Each corner is written by every
+  // triangle that uses it, the same floats each time (cheaper than keeping a list of them).
+  void write_leaf_block(const BvhNode& leaf, uint32_t* block) const {
     const uint32_t triangles = leaf_triangle_count(leaf), begin = leaf.first;
-    for (uint32_t c = 0; c < leaf_vertex_count(leaf); ++c) {
-      const float* v = vertex(corner_vertices_[3ull * begin + c]);
-      *out++ = bits_from_float(v[0]), *out++ = bits_from_float(v[1]), *out++ = bits_from_float(v[2]);
+    uint32_t* corners = block + 3 * leaf_vertex_count(leaf);
+    for (uint32_t j = 0; j < triangles; ++j) {
+      const uint32_t prim = ids_[begin + j], word = corner_words_[begin + j];
+      for (int k = 0; k < 3; ++k) {
+        const float* v = vertex(indices_[3ull * prim + k]);
+        uint32_t* out = block + 3 * corner_index(word, k);
+        out[0] = bits_from_float(v[0]), out[1] = bits_from_float(v[1]), out[2] = bits_from_float(v[2]);
+      }
+      corners[j] = word;
+      corners[triangles + j] = prim;
     }
-    for (uint32_t j = 0; j < triangles; ++j) *out++ = corner_words_[begin + j];
-    for (uint32_t j = 0; j < triangles; ++j) *out++ = ids_[begin + j];
   }
 
   // Numbers the distinct corners of a leaf's triangles in order of first use, writes each
-  // triangle's corner word (bvh_layout.h) to corner_words_ and each corner's input vertex to
-  // corner_vertices_, returns the number of corners. Done as the leaf is made, while its
-  // triangles' indices are in cache, so flatten() needs no second pass over them.
+  // triangle's corner word (bvh_layout.h) to corner_words_, returns the number of corners.
   // Corners are told apart by input vertex index: equal indices are equal floats, and the
   // watertight test only needs each triangle to see its own three vertices exactly.
   uint32_t gather_leaf_corners(Range range, CornerTable* table_ptr) {
@@ -618,7 +621,6 @@ class Builder {
         table.stamp[slot] = table.current;
         table.key[slot] = v;
         table.local[slot] = static_cast<uint8_t>(local);
-        corner_vertices_[3ull * range.begin + local] = v;  // rewritten, same value, when not fresh
         num_corners += fresh;
         word |= local << (8 * k);
       }
@@ -637,8 +639,6 @@ class Builder {
   TrackedVector<uint32_t> ids_;       // (num_tris) permutation, becomes leaf order
   TrackedVector<BvhNode> scratch_;    // (2 * num_tris) fixed slices per subtree
   TrackedVector<uint32_t> corner_words_;     // (num_tris) per leaf-order slot: its corner word
-  TrackedVector<uint32_t> corner_vertices_;  // (3 x num_tris) from 3 x a leaf's first slot: the
-                                             // input vertex of each of its distinct corners
   SubtreeSize root_left_size_;               // of the root's left subtree (flatten)
   unsigned threads_ = 1;              // build threads, the caller's included
   std::atomic<int> spare_threads_{0};
