@@ -10,7 +10,7 @@
 //    is also shown), the median of --reps builds after one warm-up, for several Embree build
 //    qualities and scene flags. Embree's device runs --threads TBB threads; ours builds on
 //    the context's thread count.
-//  - Memory per triangle: ours is wr_scene_memory().host_bytes (BVH, triangles in leaf order,
+//  - Memory per triangle: ours is wr_scene_memory().host_bytes (BVH nodes, leaf blocks,
 //    parent links); Embree's is counted by rtcSetDeviceMemoryMonitorFunction: the bytes live
 //    after the commit (its BVH, leaves and its own copies of the vertex and index buffers, which
 //    it keeps, as we keep ours), and the peak while building.

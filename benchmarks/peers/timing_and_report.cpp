@@ -175,7 +175,7 @@ void print_builds(const Builds& result, const Mesh& mesh) {
                 b.total.median * 1e3, b.total.min * 1e3, b.total.max * 1e3, commit, double(b.live_bytes) / tris,
                 double(b.live_bytes) / (1 << 20), peak);
   }
-  std::printf("\nOurs: wr_scene_memory().host_bytes (BVH nodes, triangles in leaf order, parent links). Embree: "
+  std::printf("\nOurs: wr_scene_memory().host_bytes (BVH nodes, leaf blocks of shared corners, parent links). Embree: "
               "bytes its memory monitor reports live after the build, its own vertex + index buffers included "
               "(%.1f bytes/triangle of them); peak = most bytes live at once while building.\n\n",
               double(mesh.vertices.size() * sizeof(float) + mesh.indices.size() * sizeof(uint32_t)) / tris);

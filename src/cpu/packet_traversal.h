@@ -161,10 +161,11 @@ bool trace_packet(const BvhView& bvh, Packet* p) {
   LaneF entry;
   if (!packet_hits_box<kUniform>(*p, bvh.nodes[0], &entry)) return true;
   uint32_t stack[kTraversalStackSize];
-  float stack_entry[kTraversalStackSize];  // smallest entry over the lanes that entered
+  LaneF stack_entry[kTraversalStackSize];  // each lane's entry; NaN where the lane did not enter
+  const LaneF not_entered = splat(__builtin_nanf(""));
   int sp = 0;
   uint32_t node = 0;
-  float farthest_hit = max_of(p->best_t, p->active) * kRobustFarScale;  // changes only in leaves
+  LaneF far_hit = p->best_t * kRobustFarScale;  // changes only in leaves
   for (;;) {
     const BvhNode& n = bvh.nodes[node];
     if (n.count == 0) {
@@ -177,11 +178,11 @@ bool trace_packet(const BvhView& bvh, Packet* p) {
       if (h0 && h1) {
         if (sp == kTraversalStackSize) return false;
         // Nearer child first by the entries of one lane (the lanes agree almost always, and
-        // the order only matters for speed); the pushed child keeps its smallest entry.
+        // the order only matters for speed); the pushed child keeps every lane's entry.
         const int l = __builtin_ctz(h0 & h1 ? h0 & h1 : h0);
         const bool first0 = e0[l] <= e1[l];
         stack[sp] = first0 ? c1 : c0;
-        stack_entry[sp++] = first0 ? min_of(e1, h1) : min_of(e0, h0);
+        stack_entry[sp++] = first0 ? blend(h1, e1, not_entered) : blend(h0, e0, not_entered);
         node = first0 ? c0 : c1;
         continue;
       }
@@ -191,14 +192,14 @@ bool trace_packet(const BvhView& bvh, Packet* p) {
       }
     } else {
       packet_intersect_leaf<kUniform>(bvh, n, p);
-      farthest_hit = max_of(p->best_t, p->active) * kRobustFarScale;
+      far_hit = p->best_t * kRobustFarScale;
     }
-    // Drop popped nodes that every lane enters beyond its closest hit (conservative: the
-    // smallest entry against the largest closest hit).
+    // Drop popped nodes that every lane that entered them enters beyond its closest hit: the
+    // scalar path's rule (trace_closest_hit()), lane by lane.
     do {
       if (sp == 0) return true;
       --sp;
-    } while (stack_entry[sp] > farthest_hit);
+    } while (!le_bits(stack_entry[sp], far_hit));
     node = stack[sp];
   }
 }

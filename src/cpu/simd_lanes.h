@@ -83,26 +83,5 @@ inline V blend(LaneBits bits, const V& a, const V& b) {
 #endif
 }
 
-// Smallest / largest value among the lanes whose bit is set (bits != 0). (Not GCC 12's
-// _mm512_mask_reduce_min_ps, whose header trips -Wmaybe-uninitialized too.)
-template <bool kMin>
-inline float reduce(const LaneF& x, LaneBits bits) {
-  const LaneF v = blend(bits, x, splat(kMin ? __builtin_huge_valf() : -__builtin_huge_valf()));
-#if defined(__AVX512F__)
-  // Halves through memory: GCC 12's 512-to-256-bit extract intrinsics trip -Wmaybe-uninitialized.
-  const __m256* h = reinterpret_cast<const __m256*>(&v);
-  const __m256 m = kMin ? _mm256_min_ps(h[0], h[1]) : _mm256_max_ps(h[0], h[1]);
-#else
-  const __m256 m = reinterpret_cast<__m256>(v);
-#endif
-  __m128 q = kMin ? _mm_min_ps(_mm256_castps256_ps128(m), _mm256_extractf128_ps(m, 1))
-                  : _mm_max_ps(_mm256_castps256_ps128(m), _mm256_extractf128_ps(m, 1));
-  q = kMin ? _mm_min_ps(q, _mm_movehl_ps(q, q)) : _mm_max_ps(q, _mm_movehl_ps(q, q));
-  q = kMin ? _mm_min_ss(q, _mm_shuffle_ps(q, q, 1)) : _mm_max_ss(q, _mm_shuffle_ps(q, q, 1));
-  return _mm_cvtss_f32(q);
-}
-inline float min_of(const LaneF& x, LaneBits bits) { return reduce<true>(x, bits); }
-inline float max_of(const LaneF& x, LaneBits bits) { return reduce<false>(x, bits); }
-
 }  // namespace
 }  // namespace wr
