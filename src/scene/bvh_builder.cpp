@@ -101,15 +101,28 @@ class Builder {
     unsigned threads = options.num_threads ? options.num_threads : std::thread::hardware_concurrency();
     threads_ = std::max(1u, threads);
     spare_threads_ = static_cast<int>(threads_) - 1;
-    for_each_chunk(num_tris, [this](uint32_t begin, uint32_t end) {
+    std::atomic<uint32_t> left_out{0};
+    for_each_chunk(num_tris, [this, &left_out](uint32_t begin, uint32_t end) {
+      uint32_t zero_area = 0;
       for (uint32_t t = begin; t < end; ++t) {
         Aabb box;
         for (int c = 0; c < 3; ++c) box.grow(vertex(indices_[3ull * t + c]));
         bounds_[t] = box;
-        ids_[t] = has_zero_area(t) ? kInvalidIndex : t;  // left out below
+        const bool skip = has_zero_area(t);
+        ids_[t] = skip ? kInvalidIndex : t;  // left out below
+        zero_area += skip;
       }
+      left_out.fetch_add(zero_area, std::memory_order_relaxed);
     });
-    ids_.erase(std::remove(ids_.begin(), ids_.end(), kInvalidIndex), ids_.end());
+    if (left_out.load() == 0) return;
+    uint32_t kept = 0;  // zero-area triangles out, the order of the others kept
+    for (uint32_t t = 0; t < num_tris; ++t) {
+      if (ids_[t] == kInvalidIndex) continue;
+      ids_[kept] = ids_[t];
+      bounds_[kept++] = bounds_[t];
+    }
+    ids_.resize(kept);
+    bounds_.resize(kept);
   }
 
   static BvhBuildOptions clamped(BvhBuildOptions options) {
@@ -163,8 +176,9 @@ class Builder {
     bvh.parents.assign(2, kInvalidIndex);
     return bvh;
   }
-  // Centre of a triangle's bounds, computed where needed (as cheap as loading a stored one).
-  Float4 centroid(uint32_t prim) const { return 0.5f * (bounds_[prim].lo + bounds_[prim].hi); }
+  // Centre of the bounds of the triangle at position i of ids_, computed where needed (as
+  // cheap as loading a stored one).
+  Float4 centroid(uint32_t i) const { return 0.5f * (bounds_[i].lo + bounds_[i].hi); }
 
   // Runs fn(begin, end) over [0, n) in one chunk per build thread (the caller's included).
   // fn must not throw. A thread that cannot be started leaves its chunk to the caller.
@@ -195,8 +209,8 @@ class Builder {
   RangeBounds bounds_of(Range range) const {
     RangeBounds b;
     for (uint32_t i = range.begin; i < range.end; ++i) {
-      b.box.grow(bounds_[ids_[i]]);
-      b.cbox.grow(centroid(ids_[i]));
+      b.box.grow(bounds_[i]);
+      b.cbox.grow(centroid(i));
     }
     return b;
   }
@@ -241,22 +255,22 @@ class Builder {
       const int bins = options_.num_bins;
       const float lo = cbox.lo[split.axis];
       const float scale = static_cast<float>(bins) / (cbox.hi[split.axis] - lo);
-      uint32_t* first = ids_.data() + range.begin;
-      uint32_t* last = ids_.data() + range.end;
+      uint32_t first = range.begin, last = range.end;
       while (first < last) {
-        const uint32_t prim = *first;
-        if (bin_of(centroid(prim)[split.axis], lo, scale, bins) <= split.bin) {
-          left_bounds.box.grow(bounds_[prim]);
-          left_bounds.cbox.grow(centroid(prim));
+        const Float4 c = centroid(first);
+        if (bin_of(c[split.axis], lo, scale, bins) <= split.bin) {
+          left_bounds.box.grow(bounds_[first]);
+          left_bounds.cbox.grow(c);
           ++first;
         } else {
-          right_bounds.box.grow(bounds_[prim]);
-          right_bounds.cbox.grow(centroid(prim));
-          *first = *--last;
-          *last = prim;
+          right_bounds.box.grow(bounds_[first]);
+          right_bounds.cbox.grow(c);
+          --last;
+          std::swap(ids_[first], ids_[last]);
+          std::swap(bounds_[first], bounds_[last]);
         }
       }
-      const uint32_t m = static_cast<uint32_t>(first - ids_.data());
+      const uint32_t m = first;
       if (m > range.begin && m < range.end) {
         mid = m;
         have_bounds = true;
@@ -366,10 +380,7 @@ class Builder {
   // bin) then do not wait on each other's update of one bin.
   void bin_range(uint32_t begin, uint32_t end, Float4 lo4, Float4 scale4, int bins, Bins* out) const {
     out->clear(bins);
-    const auto add = [&](Bins* to, uint32_t i) {
-      const uint32_t prim = ids_[i];
-      to->add(bins_of(centroid(prim), lo4, scale4, bins), bounds_[prim]);
-    };
+    const auto add = [&](Bins* to, uint32_t i) { to->add(bins_of(centroid(i), lo4, scale4, bins), bounds_[i]); };
     if (end - begin < 256) {
       for (uint32_t i = begin; i < end; ++i) add(out, i);
       return;
@@ -457,10 +468,16 @@ class Builder {
   // evaluated at every split position of every axis, in centroid order. O(n log n) per
   // node; for tests and benchmarks, not for production.
   void sort_by_centroid(Range range, int axis) {
-    std::sort(ids_.data() + range.begin, ids_.data() + range.end, [&](uint32_t a, uint32_t b) {
-      const float ca = centroid(a)[axis], cb = centroid(b)[axis];
-      return ca < cb || (ca == cb && a < b);
-    });
+    struct Ref {
+      float c;
+      uint32_t id;
+      Aabb bounds;
+    };
+    std::vector<Ref> refs;
+    refs.reserve(range.count());
+    for (uint32_t i = range.begin; i < range.end; ++i) refs.push_back(Ref{centroid(i)[axis], ids_[i], bounds_[i]});
+    std::sort(refs.begin(), refs.end(), [](const Ref& a, const Ref& b) { return a.c < b.c || (a.c == b.c && a.id < b.id); });
+    for (uint32_t k = 0; k < range.count(); ++k) ids_[range.begin + k] = refs[k].id, bounds_[range.begin + k] = refs[k].bounds;
   }
 
   Split sweep_split(Range range, const Aabb& box) {
@@ -473,12 +490,12 @@ class Builder {
       sort_by_centroid(range, axis);
       Aabb acc;
       for (uint32_t k = n - 1; k > 0; --k) {  // right side: positions [k, n)
-        acc.grow(bounds_[ids_[range.begin + k]]);
+        acc.grow(bounds_[range.begin + k]);
         right_cost[k - 1] = acc.half_area() * static_cast<float>(n - k);
       }
       acc = Aabb{};
       for (uint32_t k = 0; k + 1 < n; ++k) {  // left side: positions [0, k]
-        acc.grow(bounds_[ids_[range.begin + k]]);
+        acc.grow(bounds_[range.begin + k]);
         const float cost = (acc.half_area() * static_cast<float>(k + 1) + right_cost[k]) / parent_area;
         if (cost < best.cost) {
           best.axis = axis;
@@ -635,7 +652,8 @@ class Builder {
   const float* vertices_;
   const uint32_t* indices_;
   BvhBuildOptions options_;
-  TrackedVector<Aabb> bounds_;        // (num_tris) triangle bounds
+  TrackedVector<Aabb> bounds_;        // (num_tris) bounds of triangle ids_[i], permuted with ids_
+                                      // so that binning and partitioning read them in order
   TrackedVector<uint32_t> ids_;       // (num_tris) permutation, becomes leaf order
   TrackedVector<BvhNode> scratch_;    // (2 * num_tris) fixed slices per subtree
   TrackedVector<uint32_t> corner_words_;     // (num_tris) per leaf-order slot: its corner word
