@@ -102,17 +102,22 @@ class Builder {
     threads_ = std::max(1u, threads);
     spare_threads_ = static_cast<int>(threads_) - 1;
     std::atomic<uint32_t> left_out{0};
-    for_each_chunk(num_tris, [this, &left_out](uint32_t begin, uint32_t end) {
+    std::mutex corners_mutex;
+    for_each_chunk(num_tris, [&](uint32_t begin, uint32_t end) {
       uint32_t zero_area = 0;
+      Aabb corners;
       for (uint32_t t = begin; t < end; ++t) {
         Aabb box;
         for (int c = 0; c < 3; ++c) box.grow(vertex(indices_[3ull * t + c]));
         bounds_[t] = box;
+        corners.grow(box);
         const bool skip = has_zero_area(t);
         ids_[t] = skip ? kInvalidIndex : t;  // left out below
         zero_area += skip;
       }
       left_out.fetch_add(zero_area, std::memory_order_relaxed);
+      std::lock_guard<std::mutex> lock(corners_mutex);
+      corner_bounds_.grow(corners);
     });
     if (left_out.load() == 0) return;
     uint32_t kept = 0;  // zero-area triangles out, the order of the others kept
@@ -131,6 +136,16 @@ class Builder {
   }
 
   Bvh run() {
+    Bvh bvh = build_tree();
+    for (int a = 0; a < 3; ++a) {
+      bvh.corners_min[a] = corner_bounds_.lo[a];
+      bvh.corners_max[a] = corner_bounds_.hi[a];
+    }
+    return bvh;
+  }
+
+ private:
+  Bvh build_tree() {
     const uint32_t n = static_cast<uint32_t>(ids_.size());
     if (n == 0) return empty_bvh();
     CornerTable table;
@@ -140,7 +155,6 @@ class Builder {
     return flatten(size);
   }
 
- private:
   template <class T>
   TrackedAllocator<T> scratch_allocator() const {
     return TrackedAllocator<T>(options_.ledger, MemoryTag::kBuildScratch);
@@ -657,6 +671,7 @@ class Builder {
   TrackedVector<uint32_t> ids_;       // (num_tris) permutation, becomes leaf order
   TrackedVector<BvhNode> scratch_;    // (2 * num_tris) fixed slices per subtree
   TrackedVector<uint32_t> corner_words_;     // (num_tris) per leaf-order slot: its corner word
+  Aabb corner_bounds_;                       // of every input triangle, zero-area ones included
   SubtreeSize root_left_size_;               // of the root's left subtree (flatten)
   unsigned threads_ = 1;              // build threads, the caller's included
   std::atomic<int> spare_threads_{0};

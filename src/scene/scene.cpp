@@ -24,15 +24,8 @@ Scene::Scene(const char* function, const float* vertices, uint64_t num_vertices,
   bvh_ = build_bvh(vertices, indices, num_triangles, options);
   num_triangles_ = num_triangles;
   for (int a = 0; a < 3; ++a) {
-    bounds_min_[a] = std::numeric_limits<float>::infinity();
-    bounds_max_[a] = -std::numeric_limits<float>::infinity();
-  }
-  for (uint64_t i = 0; i < 3 * num_triangles; ++i) {
-    const float* v = vertices + 3ull * indices[i];
-    for (int a = 0; a < 3; ++a) {
-      bounds_min_[a] = std::min(bounds_min_[a], v[a]);
-      bounds_max_[a] = std::max(bounds_max_[a], v[a]);
-    }
+    bounds_min_[a] = bvh_.corners_min[a];
+    bounds_max_[a] = bvh_.corners_max[a];
   }
   build_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
