@@ -79,6 +79,15 @@ TEST_CASE("wr_scene_create and scene queries: error paths", "[c_api]") {
     REQUIRE(wr_scene_bounds(s, lo, hi) == WR_SUCCESS);
     CHECK((lo[0] == 0 && lo[1] == 0 && lo[2] == 0 && hi[0] == 1 && hi[1] == 1 && hi[2] == 0));
     wr_scene_release(s);
+    // A zero-area triangle's corners count (vertex 4, used only by one), an unused vertex
+    // does not (vertex 5).
+    std::vector<float> more = v;
+    more.insert(more.end(), {5, 0, -2, -7, 9, 9});
+    const std::vector<uint32_t> reaching = {0, 1, 2, 4, 4, 0};
+    REQUIRE(wr_scene_create(w.context, more.data(), 6, reaching.data(), 2, &s) == WR_SUCCESS);
+    REQUIRE(wr_scene_bounds(s, lo, hi) == WR_SUCCESS);
+    CHECK((lo[0] == 0 && lo[1] == 0 && lo[2] == -2 && hi[0] == 5 && hi[1] == 1 && hi[2] == 0));
+    wr_scene_release(s);
   }
 
   uint64_t n = 0;
