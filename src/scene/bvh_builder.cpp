@@ -247,9 +247,15 @@ class Builder {
 
     const uint32_t n = range.count();
     const float leaf_cost = options_.intersection_cost * static_cast<float>(n);
-    const Split split = n <= 1 ? Split{} : options_.full_sweep ? sweep_split(range, box) : find_split(range, box, cbox);
+    // A split costs at least traversal_cost (split.cost >= 0), so a range whose leaf costs no
+    // more is a leaf whatever its best split: no need to look for one (most small ranges).
+    const bool leaf_anyway = n <= options_.max_leaf_size && options_.intersection_cost >= 0.0f &&
+                             leaf_cost <= options_.traversal_cost;
+    const Split split = n <= 1 || leaf_anyway ? Split{}
+                        : options_.full_sweep ? sweep_split(range, box)
+                                              : find_split(range, box, cbox);
     const float split_cost = options_.traversal_cost + options_.intersection_cost * split.cost;
-    if (n == 1 || (n <= options_.max_leaf_size && leaf_cost <= split_cost)) {
+    if (n == 1 || leaf_anyway || (n <= options_.max_leaf_size && leaf_cost <= split_cost)) {
       node.first = range.begin;
       node.count = n | gather_leaf_corners(range, table) << kLeafVertexShift;
       size->nodes += 1;
