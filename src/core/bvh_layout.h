@@ -1,6 +1,6 @@
 // Flattened BVH as the traversal reads it: index-based fixed-size nodes, and each leaf's
-// triangles as one compact block of shared corners. Built on the host (src/scene/bvh_builder), read by the CPU
-// backend and uploaded unchanged to the GPU.
+// triangles as one compact block of shared corners. Built on the host (src/scene/bvh_builder),
+// read by the CPU backend and uploaded unchanged to the GPU.
 #pragma once
 
 #include <stddef.h>
@@ -29,12 +29,13 @@ static_assert(offsetof(BvhNode, bmax) == 16, "traversal reads bmax 4 floats afte
 //   triangles      each triangle's input id
 //
 // Neighbouring triangles share corners (a terrain's leaf of 16 triangles has ~15 corners,
-// not 48), so a block is a third of the bytes of 16 separate triangles, and the corners
-// are exact copies of the input vertices: the watertight test (ray_triangle.h) needs the
-// vertices themselves so that a shared edge is evaluated bit for bit the same way from both
-// of its triangles. Tracing reads mostly leaf data (it is most of a scene's bytes and the
-// first touch of each env's part of it is where the time goes on the CPU), hence the
-// compaction. The ids come last: they are read only for a triangle the ray hits.
+// not 48), so a block takes about half the bytes of separate 40-byte triangles, and the
+// corners are exact copies of the input vertices: the watertight test (ray_triangle.h) needs
+// the vertices themselves so that a shared edge is evaluated bit for bit the same way from
+// both of its triangles. Leaf data is most of a scene's bytes, and on the CPU the first touch
+// of each env's part of the BVH is much of a render's time, hence the compaction. The ids come
+// last: the scalar path reads them only for a triangle the ray hits. The builder writes the
+// blocks (bvh_builder.cpp); tests/test_bvh_builder.cpp checks every block against the input.
 constexpr uint32_t kLeafVertexShift = 16;
 constexpr uint32_t kMaxLeafTriangles = 64;  // so that 3 x 64 corners fit 8-bit indices
 

@@ -308,15 +308,22 @@ class Builder {
 
     SubtreeSize left_size, right_size;
     uint32_t end;
+    std::thread worker;
     if (n >= kParallelThreshold && take_thread()) {
+      try {
+        worker = std::thread([this, left_slot, left, left_desc, &left_bounds, &left_size] {
+          CornerTable worker_table;
+          guarded_build(left_slot, left, left_desc, left_bounds, &worker_table, &left_size);
+        });
+      } catch (const std::system_error&) {
+        spare_threads_.fetch_add(1);  // no thread to be had: this one builds both below
+      }
+    }
+    if (worker.joinable()) {
       // In parallel the right subtree cannot wait for the left's size: it starts where the
       // left's worst case ends. (Where nodes sit in scratch does not change the result:
       // flatten() lays the tree out by its structure alone.)
       const uint32_t right_desc = left_desc + 2 * (left.count() - 1);
-      std::thread worker([this, left_slot, left, left_desc, &left_bounds, &left_size] {
-        CornerTable worker_table;
-        guarded_build(left_slot, left, left_desc, left_bounds, &worker_table, &left_size);
-      });
       end = guarded_build(right_slot, right, right_desc, right_bounds, table, &right_size);
       worker.join();
       spare_threads_.fetch_add(1);
