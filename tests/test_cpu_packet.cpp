@@ -7,6 +7,7 @@
 // run is skipped with a printed reason.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -262,4 +263,33 @@ TEST_CASE("depth does not depend on the BVH's build options: the CUDA contexts' 
     CHECK(count_differences(want, got) == 0);
     CHECK(count_finite(want.depth) > want.depth.size() / 4);
   }
+}
+
+TEST_CASE("SIMD packets equal the scalar path with the largest leaves the layout allows") {
+  // Leaves of up to kMaxLeafTriangles (64) triangles of a soup, whose corners are not shared:
+  // up to 192 corners a leaf, the most the packet path's per-leaf corner arrays hold and the
+  // most an 8-bit corner index reaches. Depth as for the default tree, bit for bit.
+  const auto soup = wr_test::random_soup(13, 3000, 10.0f);
+  wr::BvhBuildOptions big;
+  big.max_leaf_size = wr::kMaxLeafTriangles;
+  big.traversal_cost = 1000.0f;  // a split never pays: leaves as large as allowed
+  const wr::Bvh big_tree = wr::build_bvh(soup.vertices.data(), soup.indices.data(), soup.num_triangles(), big);
+  uint32_t most_corners = 0, most_triangles = 0;
+  for (size_t i = 0; i < big_tree.nodes.size(); ++i) {
+    if (i == 1 || big_tree.nodes[i].count == 0) continue;
+    most_corners = std::max(most_corners, wr::leaf_vertex_count(big_tree.nodes[i]));
+    most_triangles = std::max(most_triangles, wr::leaf_triangle_count(big_tree.nodes[i]));
+  }
+  INFO("largest leaf: " << most_triangles << " triangles, most corners in a leaf: " << most_corners);
+  REQUIRE(most_triangles <= wr::kMaxLeafTriangles);
+  REQUIRE(most_corners > 150);  // close to the 192 limit
+  float lo[3], hi[3];
+  vertex_bounds(soup.vertices, lo, hi);
+  wr_camera_desc desc;
+  wr_camera_desc_pinhole(&desc, 20, 14, 90.0f);
+  const std::vector<float> poses = random_poses(9, 32, lo, hi);
+  const Rendered want = check_paths_agree(build(soup.vertices, soup.indices).view(), desc, poses);
+  const Rendered got = check_paths_agree(big_tree.view(), desc, poses);
+  CHECK(count_differences(want, got) == 0);
+  CHECK(count_finite(want.depth) > want.depth.size() / 4);
 }
