@@ -180,7 +180,7 @@ bool trace_packet(const BvhView& bvh, Packet* p) {
         // Nearer child first by the entries of one lane (the lanes agree almost always, and
         // the order only matters for speed); the pushed child keeps every lane's entry.
         const int l = __builtin_ctz(h0 & h1 ? h0 & h1 : h0);
-        const bool first0 = e0[l] <= e1[l];
+        const bool first0 = (le_bits(e0, e1) >> l) & 1u;  // e0[l] <= e1[l], without a trip through memory
         stack[sp] = first0 ? c1 : c0;
         stack_entry[sp++] = first0 ? blend(h1, e1, not_entered) : blend(h0, e0, not_entered);
         node = first0 ? c0 : c1;
