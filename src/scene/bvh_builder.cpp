@@ -22,6 +22,8 @@
 #include <system_error>
 #include <thread>
 
+#include "scene/leaf_block_writer.h"
+
 namespace wr {
 namespace {
 
@@ -75,18 +77,6 @@ struct SubtreeSize {
     words += o.words;
   }
 };
-
-// What Builder::gather_leaf_corners() numbers a leaf's distinct corners with: open addressing
-// on the input vertex index, 256 slots for at most 192 corners. A slot is live only when its
-// stamp is the current leaf's, so nothing is cleared between leaves; one table per build thread.
-struct CornerTable {
-  static constexpr uint32_t kSlots = 256;
-  uint32_t key[kSlots];
-  uint32_t stamp[kSlots] = {};
-  uint8_t local[kSlots];
-  uint32_t current = 0;
-};
-static_assert(3 * kMaxLeafTriangles <= 3 * CornerTable::kSlots / 4, "the corner table needs a quarter free");
 
 class Builder {
  public:
@@ -234,7 +224,7 @@ class Builder {
   // Returns the end of the part of the slice it used: a subtree built on one thread packs its
   // descendants from the slice's start (the right child's after the left child's), so the
   // scratch memory touched is about what the tree needs, not the worst case.
-  // `table`: this thread's (gather_leaf_corners). The subtree's size is added to *size.
+  // `table`: this thread's (number_leaf_corners). The subtree's size is added to *size.
   uint32_t build(uint32_t slot, Range range, uint32_t first_desc, const RangeBounds& rb, CornerTable* table,
                  SubtreeSize* size) {
     const Aabb& box = rb.box;
@@ -257,7 +247,9 @@ class Builder {
     const float split_cost = options_.traversal_cost + options_.intersection_cost * split.cost;
     if (n == 1 || leaf_anyway || (n <= options_.max_leaf_size && leaf_cost <= split_cost)) {
       node.first = range.begin;
-      node.count = n | gather_leaf_corners(range, table) << kLeafVertexShift;
+      const uint32_t corners =
+          number_leaf_corners(indices_, ids_.data() + range.begin, n, table, corner_words_.data() + range.begin);
+      node.count = n | corners << kLeafVertexShift;
       size->nodes += 1;
       size->words += leaf_block_words(node);
       return first_desc;
@@ -615,62 +607,14 @@ class Builder {
         stack.push_back({node.first, left});
         node.first = left;
       } else {
-        write_leaf_block(node, bvh->leaf_words.data() + words);
+        // `node` as the build left it: first is its range in ids_ and corner_words_.
+        write_leaf_block(vertices_, indices_, ids_.data() + node.first, leaf_triangle_count(node),
+                         corner_words_.data() + node.first, leaf_vertex_count(node), bvh->leaf_words.data() + words);
         node.first = static_cast<uint32_t>(words);
         words += leaf_block_words(node);
       }
       nodes[item.out] = node;
     }
-  }
-
-  // A leaf's block (bvh_layout.h) from the corner words gather_leaf_corners() recorded; `leaf`
-  // as the build left it (first: its range in ids_). Each corner is written by every
-  // triangle that uses it, the same floats each time (cheaper than keeping a list of them).
-  void write_leaf_block(const BvhNode& leaf, uint32_t* block) const {
-    const uint32_t triangles = leaf_triangle_count(leaf), begin = leaf.first;
-    uint32_t* corners = block + 3 * leaf_vertex_count(leaf);
-    for (uint32_t j = 0; j < triangles; ++j) {
-      const uint32_t prim = ids_[begin + j], word = corner_words_[begin + j];
-      for (int k = 0; k < 3; ++k) {
-        const float* v = vertex(indices_[3ull * prim + k]);
-        uint32_t* out = block + 3 * corner_index(word, k);
-        out[0] = bits_from_float(v[0]), out[1] = bits_from_float(v[1]), out[2] = bits_from_float(v[2]);
-      }
-      corners[j] = word;
-      corners[triangles + j] = prim;
-    }
-  }
-
-  // Numbers the distinct corners of a leaf's triangles in order of first use, writes each
-  // triangle's corner word (bvh_layout.h) to corner_words_, returns the number of corners.
-  // Corners are told apart by input vertex index: equal indices are equal floats, and the
-  // watertight test only needs each triangle to see its own three vertices exactly.
-  uint32_t gather_leaf_corners(Range range, CornerTable* table_ptr) {
-    CornerTable& table = *table_ptr;
-    if (++table.current == 0) {  // the stamps wrapped: start over
-      std::fill(table.stamp, table.stamp + CornerTable::kSlots, 0u);
-      table.current = 1;
-    }
-    uint32_t num_corners = 0;
-    for (uint32_t i = range.begin; i < range.end; ++i) {
-      const uint32_t prim = ids_[i];
-      uint32_t word = 0;
-      for (int k = 0; k < 3; ++k) {
-        const uint32_t v = indices_[3ull * prim + k];
-        uint32_t slot = (v * 2654435761u) >> 24;  // Knuth's multiplicative hash, top 8 bits
-        while (table.stamp[slot] == table.current && table.key[slot] != v) slot = (slot + 1) & 255u;
-        // Found or new, without a branch (which one is as good as random here).
-        const bool fresh = table.stamp[slot] != table.current;
-        const uint32_t local = fresh ? num_corners : table.local[slot];
-        table.stamp[slot] = table.current;
-        table.key[slot] = v;
-        table.local[slot] = static_cast<uint8_t>(local);
-        num_corners += fresh;
-        word |= local << (8 * k);
-      }
-      corner_words_[i] = word;
-    }
-    return num_corners;
   }
 
   static constexpr uint32_t kParallelThreshold = 16384;
