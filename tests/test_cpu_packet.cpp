@@ -293,3 +293,31 @@ TEST_CASE("SIMD packets equal the scalar path with the largest leaves the layout
   CHECK(count_differences(want, got) == 0);
   CHECK(count_finite(want.depth) > want.depth.size() / 4);
 }
+
+TEST_CASE("SIMD packets equal the scalar path where the depth lands exactly on a clip bound") {
+  // The packet path clamps depth as a vector and leaves lanes whose value equals near or far
+  // to pixel_depth() (IEEE lets fmax / fmin return either of +0 / -0; glibc's return the first
+  // operand, as the vector clamp does, so on this platform both give the same bits either
+  // way). Pinned here: values exactly on a bound. Cameras on a flat floor (depth 0 = near_clip,
+  // from z = +0 and -0) and 2 m above it (centre ray: 2 = near or far exactly), range depth.
+  const auto grid = wr_test::random_heightfield(8, 8, 8.0f);
+  std::vector<float> v = grid.vertices;
+  for (size_t i = 2; i < v.size(); i += 3) v[i] = 0.0f;
+  const wr::Bvh bvh = build(v, grid.indices);
+  const float s = std::sqrt(0.5f);  // pitch 90 deg about +Y: looking straight down
+  std::vector<float> poses;
+  for (float x : {1.5f, 3.0f, 4.25f})
+    for (float z : {0.0f, -0.0f, 2.0f}) poses.insert(poses.end(), {x, 2.5f, z, s, 0, s, 0});
+  for (const auto& clip : std::vector<std::pair<float, float>>{{0.0f, INFINITY}, {2.0f, 10.0f}, {0.0f, 2.0f}}) {
+    wr_camera_desc desc;
+    wr_camera_desc_pinhole(&desc, 9, 9, 90.0f);  // odd: the centre pixel's ray is the optical axis
+    desc.depth_kind = WR_DEPTH_RANGE;
+    desc.near_clip = clip.first;
+    desc.far_clip = clip.second;
+    INFO("near " << clip.first << ", far " << clip.second);
+    const Rendered r = check_paths_agree(bvh.view(), desc, poses);
+    const size_t centre = 4 * 9 + 4, pixels = 81;
+    CHECK(r.depth[2 * pixels + centre] == 2.0f);  // the camera 2 m up: its centre ray is exact
+    CHECK(count_finite(r.depth) > 0);
+  }
+}

@@ -269,22 +269,16 @@ bool setup_packet(const PacketTile& tile, uint32_t u0, uint32_t v0, Packet* p) {
 }
 
 // pixel_depth() of camera.h for every lane: t * depth_scale clamped into [near, far], or the
-// miss value. Where the product equals a bound (or is NaN) the scalar function decides, as
-// fmax / fmin may return either zero when both are zeros.
-LaneF packet_depth(const Packet& p, const DepthParams& params) {
+// miss value. Lanes where the product equals a bound (or is NaN) are left to pixel_depth()
+// itself and returned in *scalar: fmax / fmin may return either zero when both are zeros.
+LaneF packet_depth(const Packet& p, const DepthParams& params, LaneBits* scalar) {
   const LaneF x = p.best_t * p.depth_scale;
   const LaneF near = splat(params.near_clip), far = splat(params.far_clip);
   LaneF depth = blend(lt_bits(x, near), near, x);
   depth = blend(lt_bits(far, depth), far, depth);
   const LaneBits miss = bits_of(p.best_id == kInvalidIndex);
-  depth = blend(miss, splat(params.miss_value), depth);
-  LaneBits scalar = (eq_bits(x, near) | eq_bits(x, far) | ne_bits(x, x)) & ~miss & p.active;
-  while (scalar) {
-    const int l = __builtin_ctz(scalar);
-    scalar &= scalar - 1;
-    depth[l] = fmin_(fmax_(x[l], params.near_clip), params.far_clip);
-  }
-  return depth;
+  *scalar = (eq_bits(x, near) | eq_bits(x, far) | ne_bits(x, x)) & ~miss & p.active;
+  return blend(miss, splat(params.miss_value), depth);
 }
 
 // Renders pixels [u0, u0 + kPacketW) x [v0, v0 + kPacketH) of the tile (clipped to it).
@@ -293,17 +287,20 @@ uint64_t render_packet(const PacketTile& tile, uint32_t u0, uint32_t v0) {
   const bool uniform = setup_packet(tile, u0, v0, &p);
   const bool done = uniform ? trace_packet<true>(tile.bvh, &p) : trace_packet<false>(tile.bvh, &p);
   uint64_t overflows = 0;
-  const LaneF depth = packet_depth(p, *tile.params);
+  LaneBits scalar_depth;
+  const LaneF depth = packet_depth(p, *tile.params, &scalar_depth);
   for (int l = 0; l < kLanes; ++l) {
     if (!(p.active >> l & 1u)) continue;
     const uint32_t u = u0 + l % kPacketW, v = v0 + l / kPacketW;
     const size_t pixel = static_cast<size_t>(v) * tile.width + u;
-    if (done) {
-      tile.image[pixel] = depth[l];
-    } else {  // the stack would have overflowed: the scalar path finishes these rays exactly
+    if (!done) {  // the stack would have overflowed: the scalar path finishes these rays exactly
       bool overflowed;
       tile.image[pixel] = render_depth_pixel(tile.bvh, tile.rays[pixel], tile.camera, *tile.params, &overflowed);
       overflows += overflowed;
+    } else if (scalar_depth >> l & 1u) {
+      tile.image[pixel] = pixel_depth(p.best_t[l], p.best_id[l], tile.rays[pixel], *tile.params);
+    } else {
+      tile.image[pixel] = depth[l];
     }
   }
   return overflows;

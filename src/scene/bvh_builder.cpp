@@ -540,7 +540,6 @@ class Builder {
     bvh.parents.assign(size.nodes + 1, kInvalidIndex);
     bvh.nodes[1] = BvhNode{{0, 0, 0}, 0, {0, 0, 0}, 0};
     bvh.leaf_words.resize(size.words);
-    bvh.num_triangles = static_cast<uint32_t>(ids_.size());
 
     const BvhNode& root = scratch_[0];
     if (root.count != 0) {

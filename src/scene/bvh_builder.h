@@ -47,7 +47,6 @@ struct Bvh {
   TrackedVector<BvhNode> nodes;        // (num_nodes); root at 0, node 1 unused padding
   TrackedVector<uint32_t> leaf_words;  // every leaf's block (bvh_layout.h), walk order
   TrackedVector<uint32_t> parents;     // (num_nodes); kInvalidIndex for the root and node 1
-  uint32_t num_triangles = 0;          // in the leaves
   // Bounds of every input triangle's corners, zero-area ones included (wr_scene_bounds):
   // computed in the builder's parallel pass over the triangles.
   float corners_min[3] = {}, corners_max[3] = {};
