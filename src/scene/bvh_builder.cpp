@@ -5,11 +5,12 @@
 //     array in which every subtree owns a fixed, precomputed slice (a subtree of n
 //     triangles has at most 2(n-1) descendants). Large subtrees build on their own threads.
 //     Every split depends only on the triangles, never on timing, so the tree (and, after
-//     flatten, the layout) is the same for any thread count.
+//     flatten, the layout) is the same for any thread count. A leaf's distinct corners are
+//     numbered as it is made (leaf_block_writer.h), which sizes its block.
 //  2. flatten: a depth-first walk copies the used scratch nodes into the final array with
-//     both children of every inner node adjacent at an even index, and records parents;
-//     then every leaf's triangles become one block of shared corners (bvh_layout.h), the
-//     blocks in the order the walk met their leaves.
+//     both children of every inner node adjacent at an even index, records parents, and
+//     writes each leaf's block of shared corners (bvh_layout.h) where it meets the leaf; the
+//     root's two subtrees are walked at once, on two threads.
 #include "scene/bvh_builder.h"
 
 #include <algorithm>

@@ -1,8 +1,6 @@
 #include "scene/scene.h"
 
-#include <algorithm>
 #include <chrono>
-#include <limits>
 #include <string>
 
 #include "common/status_error.h"
@@ -23,10 +21,6 @@ Scene::Scene(const char* function, const float* vertices, uint64_t num_vertices,
   options.ledger = &ledger_;
   bvh_ = build_bvh(vertices, indices, num_triangles, options);
   num_triangles_ = num_triangles;
-  for (int a = 0; a < 3; ++a) {
-    bounds_min_[a] = bvh_.corners_min[a];
-    bounds_max_[a] = bvh_.corners_max[a];
-  }
   build_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 

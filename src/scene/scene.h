@@ -20,8 +20,8 @@ class Scene {
   BvhView view() const { return bvh_.view(); }
   uint64_t num_triangles() const { return num_triangles_; }  // as given, zero-area ones included
   // Bounds of every triangle's corners, zero-area triangles included.
-  const float* bounds_min() const { return bounds_min_; }
-  const float* bounds_max() const { return bounds_max_; }
+  const float* bounds_min() const { return bvh_.corners_min; }
+  const float* bounds_max() const { return bvh_.corners_max; }
   double build_seconds() const { return build_seconds_; }
   MemoryLedger& ledger() { return ledger_; }
   const MemoryLedger& ledger() const { return ledger_; }
@@ -31,7 +31,6 @@ class Scene {
   Bvh bvh_;
   double build_seconds_ = 0.0;
   uint64_t num_triangles_ = 0;
-  float bounds_min_[3], bounds_max_[3];
 };
 
 }  // namespace wr
