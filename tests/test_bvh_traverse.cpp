@@ -1,6 +1,7 @@
 // BVH traversal (src/core/bvh_traverse.h) against brute force over every triangle, with
 // the same watertight test: the results must be identical (distance and triangle id),
 // including when the fixed stack overflows and the stackless walk finishes the ray.
+// Built twice (tests/CMakeLists.txt): with the host's node test, and with the CUDA kernel's.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -9,6 +10,10 @@
 #include "core/bvh_traverse.h"
 #include "random_scenes.h"
 #include "scene/bvh_builder.h"
+
+#if defined(WR_NODE_PLANES_BY_SELECT)  // built a second time as test_bvh_traverse_gpu_variant
+static_assert(WR_SELECT_NODE_PLANES == 1, "the GPU's node test variant must be the one compiled here");
+#endif
 
 using wr::Vec3;
 

@@ -46,6 +46,34 @@ WR_HD uint32_t leaf_block_words(const BvhNode& leaf) {
 }
 WR_HD uint32_t corner_index(uint32_t corners, int k) { return (corners >> (8 * k)) & 0xFFu; }
 
+// What a node points to, as traversal carries it from one node to the next: `first` and
+// `count` of BvhNode (its children pair, or its leaf block).
+struct NodeLink {
+  uint32_t first;
+  uint32_t count;
+};
+
+// A node read where it lies. On the GPU as two 16-byte loads through the read-only data cache
+// (a node is 16-byte aligned) instead of a separate 4-byte load for each field that is used.
+WR_HD BvhNode load_node(const BvhNode* p) {
+#if defined(__CUDA_ARCH__)
+  const float4 lo = __ldg(reinterpret_cast<const float4*>(p));
+  const float4 hi = __ldg(reinterpret_cast<const float4*>(p) + 1);
+  BvhNode n;
+  n.bmin[0] = lo.x;
+  n.bmin[1] = lo.y;
+  n.bmin[2] = lo.z;
+  n.first = __float_as_uint(lo.w);
+  n.bmax[0] = hi.x;
+  n.bmax[1] = hi.y;
+  n.bmax[2] = hi.z;
+  n.count = __float_as_uint(hi.w);
+  return n;
+#else
+  return *p;
+#endif
+}
+
 // Read-only view of a built BVH: host or device pointers, the traversal does not care.
 struct BvhView {
   const BvhNode* nodes;        // (num_nodes); root at 0, node 1 unused
@@ -62,11 +90,14 @@ struct LeafBlock {
   uint32_t triangles;
 };
 
-WR_HD LeafBlock leaf_block(const BvhView& bvh, const BvhNode& leaf) {
+WR_HD LeafBlock leaf_block(const BvhView& bvh, NodeLink leaf) {
   const uint32_t* words = bvh.leaf_words + leaf.first;
-  const uint32_t triangles = leaf_triangle_count(leaf);
-  const uint32_t* corners = words + 3u * leaf_vertex_count(leaf);
+  const uint32_t triangles = leaf.count & ((1u << kLeafVertexShift) - 1u);
+  const uint32_t* corners = words + 3u * (leaf.count >> kLeafVertexShift);
   return LeafBlock{words, corners, corners + triangles, triangles};
+}
+WR_HD LeafBlock leaf_block(const BvhView& bvh, const BvhNode& leaf) {
+  return leaf_block(bvh, NodeLink{leaf.first, leaf.count});
 }
 
 // Vertex v of a block as floats.
@@ -75,5 +106,16 @@ WR_HD void load_leaf_vertex(const LeafBlock& block, uint32_t v, float out[3]) {
   out[1] = float_from_bits(block.vertex_words[3 * v + 1]);
   out[2] = float_from_bits(block.vertex_words[3 * v + 2]);
 }
+
+// Vertex v of a block, read one coordinate at a time where it lies (vertex_coordinate()).
+// The watertight test (ray_triangle.h) reads coordinates in the ray's own axis order, an index
+// known only at run time; on the GPU a float[3] copy indexed that way would live in local
+// memory (a store and a load per coordinate), so the test reads the block directly instead.
+// (Free functions, not members: WR_HD may be `static inline`, see platform.h.)
+struct LeafVertex {
+  const uint32_t* words;  // (3) x, y, z as float bits
+};
+WR_HD LeafVertex leaf_vertex(const LeafBlock& block, uint32_t v) { return LeafVertex{block.vertex_words + 3 * v}; }
+WR_HD float vertex_coordinate(const LeafVertex& v, int axis) { return float_from_bits(load_readonly(v.words + axis)); }
 
 }  // namespace wr

@@ -73,6 +73,18 @@ WR_HD uint32_t bits_from_float(float f) {
 #endif
 }
 
+// A load from data that no thread writes while it is read (the BVH, the ray template). On the
+// GPU it goes through the read-only data cache (__ldg): nvcc cannot prove that the arrays behind
+// a BvhView are never written, so a plain load would take the ordinary global path.
+template <class T>
+WR_HD T load_readonly(const T* p) {
+#if defined(__CUDA_ARCH__)
+  return __ldg(p);
+#else
+  return *p;
+#endif
+}
+
 constexpr uint32_t kInvalidIndex = 0xFFFFFFFFu;
 
 }  // namespace wr

@@ -41,14 +41,23 @@ WR_HD RayTriangle make_ray_triangle(Vec3 org, Vec3 dir) {
 }
 
 // Distance t along the ray (in units of |dir|) where it crosses the triangle whose vertices
-// are the float triples a, b, c, if the crossing lies in [tmin, tmax] (both inclusive);
-// otherwise false. The ray's axis permutation indexes the vertices directly.
-WR_HD bool intersect_ray_triangle(const RayTriangle& r, const float* a, const float* b, const float* c, float tmin,
+// are a, b, c, if the crossing lies in [tmin, tmax] (both inclusive); otherwise false.
+// A vertex is anything vertex_coordinate(a, axis) reads a float coordinate from: a float[3]
+// (below) or a LeafVertex of a BVH leaf block (bvh_layout.h). The ray's axis permutation
+// indexes the vertices directly.
+WR_HD float vertex_coordinate(const float* v, int axis) { return v[axis]; }
+
+template <class Vertex>
+WR_HD bool intersect_ray_triangle(const RayTriangle& r, const Vertex& a, const Vertex& b, const Vertex& c, float tmin,
                                   float tmax, float* t_out) {
-  const float Akz = a[r.kz] - r.oz, Bkz = b[r.kz] - r.oz, Ckz = c[r.kz] - r.oz;
-  const float Ax = (a[r.kx] - r.ox) - r.sx * Akz, Ay = (a[r.ky] - r.oy) - r.sy * Akz;
-  const float Bx = (b[r.kx] - r.ox) - r.sx * Bkz, By = (b[r.ky] - r.oy) - r.sy * Bkz;
-  const float Cx = (c[r.kx] - r.ox) - r.sx * Ckz, Cy = (c[r.ky] - r.oy) - r.sy * Ckz;
+  const float Akz = vertex_coordinate(a, r.kz) - r.oz, Bkz = vertex_coordinate(b, r.kz) - r.oz,
+              Ckz = vertex_coordinate(c, r.kz) - r.oz;
+  const float Ax = (vertex_coordinate(a, r.kx) - r.ox) - r.sx * Akz;
+  const float Ay = (vertex_coordinate(a, r.ky) - r.oy) - r.sy * Akz;
+  const float Bx = (vertex_coordinate(b, r.kx) - r.ox) - r.sx * Bkz;
+  const float By = (vertex_coordinate(b, r.ky) - r.oy) - r.sy * Bkz;
+  const float Cx = (vertex_coordinate(c, r.kx) - r.ox) - r.sx * Ckz;
+  const float Cy = (vertex_coordinate(c, r.ky) - r.oy) - r.sy * Ckz;
   float U = Cx * By - Cy * Bx;
   float V = Ax * Cy - Ay * Cx;
   float W = Bx * Ay - By * Ax;
