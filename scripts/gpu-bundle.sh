@@ -5,6 +5,7 @@
 # GPU) and copies them, libwr and every shared library they load that is not glibc or the
 # CUDA driver into one folder:
 #   <dir>/bin/{test_cuda_backend,wr-bench-gpu}   <dir>/lib/*.so*
+#   <dir>/kernel-resources.md   (ptxas: registers, stack frame, spills per kernel and arch)
 # Then, on the GPU machine, from the repository root:
 #   scripts/gpu-check.sh --prebuilt <dir>
 #
@@ -19,12 +20,16 @@ command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ] || { echo "gp
 [ -x /usr/local/cuda/bin/nvcc ] && export PATH="/usr/local/cuda/bin:$PATH"
 
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DWR_ENABLE_CUDA=ON -DWR_BUILD_APPS=OFF \
-  -DCMAKE_CUDA_ARCHITECTURES="80;86;89;90" >/dev/null
-cmake --build "$build" -j "$(nproc 2>/dev/null || echo 2)" --target test_cuda_backend wr-bench-gpu
+  -DCMAKE_CUDA_ARCHITECTURES="80;86;89;90" -DWR_CUDA_RESOURCE_USAGE=ON >/dev/null
+# The kernel object is always recompiled, so that ptxas reports its resources in this log.
+rm -f "$build/kernels/CMakeFiles/wr_cuda.dir/cuda_backend.cu.o"
+cmake --build "$build" -j "$(nproc 2>/dev/null || echo 2)" --target test_cuda_backend wr-bench-gpu \
+  >"$build/bundle-build.log" 2>&1 || { tail -n 40 "$build/bundle-build.log" >&2; exit 1; }
 
 rm -rf "$dir"
 mkdir -p "$dir/bin" "$dir/lib"
 cp "$build/tests/test_cuda_backend" "$build/benchmarks/wr-bench-gpu" "$dir/bin/"
+bash scripts/kernel-resources.sh "$build/bundle-build.log" >"$dir/kernel-resources.md"
 # Every library the two programs resolve, but glibc's own and the driver's (those must be the
 # GPU machine's). libstdc++ travels too: the GPU machine's may be older than the one built with.
 for bin in "$dir"/bin/*; do

@@ -4,7 +4,8 @@
 # with all cores, runs the whole CTest suite (GPU tests included, and required to run rather
 # than skip), runs the full wr-bench-gpu, and writes
 #   benchmarks/results/gpu-<date>-<gpu name>.md
-# with the GPU, driver, CUDA version, date, commit, test summary and every benchmark figure.
+#   with the GPU, driver, CUDA version, date, commit, test summary, the kernels' registers and
+#   stack (ptxas) and every benchmark figure.
 #
 #   usage: scripts/gpu-check.sh                    build here, run everything
 #          scripts/gpu-check.sh --prebuilt DIR     run the GPU programs of a bundle made by
@@ -65,6 +66,8 @@ if [ -n "$prebuilt" ]; then
   mkdir -p "$build/gpu-check-logs"
   logs="$build/gpu-check-logs"
   cuda_arch="80;86;89;90 (bundle)"
+  cp "$prebuilt/kernel-resources.md" "$logs/kernel-resources.md" 2>/dev/null ||
+    echo "(the bundle has no kernel-resources.md)" >"$logs/kernel-resources.md"
   status_build=0
   build_s=0
   export LD_LIBRARY_PATH="$prebuilt/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
@@ -107,9 +110,11 @@ status_build=0
 t0=$SECONDS
 echo "gpu-check: configuring $build (CMAKE_CUDA_ARCHITECTURES=$cuda_arch)"
 if cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DWR_ENABLE_CUDA=ON \
-     -DCMAKE_CUDA_COMPILER="$(command -v nvcc)" -DCMAKE_CUDA_ARCHITECTURES="$cuda_arch" >"$logs/configure.log" 2>&1; then
+     -DCMAKE_CUDA_COMPILER="$(command -v nvcc)" -DCMAKE_CUDA_ARCHITECTURES="$cuda_arch" \
+     -DWR_CUDA_RESOURCE_USAGE=ON >"$logs/configure.log" 2>&1; then
   echo "gpu-check: building with $jobs jobs"
   cmake --build "$build" -j "$jobs" >"$logs/build.log" 2>&1 || status_build=1
+  bash "$root/scripts/kernel-resources.sh" "$logs/build.log" >"$logs/kernel-resources.md"
 else
   status_build=1
   cp "$logs/configure.log" "$logs/build.log"
@@ -219,6 +224,10 @@ summary() {  # the tail of a ctest log from its "N% tests passed" line on (a Cat
     echo '```'
     summary "$logs/ctest-cuda.log"
     echo '```'
+    echo
+    echo "## Kernel resources (ptxas)"
+    echo
+    cat "$logs/kernel-resources.md"
     echo
     echo "## Benchmark (wr-bench-gpu)"
     echo

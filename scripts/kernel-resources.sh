@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Turns ptxas's resource report in a build log (a build configured with
+# -DWR_CUDA_RESOURCE_USAGE=ON) into a Markdown table: per kernel and architecture, the
+# registers per thread, the stack frame (the traversal stack lives there, in local memory) and
+# any spills. Used by scripts/gpu-check.sh and scripts/gpu-bundle.sh; needs no GPU.
+#
+#   usage: scripts/kernel-resources.sh BUILD_LOG
+set -euo pipefail
+[ $# -eq 1 ] && [ -f "$1" ] || { echo "usage: scripts/kernel-resources.sh BUILD_LOG" >&2; exit 2; }
+awk '
+  # ptxas info    : Compiling entry function '\''_ZN...12depth_kernel...'\'' for '\''sm_90'\''
+  /Compiling entry function/ {
+    kernel = "?"  # the mangled name holds <length><name>, e.g. 12depth_kernel
+    if (match($0, /[0-9]+[a-z_]+_kernel/)) { kernel = substr($0, RSTART, RLENGTH); sub(/^[0-9]+/, "", kernel) }
+    arch = $0; sub(/.* for ./, "", arch); sub(/.$/, "", arch)
+  }
+  #     768 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+  /bytes stack frame/ { stack = $1; spill_st = $5; spill_ld = $9 }
+  # ptxas info    : Used 56 registers, used 0 barriers, 768 bytes cumulative stack size
+  /Used [0-9]+ registers/ {
+    regs = $0; sub(/.*Used /, "", regs); sub(/ registers.*/, "", regs)
+    if (kernel != "") rows[++n] = "| " kernel " | " arch " | " regs " | " stack " | " spill_st " | " spill_ld " |"
+    kernel = ""
+  }
+  END {
+    if (n == 0) { print "(no ptxas resource report in the build log)"; exit 0 }
+    print "| kernel | arch | registers/thread | stack frame (bytes) | spill stores (bytes) | spill loads (bytes) |"
+    print "|---|---|---|---|---|---|"
+    for (i = 1; i <= n; ++i) print rows[i]
+  }' "$1"
