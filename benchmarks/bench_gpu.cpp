@@ -20,6 +20,7 @@
 // Output: markdown tables on stdout (scripts/gpu-check.sh copies them into
 // benchmarks/results/); --csv FILE also writes one CSV row per render configuration.
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -28,6 +29,7 @@
 #include <fstream>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -235,11 +237,24 @@ std::vector<float> robot_poses(const std::vector<float>& ground, uint32_t n, std
 
 // ---- timing -------------------------------------------------------------------------------------
 
+// Holds a stream until opened, so that every timed render is enqueued before the GPU starts on the
+// first: the events then time the renders back to back on the GPU. Without it a short render can
+// finish before the host has enqueued the next one, and each event pair would time the host's
+// enqueueing instead (its cost is reported on its own, as host us per call).
+struct StreamGate {
+  std::atomic<bool> open{false};
+  static void CUDART_CB wait(void* self) {  // runs on the CUDA runtime's callback thread
+    const auto* gate = static_cast<const StreamGate*>(self);
+    while (!gate->open.load()) std::this_thread::yield();
+  }
+};
+
 struct Row {
   std::string terrain;
   uint64_t triangles = 0;
   uint32_t n = 0, width = 0, height = 0;
   double ms_median = 0, ms_min = 0, ms_max = 0, grays = 0, hit_fraction = 0;
+  double host_us_per_call = 0;     // wall clock of one wr_sensor_render call on the host (enqueue)
   double sensor_driver_bytes = 0;  // cudaMemGetInfo delta around wr_sensor_create
   uint64_t sensor_lib_bytes = 0;   // wr_sensor_memory device_bytes
   double output_bytes = 0;         // the caller's depth buffer (N x H x W floats), for scale
@@ -274,20 +289,27 @@ Row time_config(const Terrain& t, const std::vector<float>& ground, uint32_t n, 
   for (int i = 0; i < warmups; ++i) WR_OK(wr_sensor_render(sensor, d_poses, d_depth, stream));
   CUDA_OK(cudaStreamSynchronize(stream));
 
-  // One event pair per render, all enqueued back to back as a simulation loop would, read
-  // after one synchronisation at the end.
+  // One event pair per render, all enqueued back to back as a simulation loop would, behind a
+  // gate (StreamGate), read after one synchronisation at the end.
   const size_t timed = size_t(iterations);
   std::vector<cudaEvent_t> start(timed), stop(timed);
   for (int i = 0; i < iterations; ++i) {
     CUDA_OK(cudaEventCreate(&start[size_t(i)]));
     CUDA_OK(cudaEventCreate(&stop[size_t(i)]));
   }
+  StreamGate gate;
+  CUDA_OK(cudaLaunchHostFunc(stream, StreamGate::wait, &gate));
+  double host_s = 0;
   for (int i = 0; i < iterations; ++i) {
     CUDA_OK(cudaEventRecord(start[size_t(i)], stream));
+    const auto t0 = std::chrono::steady_clock::now();
     WR_OK(wr_sensor_render(sensor, d_poses, d_depth, stream));
+    host_s += seconds_since(t0);
     CUDA_OK(cudaEventRecord(stop[size_t(i)], stream));
   }
+  gate.open.store(true);
   CUDA_OK(cudaStreamSynchronize(stream));
+  row.host_us_per_call = host_s / iterations * 1e6;
   std::vector<double> ms(timed);
   for (int i = 0; i < iterations; ++i) {
     float elapsed = 0;
@@ -323,12 +345,16 @@ int main(int argc, char** argv) {
   CLI::App app{"wr-bench-gpu: CUDA-event timings and device memory of warp-raycaster's batched depth render",
                "wr-bench-gpu"};
   std::string csv_path;
-  bool quick = false;
+  bool quick = false, sweep = false;
   int ordinal = 0;
   float far_clip = 10.0f;
   std::string obj_path = WR_SOURCE_DIR "/assets/parkour_terrain.obj";
   app.add_option("--csv", csv_path, "also write one CSV row per configuration to FILE");
   app.add_flag("--quick", quick, "a short run: N in {64, 1024}, 106x60 only, 1 warm-up + 5 timed renders");
+  app.add_flag("--sweep", sweep,
+               "the rows of the targets only, for timing build variants side by side "
+               "(scripts/gpu-check.sh): N in {64, 4096}, 106x60, 2 warm-ups + 10 timed renders")
+      ->excludes("--quick");
   app.add_option("--device", ordinal, "CUDA device ordinal")->capture_default_str();
   app.add_option("--far", far_clip, "far clip of the cameras, metres")->capture_default_str();
   app.add_option("--obj", obj_path, "the bundled terrain (a generated one stands in where it is missing)")
@@ -361,12 +387,13 @@ int main(int argc, char** argv) {
   cudaStream_t stream = nullptr;
   CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
 
-  const std::vector<uint32_t> envs = quick ? std::vector<uint32_t>{64, 1024}
-                                           : std::vector<uint32_t>{64, 256, 1024, 4096, 8192};
+  const std::vector<uint32_t> envs = quick   ? std::vector<uint32_t>{64, 1024}
+                                     : sweep ? std::vector<uint32_t>{64, 4096}
+                                             : std::vector<uint32_t>{64, 256, 1024, 4096, 8192};
   const std::vector<std::pair<uint32_t, uint32_t>> resolutions =
-      quick ? std::vector<std::pair<uint32_t, uint32_t>>{{106, 60}}
-            : std::vector<std::pair<uint32_t, uint32_t>>{{87, 58}, {106, 60}};
-  const int warmups = quick ? 1 : 3, iterations = quick ? 5 : 20;
+      quick || sweep ? std::vector<std::pair<uint32_t, uint32_t>>{{106, 60}}
+                     : std::vector<std::pair<uint32_t, uint32_t>>{{87, 58}, {106, 60}};
+  const int warmups = quick ? 1 : sweep ? 2 : 3, iterations = quick ? 5 : sweep ? 10 : 20;
   const uint32_t max_envs = *std::max_element(envs.begin(), envs.end());
 
   std::printf("# wr-bench-gpu\n\n");
@@ -378,8 +405,9 @@ int main(int argc, char** argv) {
   std::printf("- cameras: 87 deg horizontal FOV, plane depth, far clip %g m, 0.3-0.7 m above the ground, "
               "pitched down 15-45 deg, random heading\n",
               double(far_clip));
-  std::printf("- timing: %d warm-up + %d timed renders per row on one non-blocking stream, CUDA events "
-              "around each render; ms is the median\n\n",
+  std::printf("- timing: %d warm-up + %d timed renders per row on one non-blocking stream, all enqueued "
+              "before the GPU starts on them, CUDA events around each render; ms is the median; host us/call "
+              "is the mean wall clock of one wr_sensor_render call (the enqueue)\n\n",
               warmups, iterations);
   std::fflush(stdout);
 
@@ -415,8 +443,8 @@ int main(int argc, char** argv) {
   std::printf("## Renders (sensor memory: driver = cudaMemGetInfo delta around wr_sensor_create, library = "
               "wr_sensor_memory; output = the caller's N x H x W float buffer)\n\n");
   std::printf("| terrain | triangles | N | WxH | ms/render (median) | ms min | ms max | G rays/s | hits %% | "
-              "sensor KiB (driver) | sensor KiB (library) | output MiB |\n"
-              "|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+              "host us/call | sensor KiB (driver) | sensor KiB (library) | output MiB |\n"
+              "|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   std::fflush(stdout);
   std::vector<Row> rows;
   std::mt19937 rng(2024);
@@ -426,10 +454,10 @@ int main(int argc, char** argv) {
       for (uint32_t n : envs) {
         const Row r = time_config(terrains[k], ground, n, res.first, res.second, far_clip, warmups, iterations,
                                   stream, rng);
-        std::printf("| %s | %llu | %u | %ux%u | %.3f | %.3f | %.3f | %.2f | %.1f | %.0f | %.1f | %.1f |\n",
+        std::printf("| %s | %llu | %u | %ux%u | %.3f | %.3f | %.3f | %.2f | %.1f | %.1f | %.0f | %.1f | %.1f |\n",
                     r.terrain.c_str(), static_cast<unsigned long long>(r.triangles), r.n, r.width, r.height,
-                    r.ms_median, r.ms_min, r.ms_max, r.grays, 100.0 * r.hit_fraction, r.sensor_driver_bytes / 1024.0,
-                    double(r.sensor_lib_bytes) / 1024.0, mib(r.output_bytes));
+                    r.ms_median, r.ms_min, r.ms_max, r.grays, 100.0 * r.hit_fraction, r.host_us_per_call,
+                    r.sensor_driver_bytes / 1024.0, double(r.sensor_lib_bytes) / 1024.0, mib(r.output_bytes));
         std::fflush(stdout);
         rows.push_back(r);
       }
@@ -439,14 +467,15 @@ int main(int argc, char** argv) {
     std::ofstream csv(csv_path);
     csv << "terrain,triangles,num_envs,width,height,ms_median,ms_min,ms_max,grays_per_s,hit_fraction,"
            "scene_build_s,scene_device_bytes_driver,scene_device_bytes_library,sensor_device_bytes_driver,"
-           "sensor_device_bytes_library,output_bytes\n";
+           "sensor_device_bytes_library,output_bytes,host_us_per_call\n";
     for (const Row& r : rows) {
       const Terrain& t = *std::find_if(terrains.begin(), terrains.end(),
                                        [&](const Terrain& x) { return x.name == r.terrain; });
       csv << '"' << r.terrain << "\"," << r.triangles << ',' << r.n << ',' << r.width << ',' << r.height << ','
           << r.ms_median << ',' << r.ms_min << ',' << r.ms_max << ',' << r.grays << ',' << r.hit_fraction << ','
           << t.build_s << ',' << t.driver_delta_bytes << ',' << t.stats.device_bytes << ','
-          << r.sensor_driver_bytes << ',' << r.sensor_lib_bytes << ',' << r.output_bytes << '\n';
+          << r.sensor_driver_bytes << ',' << r.sensor_lib_bytes << ',' << r.output_bytes << ','
+          << r.host_us_per_call << '\n';
     }
     if (!csv) {
       std::fprintf(stderr, "wr-bench-gpu: could not write %s\n", csv_path.c_str());

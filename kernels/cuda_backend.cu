@@ -1,8 +1,8 @@
 // CUDA backend: device buffers and the batched depth kernel.
 //
-// One launch covers every env. Each warp renders an 8x4 tile of one env's image, so its 32
-// rays share an origin and nearly a direction (coherent traversal, few divergent nodes);
-// each thread is one pixel. The BVH and the ray template are uploaded once and only read;
+// One launch covers every env. Each warp renders a tile of one env's image (8x4 pixels; the
+// shape is a knob, cuda_tuning.h), so its 32 rays share an origin and nearly a direction
+// (coherent traversal, few divergent nodes); each thread is one pixel. The BVH and the ray template are uploaded once and only read;
 // poses are read from and depth written to the caller's device buffers.
 #include "cuda_backend.h"
 #include "warp_tiles.h"
@@ -18,8 +18,14 @@ namespace wr {
 namespace cuda {
 namespace {
 
+// A failed runtime call also leaves its error as the runtime's "last error" (this library's
+// own copy of the runtime, linked statically), where the next render's launch check would
+// find it and report a launch that went fine as failed: every failure is taken out of there
+// once reported. (A sticky error, one that broke the context, stays whatever is done.)
+void clear_last_error() noexcept { (void)cudaGetLastError(); }
 
 [[noreturn]] void fail_cuda(const char* function, const char* what, cudaError_t err) {
+  clear_last_error();
   const wr_status status = err == cudaErrorMemoryAllocation ? WR_ERROR_OUT_OF_MEMORY : WR_ERROR_DEVICE;
   fail(status, std::string(function) + ": " + what + ": " + cudaGetErrorName(err) + " (" +
                    cudaGetErrorString(err) + ")");
@@ -29,9 +35,35 @@ void check(const char* function, const char* what, cudaError_t err) {
   if (err != cudaSuccess) fail_cuda(function, what, err);
 }
 
-void set_device(const char* function, int ordinal) {
-  check(function, ("cudaSetDevice(" + std::to_string(ordinal) + ")").c_str(), cudaSetDevice(ordinal));
-}
+// Makes `ordinal` the calling thread's current device for the length of one library call and
+// gives the caller's back at the end: the current device is the driver's, shared with the
+// application's own CUDA runtime, and a library call must not move the application's next
+// cudaMalloc or launch to another GPU. With a function name a failure to switch is reported
+// (nothing has changed then); without one (deleters) it is only cleared.
+class CurrentDevice {
+ public:
+  CurrentDevice(const char* function, int ordinal) : ordinal_(ordinal) {
+    if (cudaGetDevice(&previous_) != cudaSuccess) {
+      clear_last_error();
+      previous_ = -1;
+    }
+    if (previous_ == ordinal_) return;
+    const cudaError_t err = cudaSetDevice(ordinal_);
+    if (err == cudaSuccess) return;
+    previous_ = ordinal_;  // nothing to give back
+    if (function) fail_cuda(function, ("cudaSetDevice(" + std::to_string(ordinal_) + ")").c_str(), err);
+    clear_last_error();
+  }
+  ~CurrentDevice() {
+    if (previous_ >= 0 && previous_ != ordinal_ && cudaSetDevice(previous_) != cudaSuccess) clear_last_error();
+  }
+  CurrentDevice(const CurrentDevice&) = delete;
+  CurrentDevice& operator=(const CurrentDevice&) = delete;
+
+ private:
+  int ordinal_;
+  int previous_ = -1;
+};
 
 // One device buffer, recorded in its owner's ledger for as long as it lives.
 template <class T>
@@ -43,7 +75,9 @@ struct DeviceArray {
 
   void free() noexcept {
     if (!ptr) return;
-    cudaFree(ptr);
+    // A failure here (e.g. a cudaFree while another thread captures a graph in global mode)
+    // leaks the buffer; it is no longer this library's either way, so the ledger forgets it.
+    if (cudaFree(ptr) != cudaSuccess) clear_last_error();
     if (ledger) ledger->remove(MemorySpace::kDevice, tag, count * sizeof(T));
     ptr = nullptr;
   }
@@ -85,7 +119,14 @@ void require_device_pointer(const char* function, const void* p, const char* nam
                                         std::to_string(ordinal));
 }
 
-__global__ void __launch_bounds__(kBlockThreads)
+// Occupancy knob (cuda_tuning.h): with a minimum of resident blocks, ptxas caps the registers.
+#if WR_CUDA_MIN_BLOCKS_PER_SM > 0
+#define WR_KERNEL_BOUNDS __launch_bounds__(kBlockThreads, WR_CUDA_MIN_BLOCKS_PER_SM)
+#else
+#define WR_KERNEL_BOUNDS __launch_bounds__(kBlockThreads)
+#endif
+
+__global__ void WR_KERNEL_BOUNDS
     depth_kernel(BvhView bvh, const TemplateRay* __restrict__ rays, DepthParams params, WarpTiles tiles,
                  const float* __restrict__ body_poses, float* __restrict__ depth_out,
                  unsigned long long* __restrict__ overflows) {
@@ -107,7 +148,7 @@ __global__ void __launch_bounds__(kBlockThreads)
   if (overflowed) atomicAdd(overflows, 1ull);
 }
 
-__global__ void __launch_bounds__(kBlockThreads)
+__global__ void WR_KERNEL_BOUNDS
     intersect_kernel(BvhView bvh, const float* __restrict__ origins, const float* __restrict__ directions,
                      const float* __restrict__ tmax, uint64_t count, float* __restrict__ out_t,
                      uint32_t* __restrict__ out_triangle) {
@@ -127,6 +168,17 @@ __global__ void __launch_bounds__(kBlockThreads)
   const TraceResult hit = trace_closest_hit(bvh, o, d, 0.0f, t_far);
   out_t[i] = hit.triangle != kInvalidIndex ? hit.t : infinity_();
   if (out_triangle) out_triangle[i] = hit.triangle;
+}
+
+// Loads a kernel's code onto the current device now. Since CUDA 12.2 modules are loaded lazily,
+// at a kernel's first launch, and loading allocates device memory and may synchronise the
+// context: done at scene or sensor creation instead, render stays free of both from its first
+// call on (also a first render captured into a graph), and a GPU this build has no code for
+// fails there, not at the first render.
+template <class Kernel>
+void load_kernel(const char* function, Kernel* kernel, const char* name) {
+  cudaFuncAttributes attributes{};
+  check(function, (std::string("loading ") + name).c_str(), cudaFuncGetAttributes(&attributes, kernel));
 }
 
 }  // namespace
@@ -162,7 +214,7 @@ void open_device(const char* function, int ordinal) {
   if (ordinal >= count)
     fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": ordinal = " + std::to_string(ordinal) +
                                         " but only " + std::to_string(count) + " CUDA device(s) exist");
-  set_device(function, ordinal);
+  const CurrentDevice device(function, ordinal);
   err = cudaFree(nullptr);  // creates the primary context now, so later calls fail less late
   if (err != cudaSuccess) {
     cudaGetLastError();
@@ -174,7 +226,7 @@ void open_device(const char* function, int ordinal) {
 
 void DeviceBvhDeleter::operator()(DeviceBvh* p) const noexcept {
   if (!p) return;
-  cudaSetDevice(p->ordinal);
+  const CurrentDevice device(nullptr, p->ordinal);
   p->nodes.free();
   p->leaf_words.free();
   p->parents.free();
@@ -183,7 +235,7 @@ void DeviceBvhDeleter::operator()(DeviceBvh* p) const noexcept {
 }
 
 DeviceBvhPtr upload_bvh(const char* function, int ordinal, const Bvh& bvh, MemoryLedger* ledger) {
-  set_device(function, ordinal);
+  const CurrentDevice device(function, ordinal);
   DeviceBvhPtr d(new DeviceBvh);
   d->ordinal = ordinal;
   d->ledger = ledger;
@@ -194,12 +246,13 @@ DeviceBvhPtr upload_bvh(const char* function, int ordinal, const Bvh& bvh, Memor
          MemoryTag::kBvhTriangles, &d->leaf_words);
   upload(function, "uploading BVH parents", bvh.parents.data(), bvh.parents.size(), ledger,
          MemoryTag::kBvhParents, &d->parents);
+  load_kernel(function, intersect_kernel, "the intersect kernel");
   return d;
 }
 
 void DeviceSensorDeleter::operator()(DeviceSensor* p) const noexcept {
   if (!p) return;
-  cudaSetDevice(p->ordinal);
+  const CurrentDevice device(nullptr, p->ordinal);
   p->rays.free();
   p->overflows.free();
   if (p->ledger) p->ledger->remove(MemorySpace::kHost, MemoryTag::kObjects, sizeof(DeviceSensor));
@@ -209,7 +262,7 @@ void DeviceSensorDeleter::operator()(DeviceSensor* p) const noexcept {
 DeviceSensorPtr create_sensor(const char* function, int ordinal, const DeviceBvh& bvh, const TemplateRay* rays,
                               const DepthParams& params, uint32_t width, uint32_t height, uint32_t num_envs,
                               MemoryLedger* ledger) {
-  set_device(function, ordinal);
+  const CurrentDevice device(function, ordinal);
   DeviceSensorPtr s(new DeviceSensor);
   s->ordinal = ordinal;
   s->ledger = ledger;
@@ -223,11 +276,12 @@ DeviceSensorPtr create_sensor(const char* function, int ordinal, const DeviceBvh
          MemoryTag::kRayTemplate, &s->rays);
   const unsigned long long zero = 0;
   upload(function, "allocating the overflow counter", &zero, 1, ledger, MemoryTag::kCounters, &s->overflows);
+  load_kernel(function, depth_kernel, "the depth kernel");
   return s;
 }
 
 void render(const char* function, DeviceSensor& s, const float* body_poses, float* depth_out, void* stream) {
-  set_device(function, s.ordinal);
+  const CurrentDevice device(function, s.ordinal);
   require_device_pointer(function, body_poses, "body_poses", s.ordinal);
   require_device_pointer(function, depth_out, "depth_out", s.ordinal);
   const WarpTiles tiles = WarpTiles::make(s.width, s.height, s.num_envs);
@@ -240,7 +294,7 @@ void render(const char* function, DeviceSensor& s, const float* body_poses, floa
 
 void intersect(const char* function, const DeviceBvh& bvh, const float* origins, const float* directions,
                const float* tmax, uint64_t count, float* out_t, uint32_t* out_triangle, void* stream) {
-  set_device(function, bvh.ordinal);
+  const CurrentDevice device(function, bvh.ordinal);
   require_device_pointer(function, origins, "origins", bvh.ordinal);
   require_device_pointer(function, directions, "directions", bvh.ordinal);
   if (tmax) require_device_pointer(function, tmax, "tmax", bvh.ordinal);
@@ -254,7 +308,10 @@ void intersect(const char* function, const DeviceBvh& bvh, const float* origins,
 }
 
 uint64_t stack_overflows(const char* function, const DeviceSensor& s) {
-  set_device(function, s.ordinal);
+  const CurrentDevice device(function, s.ordinal);
+  // Renders may still run on any stream, non-blocking ones included, which a copy on the
+  // default stream would not wait for.
+  check(function, "waiting for the device", cudaDeviceSynchronize());
   unsigned long long count = 0;
   check(function, "reading the overflow counter",
         cudaMemcpy(&count, s.overflows.ptr, sizeof count, cudaMemcpyDeviceToHost));

@@ -1,32 +1,38 @@
-// How the depth kernel maps its threads to pixels: each warp of 32 threads renders an 8x4
-// pixel tile of one env (neighbouring rays from one origin: coherent traversal); warps are
-// numbered env by env, tile rows top to bottom. Plain integer code (no CUDA), so the CPU
-// tests check that every pixel of every env gets exactly one thread (tests/test_warp_tiles.cpp).
+// How the depth kernel maps its threads to pixels: each warp of 32 threads renders a tile of
+// one env (neighbouring rays from one origin: coherent traversal), (1 << tile_w_shift) pixels
+// wide and 32 >> tile_w_shift tall; warps are numbered env by env, tile rows top to bottom.
+// Plain integer code (no CUDA), so the CPU tests check that every pixel of every env gets
+// exactly one thread, for every tile shape (tests/test_warp_tiles.cpp).
 #pragma once
 
 #include "core/platform.h"
+#include "cuda_tuning.h"
 
 namespace wr {
 namespace cuda {
 
-constexpr uint32_t kTileW = 8, kTileH = 4;  // one warp
-constexpr uint32_t kBlockThreads = 128;     // four warps per block
+constexpr uint32_t kTileWShift = WR_CUDA_TILE_W_SHIFT;     // 3: 8x4 tiles
+constexpr uint32_t kBlockThreads = WR_CUDA_BLOCK_THREADS;  // 128: four warps per block
 
 struct WarpTiles {
   uint32_t width, height, num_envs;
+  uint32_t tile_w_shift;  // tile: (1 << tile_w_shift) x (32 >> tile_w_shift) pixels
   uint32_t tiles_x, tiles_per_env;
   uint64_t num_warps;
-  uint64_t blocks;  // of kBlockThreads threads
+  uint64_t blocks;  // of block_threads threads
 
-  WR_HD static WarpTiles make(uint32_t width, uint32_t height, uint32_t num_envs) {
+  WR_HD static WarpTiles make(uint32_t width, uint32_t height, uint32_t num_envs,
+                              uint32_t tile_w_shift = kTileWShift, uint32_t block_threads = kBlockThreads) {
     WarpTiles g;
     g.width = width;
     g.height = height;
     g.num_envs = num_envs;
-    g.tiles_x = (width + kTileW - 1) / kTileW;
-    g.tiles_per_env = g.tiles_x * ((height + kTileH - 1) / kTileH);
+    g.tile_w_shift = tile_w_shift;
+    const uint32_t tile_w = 1u << tile_w_shift, tile_h = 32u >> tile_w_shift;
+    g.tiles_x = (width + tile_w - 1) / tile_w;
+    g.tiles_per_env = g.tiles_x * ((height + tile_h - 1) / tile_h);
     g.num_warps = static_cast<uint64_t>(g.tiles_per_env) * num_envs;
-    g.blocks = (g.num_warps * 32 + kBlockThreads - 1) / kBlockThreads;
+    g.blocks = (g.num_warps * 32 + block_threads - 1) / block_threads;
     return g;
   }
 
@@ -38,8 +44,8 @@ struct WarpTiles {
     if (warp >= num_warps) return false;
     *env = static_cast<uint32_t>(warp / tiles_per_env);
     const uint32_t tile = static_cast<uint32_t>(warp % tiles_per_env);
-    *u = (tile % tiles_x) * kTileW + lane % kTileW;
-    *v = (tile / tiles_x) * kTileH + lane / kTileW;
+    *u = ((tile % tiles_x) << tile_w_shift) + (lane & ((1u << tile_w_shift) - 1u));
+    *v = (tile / tiles_x) * (32u >> tile_w_shift) + (lane >> tile_w_shift);
     return *u < width && *v < height;
   }
 };

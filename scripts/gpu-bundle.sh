@@ -6,6 +6,7 @@
 # CUDA driver into one folder:
 #   <dir>/bin/{test_cuda_backend,wr-bench-gpu}   <dir>/lib/*.so*
 #   <dir>/kernel-resources.md   (ptxas: registers, stack frame, spills per kernel and arch)
+#   <dir>/variants/<variant>/libwr.so.0   (scripts/build-cuda-variants.sh, for the tuning sweep)
 # Then, on the GPU machine, from the repository root:
 #   scripts/gpu-check.sh --prebuilt <dir>
 #
@@ -30,6 +31,10 @@ rm -rf "$dir"
 mkdir -p "$dir/bin" "$dir/lib"
 cp "$build/tests/test_cuda_backend" "$build/benchmarks/wr-bench-gpu" "$dir/bin/"
 bash scripts/kernel-resources.sh "$build/bundle-build.log" >"$dir/kernel-resources.md"
+# the toolkit's CUDA version: the GPU machine's driver must support at least this one
+nvcc --version | grep -o 'release [0-9.]*' | head -n 1 | sed 's/release //' >"$dir/cuda-version.txt"
+# libwr once per tuning variant, for gpu-check.sh's sweep
+bash scripts/build-cuda-variants.sh "$build" "$dir/variants"
 # Every library the two programs resolve, but glibc's own and the driver's (those must be the
 # GPU machine's). libstdc++ travels too: the GPU machine's may be older than the one built with.
 for bin in "$dir"/bin/*; do

@@ -2,7 +2,8 @@
 # One command for a machine with an NVIDIA GPU: installs what is missing (scripts/setup.sh),
 # configures a fresh build-gpu/ with CUDA on for this GPU's architecture, builds everything
 # with all cores, runs the whole CTest suite (GPU tests included, and required to run rather
-# than skip), runs the full wr-bench-gpu, and writes
+# than skip), runs the full wr-bench-gpu, times the tuning variants of
+# scripts/build-cuda-variants.sh side by side (wr-bench-gpu --sweep under each), and writes
 #   benchmarks/results/gpu-<date>-<gpu name>.md
 #   with the GPU, driver, CUDA version, date, commit, test summary, the kernels' registers and
 #   stack (ptxas) and every benchmark figure.
@@ -29,6 +30,48 @@ die() {  # message, exit status
   exit "${2:-2}"
 }
 
+# Times every libwr variant of scripts/build-cuda-variants.sh (a folder VARIANTS with variants.txt
+# and one sub-folder per variant) with `wr-bench-gpu --sweep`, one after another in this run, so
+# that their ratios compare like with like. Arguments: the benchmark, VARIANTS, the
+# LD_LIBRARY_PATH the variant's folder goes in front of. Writes $logs/sweep-<variant>.{log,csv}.
+status_sweep=0
+sweep_s=0
+run_sweep() {
+  local bench=$1 variants=$2 base_path=$3 name t0=$SECONDS
+  status_sweep=0
+  sweep_variants=$variants
+  while read -r name _; do
+    echo "gpu-check: sweep: $name"
+    (cd "$root" && LD_LIBRARY_PATH="$variants/$name${base_path:+:$base_path}" timeout 120 "$bench" --sweep \
+      --obj assets/parkour_terrain.obj --csv "$logs/sweep-$name.csv") </dev/null >"$logs/sweep-$name.log" 2>&1 ||
+      status_sweep=1
+  done <"$variants/variants.txt"
+  cp "$variants/variants.txt" "$logs/sweep-variants.txt"
+  sweep_s=$((SECONDS - t0))
+  [ $status_sweep -eq 0 ] || echo "gpu-check: SWEEP FAILED (logs: $logs/sweep-*.log)" >&2
+}
+
+# The sweep as one Markdown table: each variant's ms and G rays/s per row of the targets, its
+# time relative to the shipped values' in this same run (< 1: faster), and the depth kernel's
+# registers per thread on sm_90 (ptxas, from the variant's build).
+sweep_table() {
+  echo "| variant | depth_kernel registers (sm_90) | terrain | N | WxH | ms/render (median) | G rays/s | time vs shipped |"
+  echo "|---|---:|---|---:|---|---:|---:|---:|"
+  local name regs
+  while read -r name _; do
+    regs=$(awk -F'|' '$2 ~ /depth_kernel/ && $3 ~ /sm_90/ { gsub(/ /, "", $4); print $4 }' \
+      "$sweep_variants/$name/kernel-resources.md" 2>/dev/null)
+    [ -f "$logs/sweep-$name.csv" ] || { echo "| $name | ${regs:--} | (failed: see sweep-$name.log) | | | | | |"; continue; }
+    awk -F, -v name="$name" -v regs="${regs:--}" '
+      FNR == 1 { next }                       # the header of each file
+      FILENAME == base { ms[$1 "," $3] = $6; next }
+      { key = $1 "," $3; ratio = (key in ms && ms[key] > 0) ? sprintf("%.2f", $6 / ms[key]) : "-"
+        gsub(/"/, "", $1)
+        printf "| %s | %s | %s | %s | %sx%s | %.3f | %.2f | %s |\n", name, regs, $1, $3, $4, $5, $6, $9, ratio }
+    ' base="$logs/sweep-shipped.csv" "$logs/sweep-shipped.csv" "$logs/sweep-$name.csv"
+  done <"$logs/sweep-variants.txt"
+}
+
 prebuilt=""
 if [ "${1:-}" = "--prebuilt" ]; then
   [ -n "${2:-}" ] || die "--prebuilt needs the folder made by scripts/gpu-bundle.sh"
@@ -51,7 +94,14 @@ if ! command -v nvcc >/dev/null 2>&1 && [ -x /usr/local/cuda/bin/nvcc ]; then
   export PATH="/usr/local/cuda/bin:$PATH"
 fi
 if [ -n "$prebuilt" ]; then
-  nvcc_version="prebuilt elsewhere (scripts/gpu-bundle.sh)"
+  bundle_cuda=$(cat "$prebuilt/cuda-version.txt" 2>/dev/null || echo unknown)
+  nvcc_version="CUDA $bundle_cuda, prebuilt elsewhere (scripts/gpu-bundle.sh)"
+  # A driver older than the bundle's runtime fails every CUDA call: say so instead of reporting
+  # failed tests.
+  if [ "$bundle_cuda" != unknown ] && [ -n "$driver_cuda" ] &&
+     [ "$(printf '%s\n' "$bundle_cuda" "$driver_cuda" | sort -V | head -n 1)" != "$bundle_cuda" ]; then
+    die "the driver ($driver_version) supports CUDA $driver_cuda, the bundle was built with CUDA $bundle_cuda: run scripts/gpu-check.sh without --prebuilt, or make the bundle with an older toolkit"
+  fi
 else
   command -v nvcc >/dev/null 2>&1 || die "nvcc not found (install the CUDA Toolkit, or put its bin/ on PATH)"
   nvcc_version=$(nvcc --version | grep -o 'release [0-9.]*, V[0-9.]*' | head -n 1)
@@ -88,6 +138,9 @@ if [ -n "$prebuilt" ]; then
   if grep -q '^no CUDA device' "$logs/bench.log"; then status_bench=1; fi
   bench_s=$((SECONDS - t0))
   [ $status_bench -eq 0 ] || { echo "gpu-check: BENCHMARK FAILED:" >&2; tail -n 20 "$logs/bench.log" >&2; }
+  if [ $status_bench -eq 0 ] && [ -f "$prebuilt/variants/variants.txt" ]; then
+    run_sweep "$prebuilt/bin/wr-bench-gpu" "$prebuilt/variants" "$prebuilt/lib"
+  fi
 else
 # ---- dependencies (Debian packages); an offline machine that already has them is fine --------
 if ! bash scripts/setup.sh; then
@@ -158,6 +211,15 @@ if [ $status_build -eq 0 ]; then
   fi
   bench_s=$((SECONDS - t0))
   [ $status_bench -eq 0 ] || { echo "gpu-check: BENCHMARK FAILED:" >&2; tail -n 20 "$logs/bench.log" >&2; }
+  if [ $status_bench -eq 0 ]; then
+    echo "gpu-check: building the tuning variants"
+    if bash "$root/scripts/build-cuda-variants.sh" "$build" "$build/variants" >"$logs/variants.log" 2>&1; then
+      run_sweep "$bench_bin" "$build/variants" ""
+    else
+      status_sweep=1
+      echo "gpu-check: BUILDING THE VARIANTS FAILED (log: $logs/variants.log)" >&2
+    fi
+  fi
 fi
 fi  # prebuilt or built here
 
@@ -197,6 +259,7 @@ summary() {  # the tail of a ctest log from its "N% tests passed" line on (a Cat
   echo "| build | $(verdict $status_build) in ${build_s} s |"
   echo "| tests | $(step_verdict $status_tests) in ${tests_s} s |"
   echo "| benchmark | $(step_verdict $status_bench) in ${bench_s} s |"
+  echo "| tuning sweep | $([ -f "$logs/sweep-variants.txt" ] && verdict $status_sweep || echo "not run") in ${sweep_s} s |"
   echo
   echo "\`nvidia-smi --query-gpu=name,driver_version --format=csv\`:"
   echo
@@ -240,15 +303,27 @@ summary() {  # the tail of a ctest log from its "N% tests passed" line on (a Cat
       cat "$build/bench-gpu.csv"
       echo '```'
     fi
+    if [ -f "$logs/sweep-variants.txt" ]; then
+      echo
+      echo "## Tuning sweep (\`wr-bench-gpu --sweep\` under each libwr variant, one after another)"
+      echo
+      echo "Each variant changes one knob from the shipped values (scripts/build-cuda-variants.sh):"
+      echo
+      echo '```'
+      cat "$logs/sweep-variants.txt"
+      echo '```'
+      echo
+      sweep_table
+    fi
   fi
 } >"$results"
 
 total_s=$((SECONDS - start_all))
 echo "gpu-check: wrote $results (total ${total_s} s)"
 [ $total_s -le 480 ] || echo "gpu-check: warning: took ${total_s} s, over the 8-minute budget" >&2
-if [ $status_build -ne 0 ] || [ $status_tests -ne 0 ] || [ $status_bench -ne 0 ]; then
+if [ $status_build -ne 0 ] || [ $status_tests -ne 0 ] || [ $status_bench -ne 0 ] || [ $status_sweep -ne 0 ]; then
   echo "gpu-check: FAILED (build $(verdict $status_build), tests $(step_verdict $status_tests)," \
-    "benchmark $(step_verdict $status_bench))" >&2
+    "benchmark $(step_verdict $status_bench), sweep $(verdict $status_sweep))" >&2
   exit 1
 fi
 echo "gpu-check: all passed"

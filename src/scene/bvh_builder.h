@@ -33,11 +33,18 @@ struct BvhBuildOptions {
 // The defaults above are tuned for the CPU's packet traversal. CUDA contexts build with the
 // SAH weights the GPU kernel was written for (traversal cost 2, leaves of up to 8: one thread
 // per ray tests every triangle of a leaf alone) until a GPU run says otherwise; the trees
-// differ, the depth does not (traversal is exact either way).
+// differ, the depth does not (traversal is exact either way). Both are build-time knobs, like
+// those of kernels/cuda_tuning.h, so that scripts/gpu-check.sh can time variants side by side.
+#ifndef WR_CUDA_BVH_TRAVERSAL_COST
+#define WR_CUDA_BVH_TRAVERSAL_COST 2.0f
+#endif
+#ifndef WR_CUDA_BVH_MAX_LEAF
+#define WR_CUDA_BVH_MAX_LEAF 8
+#endif
 inline BvhBuildOptions cuda_bvh_build_options() {
   BvhBuildOptions options;
-  options.traversal_cost = 2.0f;
-  options.max_leaf_size = 8;
+  options.traversal_cost = WR_CUDA_BVH_TRAVERSAL_COST;
+  options.max_leaf_size = WR_CUDA_BVH_MAX_LEAF;
   return options;
 }
 
