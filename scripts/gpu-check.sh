@@ -64,11 +64,11 @@ sweep_table() {
     [ -f "$logs/sweep-$name.csv" ] || { echo "| $name | ${regs:--} | (failed: see sweep-$name.log) | | | | | |"; continue; }
     awk -F, -v name="$name" -v regs="${regs:--}" '
       FNR == 1 { next }                       # the header of each file
-      FILENAME == base { ms[$1 "," $3] = $6; next }
+      FNR == NR { ms[$1 "," $3] = $6; next }  # the first file: the shipped values (read twice for itself)
       { key = $1 "," $3; ratio = (key in ms && ms[key] > 0) ? sprintf("%.2f", $6 / ms[key]) : "-"
         gsub(/"/, "", $1)
         printf "| %s | %s | %s | %s | %sx%s | %.3f | %.2f | %s |\n", name, regs, $1, $3, $4, $5, $6, $9, ratio }
-    ' base="$logs/sweep-shipped.csv" "$logs/sweep-shipped.csv" "$logs/sweep-$name.csv"
+    ' "$logs/sweep-shipped.csv" "$logs/sweep-$name.csv"
   done <"$logs/sweep-variants.txt"
 }
 
