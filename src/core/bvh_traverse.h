@@ -19,6 +19,9 @@ namespace wr {
 
 // Default stack depth. The SAH builder's trees are far shallower on real meshes; only
 // pathological inputs get near it, and those are still traced exactly (see above).
+// On the GPU the stack is the kernel's local memory, 12 bytes an entry (768 bytes): it must stay
+// within CUDA's default per-thread stack of 1024 bytes, or the driver grows every thread's local
+// memory at the first launch, an allocation inside render (scripts/gpu-check.sh reports the frame).
 constexpr int kTraversalStackSize = 64;
 
 struct TraceResult {
