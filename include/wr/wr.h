@@ -96,7 +96,9 @@ typedef struct wr_sensor_* wr_sensor;   /* a camera model and its shared ray tem
 /* Creates a context on `device`. ordinal: CUDA device index; ignored for the
    CPU. A CPU context runs a thread pool with one thread per hardware thread.
    WR_ERROR_UNSUPPORTED when CUDA is asked for and the library was built
-   without it, or no usable CUDA device or driver is present. */
+   without it, or no usable CUDA device or driver is present. Calls on a CUDA
+   context make its device the calling thread's current one while they run
+   and restore the caller's before returning. */
 WR_API wr_status wr_context_create(wr_device device, int ordinal, wr_context* out);
 
 /* Creates a CPU context whose thread pool has num_threads threads (the calling
