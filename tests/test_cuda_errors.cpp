@@ -1,5 +1,6 @@
 // Errors of the CUDA backend, through the public C API (libwr.so): a non-finite pose in device
-// memory, host pointers where device pointers belong, a bad device ordinal, and no usable GPU
+// memory, host pointers where device pointers belong (and the device memory that is not plain
+// cudaMalloc memory but must be accepted), a bad device ordinal, and no usable GPU
 // (see cuda_test_support.h for how a test skips without a GPU).
 #include <algorithm>
 #include <atomic>
@@ -109,6 +110,67 @@ TEST_CASE("cuda: host pointers are rejected by name and the sensor still works",
 
   // And the sensor renders correctly right after.
   REQUIRE_BIT_IDENTICAL(rig.cpu_render(p), rig.gpu_render(p), Rig::kWidth, Rig::kHeight);
+}
+
+TEST_CASE("cuda: managed and stream-ordered (cudaMallocAsync) memory are accepted, pinned host memory is not",
+          "[cuda][errors]") {
+  CUDA_CONTEXT_OR_SKIP(gpu);
+  Rig rig(gpu.get());
+  const cudaStream_t stream = rig.stream.get();
+  const std::vector<float> p = rig.poses();
+  const std::vector<float> want = rig.cpu_render(p);
+  const size_t pose_bytes = p.size() * sizeof(float), depth_bytes = Rig::count() * sizeof(float);
+  std::vector<float> got(Rig::count());
+
+  SECTION("managed memory (cudaMallocManaged) is device-accessible memory: rendered into") {
+    struct Free {
+      void operator()(float* f) const { cudaFree(f); }
+    };
+    float *poses = nullptr, *depth = nullptr;
+    REQUIRE_CUDA(cudaMallocManaged(&poses, pose_bytes));
+    std::unique_ptr<float, Free> own_poses(poses);
+    REQUIRE_CUDA(cudaMallocManaged(&depth, depth_bytes));
+    std::unique_ptr<float, Free> own_depth(depth);
+    std::memcpy(poses, p.data(), pose_bytes);  // no kernel runs yet: the host may write it
+    REQUIRE_OK(wr_sensor_render(rig.gpu_sensor.get(), poses, depth, stream));
+    REQUIRE_CUDA(cudaStreamSynchronize(stream));
+    std::memcpy(got.data(), depth, depth_bytes);
+    REQUIRE_BIT_IDENTICAL(want, got, Rig::kWidth, Rig::kHeight);
+  }
+  SECTION("memory of the stream-ordered allocator (cudaMallocAsync, as pools hand out): rendered into") {
+    float *poses = nullptr, *depth = nullptr;
+    REQUIRE_CUDA(cudaMallocAsync(&poses, pose_bytes, stream));
+    REQUIRE_CUDA(cudaMallocAsync(&depth, depth_bytes, stream));
+    REQUIRE_CUDA(cudaMemcpyAsync(poses, p.data(), pose_bytes, cudaMemcpyHostToDevice, stream));
+    const wr_status s = wr_sensor_render(rig.gpu_sensor.get(), poses, depth, stream);
+    const std::string m = wr_last_error();
+    REQUIRE_CUDA(cudaMemcpyAsync(got.data(), depth, depth_bytes, cudaMemcpyDeviceToHost, stream));
+    REQUIRE_CUDA(cudaFreeAsync(poses, stream));
+    REQUIRE_CUDA(cudaFreeAsync(depth, stream));
+    REQUIRE_CUDA(cudaStreamSynchronize(stream));
+    INFO(wr_status_string(s) << ": " << m);
+    REQUIRE(s == WR_SUCCESS);
+    REQUIRE_BIT_IDENTICAL(want, got, Rig::kWidth, Rig::kHeight);
+  }
+  SECTION("pinned host memory (cudaMallocHost) is a host pointer: rejected by name, nothing written") {
+    struct FreeHost {
+      void operator()(float* f) const { cudaFreeHost(f); }
+    };
+    float* depth = nullptr;
+    REQUIRE_CUDA(cudaMallocHost(&depth, depth_bytes));
+    std::unique_ptr<float, FreeHost> own_depth(depth);
+    std::memset(depth, 0xFF, depth_bytes);
+    rig.d_poses.upload(p, stream);
+    REQUIRE_CUDA(cudaStreamSynchronize(stream));
+    const wr_status s = wr_sensor_render(rig.gpu_sensor.get(), rig.d_poses.get(), depth, stream);
+    const std::string m = wr_last_error();
+    INFO(wr_status_string(s) << ": " << m);
+    REQUIRE(s == WR_ERROR_INVALID_ARGUMENT);
+    CHECK_THAT(m, Catch::Contains("depth_out"));
+    CHECK_THAT(m, Catch::Contains("host pointer"));
+    REQUIRE_CUDA(cudaStreamSynchronize(stream));
+    CHECK(count_unwritten(std::vector<float>(depth, depth + Rig::count())) == Rig::count());
+  }
 }
 
 TEST_CASE("cuda: an ordinal past the last device is an invalid argument naming it", "[cuda][errors]") {
