@@ -170,17 +170,6 @@ __global__ void WR_KERNEL_BOUNDS
   if (out_triangle) out_triangle[i] = hit.triangle;
 }
 
-// Loads a kernel's code onto the current device now. Since CUDA 12.2 modules are loaded lazily,
-// at a kernel's first launch, and loading allocates device memory and may synchronise the
-// context: done at scene or sensor creation instead, render stays free of both from its first
-// call on (also a first render captured into a graph), and a GPU this build has no code for
-// fails there, not at the first render.
-template <class Kernel>
-void load_kernel(const char* function, Kernel* kernel, const char* name) {
-  cudaFuncAttributes attributes{};
-  check(function, (std::string("loading ") + name).c_str(), cudaFuncGetAttributes(&attributes, kernel));
-}
-
 }  // namespace
 
 struct DeviceBvh {
@@ -206,7 +195,7 @@ void open_device(const char* function, int ordinal) {
   int count = 0;
   cudaError_t err = cudaGetDeviceCount(&count);
   if (err != cudaSuccess) {
-    cudaGetLastError();
+    clear_last_error();
     fail(WR_ERROR_UNSUPPORTED, std::string(function) + ": no usable CUDA driver or device: " +
                                    cudaGetErrorName(err) + " (" + cudaGetErrorString(err) + ")");
   }
@@ -217,12 +206,34 @@ void open_device(const char* function, int ordinal) {
   const CurrentDevice device(function, ordinal);
   err = cudaFree(nullptr);  // creates the primary context now, so later calls fail less late
   if (err != cudaSuccess) {
-    cudaGetLastError();
+    clear_last_error();
     fail(WR_ERROR_UNSUPPORTED, std::string(function) + ": CUDA device " + std::to_string(ordinal) +
                                    " is not usable: " + cudaGetErrorName(err) + " (" + cudaGetErrorString(err) +
                                    ")");
   }
 }
+
+namespace {
+
+// A kernel's first launch does one-time work in the driver: it loads the kernel's module (lazy
+// loading, the default since CUDA 12.2), and it grows the context's local memory when the kernel
+// needs more per thread than is reserved (cuCtxSetLimit, CU_LIMIT_STACK_SIZE); both allocate on
+// the device and may synchronise. So scene and sensor creation launch their kernel once over no
+// pixel or ray (every thread returns at once): render is then free of that work from its first
+// call on, a first render captured into a graph included, and a GPU this build has no code for
+// fails at creation. Launched on the default stream and not waited for.
+void launch_empty_depth_kernel(const char* function, const DeviceSensor& s) {
+  const WarpTiles none = WarpTiles::make(s.width, s.height, 0);  // no warp has a pixel
+  depth_kernel<<<1, kBlockThreads>>>(s.bvh, s.rays.ptr, s.params, none, nullptr, nullptr, s.overflows.ptr);
+  check(function, "first launch of the depth kernel", cudaGetLastError());
+}
+
+void launch_empty_intersect_kernel(const char* function, const DeviceBvh& bvh) {
+  intersect_kernel<<<1, kBlockThreads>>>(bvh.view(), nullptr, nullptr, nullptr, 0, nullptr, nullptr);
+  check(function, "first launch of the intersect kernel", cudaGetLastError());
+}
+
+}  // namespace
 
 void DeviceBvhDeleter::operator()(DeviceBvh* p) const noexcept {
   if (!p) return;
@@ -246,7 +257,7 @@ DeviceBvhPtr upload_bvh(const char* function, int ordinal, const Bvh& bvh, Memor
          MemoryTag::kBvhTriangles, &d->leaf_words);
   upload(function, "uploading BVH parents", bvh.parents.data(), bvh.parents.size(), ledger,
          MemoryTag::kBvhParents, &d->parents);
-  load_kernel(function, intersect_kernel, "the intersect kernel");
+  launch_empty_intersect_kernel(function, *d);
   return d;
 }
 
@@ -276,7 +287,7 @@ DeviceSensorPtr create_sensor(const char* function, int ordinal, const DeviceBvh
          MemoryTag::kRayTemplate, &s->rays);
   const unsigned long long zero = 0;
   upload(function, "allocating the overflow counter", &zero, 1, ledger, MemoryTag::kCounters, &s->overflows);
-  load_kernel(function, depth_kernel, "the depth kernel");
+  launch_empty_depth_kernel(function, *s);
   return s;
 }
 

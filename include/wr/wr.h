@@ -190,7 +190,10 @@ WR_API void wr_camera_desc_pinhole(wr_camera_desc* desc, uint32_t width, uint32_
 /* Creates a sensor of num_envs (>= 1) cameras that share `desc` and the
    scene. Builds the ray template (height x width directions, shared by every
    env) and allocates everything render will ever need: render never
-   allocates. The sensor keeps the scene alive. */
+   allocates. On a CUDA context it also launches the kernel once over no pixel,
+   so that the driver's one-time first-launch work (loading the kernel, sizing
+   local memory) is done here and not in the first render. The sensor keeps
+   the scene alive. */
 WR_API wr_status wr_sensor_create(wr_scene scene, const wr_camera_desc* desc, uint32_t num_envs, wr_sensor* out);
 
 /* Renders every env.
