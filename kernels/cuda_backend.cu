@@ -2,8 +2,9 @@
 //
 // One launch covers every env. Each warp renders a tile of one env's image (8x4 pixels; the
 // shape is a knob, cuda_tuning.h), so its 32 rays share an origin and nearly a direction
-// (coherent traversal, few divergent nodes); each thread is one pixel. The BVH and the ray template are uploaded once and only read;
-// poses are read from and depth written to the caller's device buffers.
+// (coherent traversal, few divergent nodes); each thread is one pixel. The BVH and the ray
+// template are uploaded once and only read; poses are read from and depth written to the
+// caller's device buffers.
 #include "cuda_backend.h"
 #include "warp_tiles.h"
 
