@@ -2,7 +2,8 @@
 # One command for a machine with an NVIDIA GPU: installs what is missing (scripts/setup.sh),
 # configures a fresh build-gpu/ with CUDA on for this GPU's architecture, builds everything
 # with all cores, runs the whole CTest suite (GPU tests included, and required to run rather
-# than skip), runs the full wr-bench-gpu, times the tuning variants of
+# than skip), runs the rendering tests under compute-sanitizer's memcheck where it is available,
+# runs the full wr-bench-gpu, times the tuning variants of
 # scripts/build-cuda-variants.sh side by side (wr-bench-gpu --sweep under each), and writes
 #   benchmarks/results/gpu-<date>-<gpu name>.md
 #   with the GPU, driver, CUDA version, date, commit, test summary, the kernels' registers and
@@ -72,6 +73,32 @@ sweep_table() {
   done <"$logs/sweep-variants.txt"
 }
 
+# The CUDA tests that render, once more under compute-sanitizer's memcheck, where the tool exists
+# and accepts the device: every out-of-bounds or misaligned access of the kernels is an error.
+# Argument: the test_cuda_backend to run. Sets memcheck (a verdict) and status_memcheck.
+memcheck="not run"
+status_memcheck=0
+run_memcheck() {
+  local tests=$1 sanitizer rc
+  sanitizer=$(command -v compute-sanitizer || true)
+  [ -n "$sanitizer" ] || [ ! -x /usr/local/cuda/bin/compute-sanitizer ] || sanitizer=/usr/local/cuda/bin/compute-sanitizer
+  if [ -z "$sanitizer" ]; then
+    memcheck="not run (no compute-sanitizer)"
+    return
+  fi
+  echo "gpu-check: memcheck of the rendering tests"
+  (cd "$root" && timeout 300 "$sanitizer" --tool memcheck --error-exitcode 86 "$tests" "[parity],[pose]") \
+    </dev/null >"$logs/memcheck.log" 2>&1
+  rc=$?
+  case $rc in
+    0) memcheck="passed (no error)" ;;
+    86) memcheck="FAILED: memcheck reported errors"; status_memcheck=1 ;;
+    124) memcheck="not finished in 300 s" ;;
+    *) memcheck="could not run here (exit $rc, see memcheck.log)" ;;
+  esac
+  echo "gpu-check: memcheck: $memcheck"
+}
+
 prebuilt=""
 if [ "${1:-}" = "--prebuilt" ]; then
   [ -n "${2:-}" ] || die "--prebuilt needs the folder made by scripts/gpu-bundle.sh"
@@ -126,10 +153,32 @@ if [ -n "$prebuilt" ]; then
   echo "gpu-check: running the CUDA backend's tests from $prebuilt"
   echo "(CPU tests: run by CI, not here)" >"$logs/ctest-cpu.log"
   status_tests=0
-  # The Catch2 binary's own summary line ("All tests passed" / "test cases: ...") is the record.
-  (cd "$root" && timeout 300 "$prebuilt/bin/test_cuda_backend") >"$logs/ctest-cuda.log" 2>&1 || status_tests=1
+  # One process per test case, as ctest runs them in a build: a test may rely on being its
+  # process's first CUDA work (the graph test captures a sensor's very first render).
+  : >"$logs/ctest-cuda.log"
+  names=$("$prebuilt/bin/test_cuda_backend" --list-test-names-only 2>>"$logs/ctest-cuda.log" | grep '^cuda:')
+  passed=0
+  failed_names=""
+  while IFS= read -r name; do
+    [ -n "$name" ] || continue
+    spec=$(printf '%s' "$name" | sed 's/[],[]/\\&/g')  # ',' '[' ']' are Catch2 test-spec syntax
+    echo "==== $name" >>"$logs/ctest-cuda.log"
+    if (cd "$root" && timeout 300 "$prebuilt/bin/test_cuda_backend" "$spec") </dev/null >>"$logs/ctest-cuda.log" 2>&1; then
+      passed=$((passed + 1))
+    else
+      failed_names="$failed_names$name"$'\n'
+    fi
+  done <<<"$names"
+  failed=$(printf '%s' "$failed_names" | grep -c . || true)
+  total=$((passed + failed))
+  [ $total -gt 0 ] && [ $failed -eq 0 ] || status_tests=1
+  {
+    echo "$((total > 0 ? 100 * passed / total : 0))% tests passed, $failed tests failed out of $total (one process each)"
+    [ -z "$failed_names" ] || printf 'failed:\n%s' "$failed_names"
+  } >>"$logs/ctest-cuda.log"
   tests_s=$((SECONDS - t0))
   [ $status_tests -eq 0 ] || echo "gpu-check: TESTS FAILED (log: $logs/ctest-cuda.log)" >&2
+  run_memcheck "$prebuilt/bin/test_cuda_backend"
   t0=$SECONDS
   echo "gpu-check: running wr-bench-gpu from $prebuilt"
   status_bench=0
@@ -193,6 +242,7 @@ if [ $status_build -eq 0 ]; then
     >"$logs/ctest-cuda.log" 2>&1 || status_tests=1
   tests_s=$((SECONDS - t0))
   [ $status_tests -eq 0 ] || echo "gpu-check: TESTS FAILED (logs: $logs/ctest-*.log)" >&2
+  run_memcheck "$build/tests/test_cuda_backend"
 fi
 
 # ---- benchmark -------------------------------------------------------------------------------
@@ -258,6 +308,7 @@ summary() {  # the tail of a ctest log from its "N% tests passed" line on (a Cat
   echo "| host | $(nproc 2>/dev/null) cores, $(uname -sr) |"
   echo "| build | $(verdict $status_build) in ${build_s} s |"
   echo "| tests | $(step_verdict $status_tests) in ${tests_s} s |"
+  echo "| memcheck (compute-sanitizer, rendering tests) | $memcheck |"
   echo "| benchmark | $(step_verdict $status_bench) in ${bench_s} s |"
   echo "| tuning sweep | $([ -f "$logs/sweep-variants.txt" ] && verdict $status_sweep || echo "not run") in ${sweep_s} s |"
   echo
@@ -288,6 +339,14 @@ summary() {  # the tail of a ctest log from its "N% tests passed" line on (a Cat
     summary "$logs/ctest-cuda.log"
     echo '```'
     echo
+    if [ -f "$logs/memcheck.log" ]; then
+      echo "## memcheck (compute-sanitizer --tool memcheck, the [parity] and [pose] tests)"
+      echo
+      echo '```'
+      grep -m 40 -E '^=========|ERROR SUMMARY|test cases' "$logs/memcheck.log" || tail -n 20 "$logs/memcheck.log"
+      echo '```'
+      echo
+    fi
     echo "## Kernel resources (ptxas)"
     echo
     cat "$logs/kernel-resources.md"
@@ -321,9 +380,10 @@ summary() {  # the tail of a ctest log from its "N% tests passed" line on (a Cat
 total_s=$((SECONDS - start_all))
 echo "gpu-check: wrote $results (total ${total_s} s)"
 [ $total_s -le 480 ] || echo "gpu-check: warning: took ${total_s} s, over the 8-minute budget" >&2
-if [ $status_build -ne 0 ] || [ $status_tests -ne 0 ] || [ $status_bench -ne 0 ] || [ $status_sweep -ne 0 ]; then
+if [ $status_build -ne 0 ] || [ $status_tests -ne 0 ] || [ $status_bench -ne 0 ] || [ $status_sweep -ne 0 ] ||
+   [ $status_memcheck -ne 0 ]; then
   echo "gpu-check: FAILED (build $(verdict $status_build), tests $(step_verdict $status_tests)," \
-    "benchmark $(step_verdict $status_bench), sweep $(verdict $status_sweep))" >&2
+    "memcheck $memcheck, benchmark $(step_verdict $status_bench), sweep $(verdict $status_sweep))" >&2
   exit 1
 fi
 echo "gpu-check: all passed"
