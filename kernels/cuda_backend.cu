@@ -6,6 +6,7 @@
 // template are uploaded once and only read; poses are read from and depth written to the
 // caller's device buffers.
 #include "cuda_backend.h"
+#include "kernel_threads.h"
 #include "warp_tiles.h"
 
 #include <cuda_runtime.h>
@@ -127,26 +128,13 @@ void require_device_pointer(const char* function, const void* p, const char* nam
 #define WR_KERNEL_BOUNDS __launch_bounds__(kBlockThreads)
 #endif
 
+// The kernels are launches of kernel_threads.h, one thread per pixel or ray.
 __global__ void WR_KERNEL_BOUNDS
     depth_kernel(BvhView bvh, const TemplateRay* __restrict__ rays, DepthParams params, WarpTiles tiles,
                  const float* __restrict__ body_poses, float* __restrict__ depth_out,
                  unsigned long long* __restrict__ overflows) {
-  uint32_t env, u, v;
-  if (!tiles.pixel_of(static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x, &env, &u, &v)) return;
-  const uint32_t width = tiles.width, height = tiles.height;
-  const uint32_t pixel = v * width + u;
-  float* out = depth_out + static_cast<size_t>(env) * width * height + pixel;
-
-  RigidTransform camera;
-  if (!camera_from_body_pose(body_poses + 7ull * env, params, &camera)) {
-    *out = quiet_nan_();  // a bad pose poisons only its own env's image
-    return;
-  }
-  const float4 r = __ldg(reinterpret_cast<const float4*>(rays) + pixel);
-  const TemplateRay ray{{r.x, r.y, r.z}, r.w};
-  bool overflowed;
-  *out = render_depth_pixel(bvh, ray, camera, params, &overflowed);
-  if (overflowed) atomicAdd(overflows, 1ull);
+  const uint64_t thread = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (depth_thread(thread, bvh, rays, params, tiles, body_poses, depth_out)) atomicAdd(overflows, 1ull);
 }
 
 __global__ void WR_KERNEL_BOUNDS
@@ -154,21 +142,7 @@ __global__ void WR_KERNEL_BOUNDS
                      const float* __restrict__ tmax, uint64_t count, float* __restrict__ out_t,
                      uint32_t* __restrict__ out_triangle) {
   const uint64_t i = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i >= count) return;
-  const Vec3 o{origins[3 * i], origins[3 * i + 1], origins[3 * i + 2]};
-  const Vec3 d{directions[3 * i], directions[3 * i + 1], directions[3 * i + 2]};
-  const float t_far = tmax ? tmax[i] : infinity_();
-  const bool valid = is_finite_(o.x) && is_finite_(o.y) && is_finite_(o.z) && is_finite_(d.x) &&
-                     is_finite_(d.y) && is_finite_(d.z) && (d.x != 0.0f || d.y != 0.0f || d.z != 0.0f) &&
-                     t_far >= 0.0f;
-  if (!valid) {
-    out_t[i] = quiet_nan_();
-    if (out_triangle) out_triangle[i] = kInvalidIndex;
-    return;
-  }
-  const TraceResult hit = trace_closest_hit(bvh, o, d, 0.0f, t_far);
-  out_t[i] = hit.triangle != kInvalidIndex ? hit.t : infinity_();
-  if (out_triangle) out_triangle[i] = hit.triangle;
+  intersect_thread(i, bvh, origins, directions, tmax, count, out_t, out_triangle);
 }
 
 }  // namespace

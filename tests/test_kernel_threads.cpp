@@ -1,0 +1,238 @@
+// The CUDA kernels' per-thread code (kernels/kernel_threads.h), run on the CPU: every thread of
+// an emulated launch grid (blocks x kBlockThreads threads, as cuda_backend.cu launches them),
+// for every tile shape WarpTiles allows, against the CPU backend (cpu_render, cpu_intersect)
+// bit for bit. This checks what the tests of the shared traversal cannot see: which pixel or ray
+// each thread writes, that every output is written and nothing past it, that a bad pose poisons
+// only its own env, and what the intersect kernel does with the rays the CPU rejects.
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cpu/cpu_intersect.h"
+#include "cpu/cpu_render.h"
+#include "float_bits.h"
+#include "kernel_threads.h"
+#include "random_scenes.h"
+#include "scene/bvh_builder.h"
+#include "scene/obj_loader.h"
+#include "sensor/camera_model.h"
+
+namespace {
+
+using wr_test::bits;
+using wr_test::same_bits;
+
+constexpr float kNaN = NAN;
+constexpr uint32_t kSentinel = 0xFFFFFFFFu;  // bits no kernel writes (its NaN is 0x7fc00000)
+constexpr size_t kGuard = 64;                // sentinel elements after each output: must stay
+
+std::vector<float> sentinel_floats(size_t n) {
+  std::vector<float> v(n + kGuard);
+  for (float& f : v) std::memcpy(&f, &kSentinel, sizeof f);
+  return v;
+}
+
+size_t guards_touched(const std::vector<float>& v, size_t n) {
+  size_t touched = 0;
+  for (size_t i = n; i < v.size(); ++i) touched += bits(v[i]) != kSentinel;
+  return touched;
+}
+
+// (n x 7) poses (x y z, w x y z): positions uniform in [lo, hi]^3, orientations uniform.
+std::vector<float> random_poses(uint32_t seed, uint32_t n, const float lo[3], const float hi[3]) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> g;
+  std::vector<float> p;
+  for (uint32_t i = 0; i < n; ++i) {
+    for (int k = 0; k < 3; ++k) p.push_back(std::uniform_real_distribution<float>(lo[k], hi[k])(rng));
+    for (int k = 0; k < 4; ++k) p.push_back(g(rng));
+  }
+  return p;
+}
+
+void vertex_bounds(const std::vector<float>& vertices, float lo[3], float hi[3]) {
+  for (int k = 0; k < 3; ++k) lo[k] = 1e30f, hi[k] = -1e30f;
+  for (size_t i = 0; i < vertices.size(); ++i) {
+    lo[i % 3] = std::fmin(lo[i % 3], vertices[i]);
+    hi[i % 3] = std::fmax(hi[i % 3], vertices[i]);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("an emulated depth launch equals the CPU backend bit for bit, for every tile shape") {
+  const char* dir = std::getenv("WR_SOURCE_DIR");  // set by CTest; else run from the source root
+  const wr::Mesh mesh = wr::load_obj(std::string(dir ? dir : ".") + "/assets/parkour_small.obj");
+  // The tree a CUDA context builds.
+  const wr::Bvh bvh = wr::build_bvh(mesh.vertices.data(), mesh.indices.data(), mesh.indices.size() / 3,
+                                    wr::cuda_bvh_build_options());
+
+  wr_camera_desc desc;
+  wr_camera_desc_pinhole(&desc, 37, 23, 87.0f);
+  desc.cx = 17.25f;  // off centre, and partial tiles for every tile shape
+  desc.depth_kind = WR_DEPTH_RANGE;
+  desc.far_clip = 30.0f;
+  const uint32_t num_envs = 6;
+  std::vector<wr::TemplateRay> rays(size_t(desc.width) * desc.height);
+  wr::build_ray_template(desc, rays.data());
+  const wr::DepthParams params = wr::make_depth_params(desc);
+
+  float lo[3], hi[3];
+  vertex_bounds(mesh.vertices, lo, hi);
+  hi[2] += 2.0f;  // some cameras above the terrain, looking anywhere
+  std::vector<float> poses = random_poses(3, num_envs, lo, hi);
+  poses[7 * 2 + 1] = kNaN;                                // env 2: a NaN position
+  for (int k = 3; k < 7; ++k) poses[7 * 4 + k] = 0.0f;  // env 4: a zero quaternion
+
+  // The CPU backend on its scalar path (the traversal the kernel runs); it writes NaN for the
+  // bad envs as well (the C API rejects such poses before a CPU render, the device cannot).
+  const size_t count = size_t(num_envs) * desc.width * desc.height;
+  std::vector<float> want(count);
+  std::atomic<uint64_t> want_overflows{0};
+  {
+    wr::ThreadPool pool(2);
+    wr::CpuRenderJob job;
+    job.bvh = bvh.view();
+    job.rays = rays.data();
+    job.width = desc.width;
+    job.height = desc.height;
+    job.num_envs = num_envs;
+    job.params = params;
+    job.body_poses = poses.data();
+    job.depth_out = want.data();
+    job.stack_overflows = &want_overflows;
+    job.simd = wr::CpuSimd::kScalar;
+    wr::cpu_render(pool, job);
+  }
+  const size_t per_env = size_t(desc.width) * desc.height;
+  size_t hits = 0, nans = 0;
+  for (size_t i = 0; i < count; ++i) {
+    hits += std::isfinite(want[i]);
+    nans += std::isnan(want[i]);
+  }
+  REQUIRE(hits > count / 4);        // the cameras see terrain: equality means something
+  REQUIRE(nans == 2 * per_env);     // exactly the two bad envs
+
+  for (uint32_t shift = 0; shift <= 5; ++shift) {
+    const wr::cuda::WarpTiles tiles =
+        wr::cuda::WarpTiles::make(desc.width, desc.height, num_envs, shift, wr::cuda::kBlockThreads);
+    INFO("tile " << (1u << shift) << "x" << (32u >> shift) << ", " << tiles.blocks << " blocks of "
+                 << wr::cuda::kBlockThreads);
+    std::vector<float> got = sentinel_floats(count);
+    uint64_t overflows = 0;
+    for (uint64_t thread = 0; thread < tiles.blocks * wr::cuda::kBlockThreads; ++thread)
+      overflows += wr::cuda::depth_thread(thread, bvh.view(), rays.data(), params, tiles, poses.data(), got.data());
+    size_t unwritten = 0, different = 0;
+    for (size_t i = 0; i < count; ++i) {
+      if (bits(got[i]) == kSentinel) {
+        ++unwritten;
+      } else if (!same_bits(got[i], want[i])) {
+        if (++different <= 5) UNSCOPED_INFO("pixel " << i << ": CPU " << want[i] << ", kernel thread " << got[i]);
+      }
+    }
+    CHECK(unwritten == 0);
+    CHECK(different == 0);
+    CHECK(guards_touched(got, count) == 0);
+    CHECK(overflows == want_overflows.load());
+  }
+}
+
+TEST_CASE("an emulated intersect launch equals the CPU backend, and marks the rays the CPU rejects") {
+  const wr_test::SoupScene soup = wr_test::random_soup(21, 2000, 10.0f);
+  const wr::Bvh bvh =
+      wr::build_bvh(soup.vertices.data(), soup.indices.data(), soup.num_triangles(), wr::cuda_bvh_build_options());
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> pos(-6, 6), dir(-1, 1), far(0, 12);
+  const uint64_t count = 1000;  // not a multiple of the block size: threads past the end exist
+  std::vector<float> origins, directions, tmax;
+  std::vector<bool> rejected(count, false);
+  for (uint64_t i = 0; i < count; ++i) {
+    float o[3] = {pos(rng), pos(rng), pos(rng)}, d[3] = {dir(rng), dir(rng), dir(rng)};
+    float t = i % 3 == 0 ? INFINITY : far(rng);
+    switch (i % 41) {  // one ray in 41 of each kind the CPU rejects
+      case 1: o[1] = kNaN; break;
+      case 2: d[0] = d[1] = d[2] = 0.0f; break;
+      case 3: d[2] = INFINITY; break;
+      case 4: t = -1.0f; break;
+      case 5: t = kNaN; break;
+      default: break;
+    }
+    rejected[i] = i % 41 >= 1 && i % 41 <= 5;
+    origins.insert(origins.end(), o, o + 3);
+    directions.insert(directions.end(), d, d + 3);
+    tmax.push_back(t);
+  }
+
+  // The CPU backend on the rays it accepts, with their results put back in place.
+  std::vector<float> want_t(count, kNaN);
+  std::vector<uint32_t> want_id(count, wr::kInvalidIndex);
+  {
+    std::vector<float> o, d, t;
+    std::vector<uint64_t> where;
+    for (uint64_t i = 0; i < count; ++i) {
+      if (rejected[i]) continue;
+      o.insert(o.end(), &origins[3 * i], &origins[3 * i] + 3);
+      d.insert(d.end(), &directions[3 * i], &directions[3 * i] + 3);
+      t.push_back(tmax[i]);
+      where.push_back(i);
+    }
+    REQUIRE_NOTHROW(wr::validate_explicit_rays("test", o.data(), d.data(), t.data(), where.size()));
+    std::vector<float> out_t(where.size());
+    std::vector<uint32_t> out_id(where.size());
+    wr::ThreadPool pool(2);
+    wr::cpu_intersect(pool, wr::CpuIntersectJob{bvh.view(), o.data(), d.data(), t.data(), where.size(),
+                                                out_t.data(), out_id.data()});
+    for (size_t k = 0; k < where.size(); ++k) {
+      want_t[where[k]] = out_t[k];
+      want_id[where[k]] = out_id[k];
+    }
+  }
+  size_t hits = 0;
+  for (uint32_t id : want_id) hits += id != wr::kInvalidIndex;
+  REQUIRE(hits > count / 10);
+
+  const uint64_t threads = (count + wr::cuda::kBlockThreads - 1) / wr::cuda::kBlockThreads * wr::cuda::kBlockThreads;
+  for (const bool with_ids : {true, false}) {
+    INFO((with_ids ? "with triangle ids" : "distances only (out_triangle null)"));
+    std::vector<float> got_t = sentinel_floats(count);
+    std::vector<uint32_t> got_id(count + kGuard, kSentinel);
+    for (uint64_t i = 0; i < threads; ++i)
+      wr::cuda::intersect_thread(i, bvh.view(), origins.data(), directions.data(), tmax.data(), count,
+                                 got_t.data(), with_ids ? got_id.data() : nullptr);
+    size_t different = 0;
+    for (uint64_t i = 0; i < count; ++i) {
+      const bool ok = rejected[i] ? std::isnan(got_t[i]) && bits(got_t[i]) != kSentinel
+                                  : same_bits(got_t[i], want_t[i]);
+      const bool id_ok = !with_ids || got_id[i] == want_id[i];
+      if (ok && id_ok) continue;
+      if (++different <= 5)
+        UNSCOPED_INFO("ray " << i << (rejected[i] ? " (rejected by the CPU)" : "") << ": CPU t " << want_t[i]
+                             << " id " << want_id[i] << ", kernel thread t " << got_t[i] << " id " << got_id[i]);
+    }
+    CHECK(different == 0);
+    CHECK(guards_touched(got_t, count) == 0);
+    for (size_t i = count; i < got_id.size(); ++i) CHECK(got_id[i] == kSentinel);
+    if (!with_ids)
+      for (uint64_t i = 0; i < count; ++i) REQUIRE(got_id[i] == kSentinel);
+  }
+
+  // Without tmax every accepted ray is traced to infinity.
+  std::vector<float> got_t = sentinel_floats(count);
+  for (uint64_t i = 0; i < threads; ++i)
+    wr::cuda::intersect_thread(i, bvh.view(), origins.data(), directions.data(), nullptr, count, got_t.data(),
+                               nullptr);
+  for (uint64_t i = 0; i < count; ++i) {
+    const bool bad_ray = i % 41 >= 1 && i % 41 <= 3;  // the tmax cases are accepted without tmax
+    INFO("ray " << i);
+    if (bad_ray)
+      REQUIRE(std::isnan(got_t[i]));
+    else
+      REQUIRE(!std::isnan(got_t[i]));
+  }
+}
