@@ -1,6 +1,7 @@
-// Random triangle scenes shared by the BVH tests (tests only).
+// Random triangle scenes shared by the BVH tests, and random cameras among them (tests only).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <random>
 #include <vector>
@@ -58,6 +59,28 @@ inline SoupScene random_heightfield(uint32_t seed, uint32_t n, float size) {
       s.indices.insert(s.indices.end(), {a, b, d, a, d, c});
     }
   return s;
+}
+
+// Bounds of a (n x 3) vertex array.
+inline void vertex_bounds(const std::vector<float>& vertices, float lo[3], float hi[3]) {
+  for (int k = 0; k < 3; ++k) lo[k] = 1e30f, hi[k] = -1e30f;
+  for (size_t i = 0; i < vertices.size(); ++i) {
+    lo[i % 3] = std::fmin(lo[i % 3], vertices[i]);
+    hi[i % 3] = std::fmax(hi[i % 3], vertices[i]);
+  }
+}
+
+// (n x 7) body poses (x y z, w x y z): positions uniform in [lo, hi]^3, orientations uniform
+// (a normalised Gaussian 4-vector; the library normalises the quaternion itself).
+inline std::vector<float> random_poses_in_box(uint32_t seed, uint32_t n, const float lo[3], const float hi[3]) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> g;
+  std::vector<float> p;
+  for (uint32_t i = 0; i < n; ++i) {
+    for (int k = 0; k < 3; ++k) p.push_back(std::uniform_real_distribution<float>(lo[k], hi[k])(rng));
+    for (int k = 0; k < 4; ++k) p.push_back(g(rng));
+  }
+  return p;
 }
 
 }  // namespace wr_test

@@ -59,18 +59,6 @@ Rendered render(const wr::BvhView& bvh, const wr_camera_desc& desc, const std::v
   return out;
 }
 
-// (n x 7) poses (x y z, w x y z): positions uniform in [lo, hi]^3, orientations uniform.
-std::vector<float> random_poses(uint32_t seed, uint32_t n, const float lo[3], const float hi[3]) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> g;
-  std::vector<float> p;
-  for (uint32_t i = 0; i < n; ++i) {
-    for (int k = 0; k < 3; ++k) p.push_back(std::uniform_real_distribution<float>(lo[k], hi[k])(rng));
-    for (int k = 0; k < 4; ++k) p.push_back(g(rng));
-  }
-  return p;
-}
-
 int count_differences(const Rendered& want, const Rendered& got) {
   int n = 0;
   for (size_t i = 0; i < want.depth.size(); ++i) {
@@ -106,15 +94,6 @@ wr::Mesh load_small_terrain() {
   return wr::load_obj(std::string(dir ? dir : ".") + "/assets/parkour_small.obj");
 }
 
-// Bounds of a (n x 3) vertex array.
-void vertex_bounds(const std::vector<float>& vertices, float lo[3], float hi[3]) {
-  for (int k = 0; k < 3; ++k) lo[k] = 1e30f, hi[k] = -1e30f;
-  for (size_t i = 0; i < vertices.size(); ++i) {
-    lo[i % 3] = std::fmin(lo[i % 3], vertices[i]);
-    hi[i % 3] = std::fmax(hi[i % 3], vertices[i]);
-  }
-}
-
 size_t count_finite(const std::vector<float>& v) {
   size_t n = 0;
   for (float x : v) n += std::isfinite(x);
@@ -141,9 +120,9 @@ TEST_CASE("SIMD packets equal the scalar path on the bundled terrain, from any o
   wr_camera_desc_pinhole(&desc, 30, 21, 87.0f);
   desc.depth_kind = WR_DEPTH_RANGE;
   float lo[3], hi[3];
-  vertex_bounds(mesh.vertices, lo, hi);
+  wr_test::vertex_bounds(mesh.vertices, lo, hi);
   hi[2] += 1.0f;  // some cameras above the course, looking any way (up included: misses)
-  const Rendered r = check_paths_agree(bvh.view(), desc, random_poses(3, 96, lo, hi));
+  const Rendered r = check_paths_agree(bvh.view(), desc, wr_test::random_poses_in_box(3, 96, lo, hi));
   const size_t finite = count_finite(r.depth);
   CHECK(finite > r.depth.size() / 4);  // the scene is in view: hits and misses both occur
   CHECK(finite < r.depth.size());
@@ -159,7 +138,7 @@ TEST_CASE("SIMD packets equal the scalar path with plane depth and a near/far cl
   desc.far_clip = 3.0f;
   desc.miss_value = -1.0f;
   const float lo[3] = {0, 0, 0.2f}, hi[3] = {8, 8, 1.5f};
-  check_paths_agree(bvh.view(), desc, random_poses(4, 64, lo, hi));
+  check_paths_agree(bvh.view(), desc, wr_test::random_poses_in_box(4, 64, lo, hi));
 }
 
 TEST_CASE("SIMD packets equal the scalar path in a random triangle soup, cameras inside it") {
@@ -168,7 +147,7 @@ TEST_CASE("SIMD packets equal the scalar path in a random triangle soup, cameras
   wr_camera_desc desc;
   wr_camera_desc_pinhole(&desc, 24, 24, 120.0f);
   const float lo[3] = {-4, -4, -4}, hi[3] = {4, 4, 4};
-  check_paths_agree(bvh.view(), desc, random_poses(5, 48, lo, hi));
+  check_paths_agree(bvh.view(), desc, wr_test::random_poses_in_box(5, 48, lo, hi));
 }
 
 TEST_CASE("SIMD packets equal the scalar path on a grid with axis-parallel rays from grid planes") {
@@ -254,10 +233,10 @@ TEST_CASE("depth does not depend on the BVH's build options: the CUDA contexts' 
         wr::build_bvh(scene.first.data(), scene.second.data(), scene.second.size() / 3, cuda_options);
     REQUIRE(cuda_tree.nodes.size() > cpu_tree.nodes.size());  // really another tree: smaller leaves
     float lo[3], hi[3];
-    vertex_bounds(scene.first, lo, hi);
+    wr_test::vertex_bounds(scene.first, lo, hi);
     wr_camera_desc desc;
     wr_camera_desc_pinhole(&desc, 20, 14, 90.0f);
-    const std::vector<float> poses = random_poses(8, 48, lo, hi);
+    const std::vector<float> poses = wr_test::random_poses_in_box(8, 48, lo, hi);
     const Rendered want = check_paths_agree(cpu_tree.view(), desc, poses);
     const Rendered got = check_paths_agree(cuda_tree.view(), desc, poses);
     CHECK(count_differences(want, got) == 0);
@@ -284,10 +263,10 @@ TEST_CASE("SIMD packets equal the scalar path with the largest leaves the layout
   REQUIRE(most_triangles <= wr::kMaxLeafTriangles);
   REQUIRE(most_corners > 150);  // close to the 192 limit
   float lo[3], hi[3];
-  vertex_bounds(soup.vertices, lo, hi);
+  wr_test::vertex_bounds(soup.vertices, lo, hi);
   wr_camera_desc desc;
   wr_camera_desc_pinhole(&desc, 20, 14, 90.0f);
-  const std::vector<float> poses = random_poses(9, 32, lo, hi);
+  const std::vector<float> poses = wr_test::random_poses_in_box(9, 32, lo, hi);
   const Rendered want = check_paths_agree(build(soup.vertices, soup.indices).view(), desc, poses);
   const Rendered got = check_paths_agree(big_tree.view(), desc, poses);
   CHECK(count_differences(want, got) == 0);

@@ -44,26 +44,6 @@ size_t guards_touched(const std::vector<float>& v, size_t n) {
   return touched;
 }
 
-// (n x 7) poses (x y z, w x y z): positions uniform in [lo, hi]^3, orientations uniform.
-std::vector<float> random_poses(uint32_t seed, uint32_t n, const float lo[3], const float hi[3]) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> g;
-  std::vector<float> p;
-  for (uint32_t i = 0; i < n; ++i) {
-    for (int k = 0; k < 3; ++k) p.push_back(std::uniform_real_distribution<float>(lo[k], hi[k])(rng));
-    for (int k = 0; k < 4; ++k) p.push_back(g(rng));
-  }
-  return p;
-}
-
-void vertex_bounds(const std::vector<float>& vertices, float lo[3], float hi[3]) {
-  for (int k = 0; k < 3; ++k) lo[k] = 1e30f, hi[k] = -1e30f;
-  for (size_t i = 0; i < vertices.size(); ++i) {
-    lo[i % 3] = std::fmin(lo[i % 3], vertices[i]);
-    hi[i % 3] = std::fmax(hi[i % 3], vertices[i]);
-  }
-}
-
 }  // namespace
 
 TEST_CASE("an emulated depth launch equals the CPU backend bit for bit, for every tile shape") {
@@ -84,9 +64,9 @@ TEST_CASE("an emulated depth launch equals the CPU backend bit for bit, for ever
   const wr::DepthParams params = wr::make_depth_params(desc);
 
   float lo[3], hi[3];
-  vertex_bounds(mesh.vertices, lo, hi);
+  wr_test::vertex_bounds(mesh.vertices, lo, hi);
   hi[2] += 2.0f;  // some cameras above the terrain, looking anywhere
-  std::vector<float> poses = random_poses(3, num_envs, lo, hi);
+  std::vector<float> poses = wr_test::random_poses_in_box(3, num_envs, lo, hi);
   poses[7 * 2 + 1] = kNaN;                                // env 2: a NaN position
   for (int k = 3; k < 7; ++k) poses[7 * 4 + k] = 0.0f;  // env 4: a zero quaternion
 
