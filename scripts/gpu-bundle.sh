@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Prepares, on a machine WITHOUT a GPU, everything scripts/gpu-check.sh needs to check the
 # CUDA backend on a lent GPU machine that has CUDA but none of this project's Debian packages
-# and no network: builds test_cuda_backend and wr-bench-gpu with CUDA on (compiling needs no
-# GPU) and copies them, libwr and every shared library they load that is not glibc or the
+# and no network: builds test_cuda_backend, wr-bench-gpu and wr-bench-memory with CUDA on
+# (compiling needs no GPU) and copies them, libwr and every shared library they load that is not glibc or the
 # CUDA driver into one folder:
-#   <dir>/bin/{test_cuda_backend,wr-bench-gpu}   <dir>/lib/*.so*
+#   <dir>/bin/{test_cuda_backend,wr-bench-gpu,wr-bench-memory}   <dir>/lib/*.so*
 #   <dir>/kernel-resources.md   (ptxas: registers, stack frame, spills per kernel and arch)
 #   <dir>/variants/<variant>/libwr.so.0   (scripts/build-cuda-variants.sh, for the tuning sweep)
 # Then, on the GPU machine, from the repository root:
@@ -24,12 +24,12 @@ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DWR_ENABLE_CUDA=ON -DWR_BUILD
   -DCMAKE_CUDA_ARCHITECTURES="80;86;89;90" -DWR_CUDA_RESOURCE_USAGE=ON >/dev/null
 # The kernel object is always recompiled, so that ptxas reports its resources in this log.
 rm -f "$build/kernels/CMakeFiles/wr_cuda.dir/cuda_backend.cu.o"
-cmake --build "$build" -j "$(nproc 2>/dev/null || echo 2)" --target test_cuda_backend wr-bench-gpu \
+cmake --build "$build" -j "$(nproc 2>/dev/null || echo 2)" --target test_cuda_backend wr-bench-gpu wr-bench-memory \
   >"$build/bundle-build.log" 2>&1 || { tail -n 40 "$build/bundle-build.log" >&2; exit 1; }
 
 rm -rf "$dir"
 mkdir -p "$dir/bin" "$dir/lib"
-cp "$build/tests/test_cuda_backend" "$build/benchmarks/wr-bench-gpu" "$dir/bin/"
+cp "$build/tests/test_cuda_backend" "$build/benchmarks/wr-bench-gpu" "$build/benchmarks/memory/wr-bench-memory" "$dir/bin/"
 bash scripts/kernel-resources.sh "$build/bundle-build.log" >"$dir/kernel-resources.md"
 # the toolkit's CUDA version: the GPU machine's driver must support at least this one
 nvcc --version | grep -o 'release [0-9.]*' | head -n 1 | sed 's/release //' >"$dir/cuda-version.txt"

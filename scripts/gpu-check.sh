@@ -4,7 +4,8 @@
 # with all cores, runs the whole CTest suite (GPU tests included, and required to run rather
 # than skip), runs the rendering tests under compute-sanitizer's memcheck where it is available,
 # runs the full wr-bench-gpu, times the tuning variants of
-# scripts/build-cuda-variants.sh side by side (wr-bench-gpu --sweep under each), and writes
+# scripts/build-cuda-variants.sh side by side (wr-bench-gpu --sweep under each), runs
+# wr-bench-memory on the GPU (benchmarks/results/memory-<date>-cuda-<gpu name>.{csv,png}), and writes
 #   benchmarks/results/gpu-<date>-<gpu name>.md
 #   with the GPU, driver, CUDA version, date, commit, test summary, the kernels' registers and
 #   stack (ptxas) and every benchmark figure.
@@ -103,6 +104,25 @@ run_memcheck() {
   echo "gpu-check: memcheck: $memcheck"
 }
 
+# wr-bench-memory on the GPU: the shared sensor's device memory against the per-camera designs,
+# cudaMemGetInfo next to the library's accounting. Argument: the wr-bench-memory to run.
+memory_verdict="not run"
+status_memory=0
+memory_s=0
+run_memory_bench() {
+  local bench=$1 t0=$SECONDS
+  echo "gpu-check: wr-bench-memory --device cuda"
+  if (cd "$root" && timeout 300 "$bench" --device cuda --obj assets/parkour_terrain.obj \
+        --csv "$logs/memory-cuda.csv" --png "$logs/memory-cuda.png") </dev/null >"$logs/memory.log" 2>&1; then
+    memory_verdict="passed"
+  else
+    memory_verdict="FAILED"
+    status_memory=1
+    echo "gpu-check: MEMORY BENCHMARK FAILED (log: $logs/memory.log)" >&2
+  fi
+  memory_s=$((SECONDS - t0))
+}
+
 prebuilt=""
 if [ "${1:-}" = "--prebuilt" ]; then
   [ -n "${2:-}" ] || die "--prebuilt needs the folder made by scripts/gpu-bundle.sh"
@@ -194,6 +214,7 @@ if [ -n "$prebuilt" ]; then
   if [ $status_bench -eq 0 ] && [ -f "$prebuilt/variants/variants.txt" ]; then
     run_sweep "$prebuilt/bin/wr-bench-gpu" "$prebuilt/variants" "$prebuilt/lib"
   fi
+  if [ -x "$prebuilt/bin/wr-bench-memory" ]; then run_memory_bench "$prebuilt/bin/wr-bench-memory"; fi
 else
 # ---- dependencies (Debian packages); an offline machine that already has them is fine --------
 if ! bash scripts/setup.sh; then
@@ -274,6 +295,11 @@ if [ $status_build -eq 0 ]; then
       echo "gpu-check: BUILDING THE VARIANTS FAILED (log: $logs/variants.log)" >&2
     fi
   fi
+  if [ -x "$build/benchmarks/memory/wr-bench-memory" ]; then
+    run_memory_bench "$build/benchmarks/memory/wr-bench-memory"
+  else
+    memory_verdict="not built (Eigen3, CLI11 or stb missing)"
+  fi
 fi
 fi  # prebuilt or built here
 
@@ -282,6 +308,11 @@ date_utc=$(date -u +%Y-%m-%d)
 gpu_slug=$(printf '%s' "$gpu_name" | tr '[:upper:]' '[:lower:]' | sed 's/[^a-z0-9]\{1,\}/-/g; s/^-//; s/-$//')
 mkdir -p "$root/benchmarks/results"
 results="$root/benchmarks/results/gpu-$date_utc-$gpu_slug.md"
+memory_results="$root/benchmarks/results/memory-$date_utc-cuda-$gpu_slug"
+if [ "$memory_verdict" = passed ]; then
+  cp "$logs/memory-cuda.csv" "$memory_results.csv"
+  cp "$logs/memory-cuda.png" "$memory_results.png"
+fi
 if commit=$(git -C "$root" rev-parse HEAD 2>/dev/null); then
   [ -z "$(git -C "$root" status --porcelain --untracked-files=no 2>/dev/null)" ] ||
     commit="$commit (with uncommitted changes)"
@@ -314,6 +345,7 @@ summary() {  # the tail of a ctest log from its "N% tests passed" line on (a Cat
   echo "| tests | $(step_verdict $status_tests) in ${tests_s} s |"
   echo "| memcheck (compute-sanitizer, rendering tests) | $memcheck |"
   echo "| benchmark | $(step_verdict $status_bench) in ${bench_s} s |"
+  echo "| memory benchmark (wr-bench-memory --device cuda) | $memory_verdict in ${memory_s} s |"
   echo "| tuning sweep | $([ -f "$logs/sweep-variants.txt" ] && verdict $status_sweep || echo "not run") in ${sweep_s} s |"
   echo
   echo "\`nvidia-smi --query-gpu=name,driver_version --format=csv\`:"
@@ -366,6 +398,12 @@ summary() {  # the tail of a ctest log from its "N% tests passed" line on (a Cat
       cat "$build/bench-gpu.csv"
       echo '```'
     fi
+    if [ -f "$logs/memory.log" ]; then
+      echo
+      echo "## Memory (wr-bench-memory --device cuda; CSV and plot: $(basename "$memory_results").{csv,png})"
+      echo
+      sed 's/^#/###/' "$logs/memory.log"
+    fi
     if [ -f "$logs/sweep-variants.txt" ]; then
       echo
       echo "## Tuning sweep (\`wr-bench-gpu --sweep\` under each libwr variant, one after another)"
@@ -385,9 +423,10 @@ total_s=$((SECONDS - start_all))
 echo "gpu-check: wrote $results (total ${total_s} s)"
 [ $total_s -le 480 ] || echo "gpu-check: warning: took ${total_s} s, over the 8-minute budget" >&2
 if [ $status_build -ne 0 ] || [ $status_tests -ne 0 ] || [ $status_bench -ne 0 ] || [ $status_sweep -ne 0 ] ||
-   [ $status_memcheck -ne 0 ]; then
+   [ $status_memcheck -ne 0 ] || [ $status_memory -ne 0 ]; then
   echo "gpu-check: FAILED (build $(verdict $status_build), tests $(step_verdict $status_tests)," \
-    "memcheck $memcheck, benchmark $(step_verdict $status_bench), sweep $(verdict $status_sweep))" >&2
+    "memcheck $memcheck, benchmark $(step_verdict $status_bench), sweep $(verdict $status_sweep)," \
+    "memory $memory_verdict)" >&2
   exit 1
 fi
 echo "gpu-check: all passed"
