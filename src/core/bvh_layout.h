@@ -39,19 +39,22 @@ static_assert(offsetof(BvhNode, bmax) == 16, "traversal reads bmax 4 floats afte
 constexpr uint32_t kLeafVertexShift = 16;
 constexpr uint32_t kMaxLeafTriangles = 64;  // so that 3 x 64 corners fit 8-bit indices
 
-WR_HD uint32_t leaf_triangle_count(const BvhNode& leaf) { return leaf.count & ((1u << kLeafVertexShift) - 1u); }
-WR_HD uint32_t leaf_vertex_count(const BvhNode& leaf) { return leaf.count >> kLeafVertexShift; }
-WR_HD uint32_t leaf_block_words(const BvhNode& leaf) {
-  return 3u * leaf_vertex_count(leaf) + 2u * leaf_triangle_count(leaf);
-}
-WR_HD uint32_t corner_index(uint32_t corners, int k) { return (corners >> (8 * k)) & 0xFFu; }
-
 // What a node points to, as traversal carries it from one node to the next: `first` and
 // `count` of BvhNode (its children pair, or its leaf block).
 struct NodeLink {
   uint32_t first;
   uint32_t count;
 };
+WR_HD NodeLink node_link(const BvhNode& n) { return NodeLink{n.first, n.count}; }
+
+WR_HD uint32_t leaf_triangle_count(NodeLink leaf) { return leaf.count & ((1u << kLeafVertexShift) - 1u); }
+WR_HD uint32_t leaf_vertex_count(NodeLink leaf) { return leaf.count >> kLeafVertexShift; }
+WR_HD uint32_t leaf_triangle_count(const BvhNode& leaf) { return leaf_triangle_count(node_link(leaf)); }
+WR_HD uint32_t leaf_vertex_count(const BvhNode& leaf) { return leaf_vertex_count(node_link(leaf)); }
+WR_HD uint32_t leaf_block_words(const BvhNode& leaf) {
+  return 3u * leaf_vertex_count(leaf) + 2u * leaf_triangle_count(leaf);
+}
+WR_HD uint32_t corner_index(uint32_t corners, int k) { return (corners >> (8 * k)) & 0xFFu; }
 
 // A node read where it lies. On the GPU as two 16-byte loads through the read-only data cache
 // (a node is 16-byte aligned) instead of a separate 4-byte load for each field that is used.
@@ -92,13 +95,11 @@ struct LeafBlock {
 
 WR_HD LeafBlock leaf_block(const BvhView& bvh, NodeLink leaf) {
   const uint32_t* words = bvh.leaf_words + leaf.first;
-  const uint32_t triangles = leaf.count & ((1u << kLeafVertexShift) - 1u);
-  const uint32_t* corners = words + 3u * (leaf.count >> kLeafVertexShift);
+  const uint32_t triangles = leaf_triangle_count(leaf);
+  const uint32_t* corners = words + 3u * leaf_vertex_count(leaf);
   return LeafBlock{words, corners, corners + triangles, triangles};
 }
-WR_HD LeafBlock leaf_block(const BvhView& bvh, const BvhNode& leaf) {
-  return leaf_block(bvh, NodeLink{leaf.first, leaf.count});
-}
+WR_HD LeafBlock leaf_block(const BvhView& bvh, const BvhNode& leaf) { return leaf_block(bvh, node_link(leaf)); }
 
 // Vertex v of a block as floats.
 WR_HD void load_leaf_vertex(const LeafBlock& block, uint32_t v, float out[3]) {

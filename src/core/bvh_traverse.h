@@ -67,14 +67,14 @@ WR_HD bool intersect_node(const RayBox& rb, const NodeSlabs& s, const BvhNode* n
   const float fy = ((hy ? n.bmin[1] : n.bmax[1]) - rb.org.y) * rb.inv_dir.y;
   const float nz = ((hz ? n.bmax[2] : n.bmin[2]) - rb.org.z) * rb.inv_dir.z;
   const float fz = ((hz ? n.bmin[2] : n.bmax[2]) - rb.org.z) * rb.inv_dir.z;
-  *link = NodeLink{n.first, n.count};
+  *link = node_link(n);
 #else
   // The node as 8 floats: bmin[0..2], first, bmax[0..2], count; bmax[i] is f[4 + i].
   const float* f = reinterpret_cast<const float*>(node);
   const float nx = (f[s.near_x] - rb.org.x) * rb.inv_dir.x, fx = (f[4 - s.near_x] - rb.org.x) * rb.inv_dir.x;
   const float ny = (f[1 + s.near_y] - rb.org.y) * rb.inv_dir.y, fy = (f[5 - s.near_y] - rb.org.y) * rb.inv_dir.y;
   const float nz = (f[2 + s.near_z] - rb.org.z) * rb.inv_dir.z, fz = (f[6 - s.near_z] - rb.org.z) * rb.inv_dir.z;
-  *link = NodeLink{node->first, node->count};
+  *link = node_link(*node);
 #endif
   return slab_interval(nx, fx, ny, fy, nz, fz, tmin, tmax, t_entry);
 }
@@ -124,7 +124,7 @@ WR_HD void traverse_stackless(const BvhView& bvh, const RayBox& rb, const RayTri
         node = n.first;  // descend to the left child
         continue;
       }
-      intersect_leaf(bvh, NodeLink{n.first, n.count}, rt, tmin, best);
+      intersect_leaf(bvh, node_link(n), rt, tmin, best);
     }
     // Advance: to the right sibling if we are a left child, else climb and retry.
     for (;;) {
@@ -163,7 +163,7 @@ WR_HD TraceResult trace_closest_hit(const BvhView& bvh, Vec3 org, Vec3 dir, floa
   NodeLink stack[kStackSize];
   float stack_entry[kStackSize];
   int sp = 0;
-  NodeLink node{root.first, root.count};
+  NodeLink node = node_link(root);
   for (;;) {
     if (node.count == 0) {
       const BvhNode* pair = bvh.nodes + node.first;
