@@ -131,7 +131,7 @@ TEST_CASE("an emulated intersect launch equals the CPU backend, and marks the ra
   std::uniform_real_distribution<float> pos(-6, 6), dir(-1, 1), far(0, 12);
   const uint64_t count = 1000;  // not a multiple of the block size: threads past the end exist
   std::vector<float> origins, directions, tmax;
-  std::vector<bool> rejected(count, false);
+  std::vector<bool> rejected(count, false), rejected_direction(count, false);
   for (uint64_t i = 0; i < count; ++i) {
     float o[3] = {pos(rng), pos(rng), pos(rng)}, d[3] = {dir(rng), dir(rng), dir(rng)};
     float t = i % 3 == 0 ? INFINITY : far(rng);
@@ -144,35 +144,41 @@ TEST_CASE("an emulated intersect launch equals the CPU backend, and marks the ra
       default: break;
     }
     rejected[i] = i % 41 >= 1 && i % 41 <= 5;
+    rejected_direction[i] = i % 41 >= 1 && i % 41 <= 3;  // still rejected when tmax is null
     origins.insert(origins.end(), o, o + 3);
     directions.insert(directions.end(), d, d + 3);
     tmax.push_back(t);
   }
 
-  // The CPU backend on the rays it accepts, with their results put back in place.
-  std::vector<float> want_t(count, kNaN);
-  std::vector<uint32_t> want_id(count, wr::kInvalidIndex);
-  {
+  // The CPU backend on the rays it accepts, with their results put back in place (NaN and
+  // kInvalidIndex where it rejects the ray). use_tmax false: every ray to +inf, as with tmax null.
+  const auto cpu_reference = [&](bool use_tmax, std::vector<float>* want_t, std::vector<uint32_t>* want_id) {
+    want_t->assign(count, kNaN);
+    want_id->assign(count, wr::kInvalidIndex);
     std::vector<float> o, d, t;
     std::vector<uint64_t> where;
     for (uint64_t i = 0; i < count; ++i) {
-      if (rejected[i]) continue;
+      if (use_tmax ? rejected[i] : rejected_direction[i]) continue;
       o.insert(o.end(), &origins[3 * i], &origins[3 * i] + 3);
       d.insert(d.end(), &directions[3 * i], &directions[3 * i] + 3);
       t.push_back(tmax[i]);
       where.push_back(i);
     }
-    REQUIRE_NOTHROW(wr::validate_explicit_rays("test", o.data(), d.data(), t.data(), where.size()));
+    const float* t_or_null = use_tmax ? t.data() : nullptr;
+    REQUIRE_NOTHROW(wr::validate_explicit_rays("test", o.data(), d.data(), t_or_null, where.size()));
     std::vector<float> out_t(where.size());
     std::vector<uint32_t> out_id(where.size());
     wr::ThreadPool pool(2);
-    wr::cpu_intersect(pool, wr::CpuIntersectJob{bvh.view(), o.data(), d.data(), t.data(), where.size(),
+    wr::cpu_intersect(pool, wr::CpuIntersectJob{bvh.view(), o.data(), d.data(), t_or_null, where.size(),
                                                 out_t.data(), out_id.data()});
     for (size_t k = 0; k < where.size(); ++k) {
-      want_t[where[k]] = out_t[k];
-      want_id[where[k]] = out_id[k];
+      (*want_t)[where[k]] = out_t[k];
+      (*want_id)[where[k]] = out_id[k];
     }
-  }
+  };
+  std::vector<float> want_t;
+  std::vector<uint32_t> want_id;
+  cpu_reference(true, &want_t, &want_id);
   size_t hits = 0;
   for (uint32_t id : want_id) hits += id != wr::kInvalidIndex;
   REQUIRE(hits > count / 10);
@@ -202,17 +208,18 @@ TEST_CASE("an emulated intersect launch equals the CPU backend, and marks the ra
       for (uint64_t i = 0; i < count; ++i) REQUIRE(got_id[i] == kSentinel);
   }
 
-  // Without tmax every accepted ray is traced to infinity.
+  // Without tmax (null) every ray the CPU accepts is traced to +inf: the bad-tmax rays count now.
+  std::vector<float> want_inf_t;
+  std::vector<uint32_t> want_inf_id;
+  cpu_reference(false, &want_inf_t, &want_inf_id);
   std::vector<float> got_t = sentinel_floats(count);
+  std::vector<uint32_t> got_id(count + kGuard, kSentinel);
   for (uint64_t i = 0; i < threads; ++i)
     wr::cuda::intersect_thread(i, bvh.view(), origins.data(), directions.data(), nullptr, count, got_t.data(),
-                               nullptr);
-  for (uint64_t i = 0; i < count; ++i) {
-    const bool bad_ray = i % 41 >= 1 && i % 41 <= 3;  // the tmax cases are accepted without tmax
-    INFO("ray " << i);
-    if (bad_ray)
-      REQUIRE(std::isnan(got_t[i]));
-    else
-      REQUIRE(!std::isnan(got_t[i]));
-  }
+                               got_id.data());
+  size_t different = 0;
+  for (uint64_t i = 0; i < count; ++i)
+    different += !same_bits(got_t[i], want_inf_t[i]) || got_id[i] != want_inf_id[i];
+  CHECK(different == 0);
+  CHECK(guards_touched(got_t, count) == 0);
 }
