@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "cpu/cpu_render.h"
+#include "cpu_render_reference.h"
 #include "float_bits.h"
 #include "random_scenes.h"
 #include "scene/bvh_builder.h"
@@ -29,35 +30,7 @@ using wr::CpuSimd;
 
 const CpuSimd kSimdPaths[] = {CpuSimd::kAvx2, CpuSimd::kAvx512};
 
-struct Rendered {
-  std::vector<float> depth;  // (num_envs x height x width)
-  uint64_t overflows = 0;
-};
-
-Rendered render(const wr::BvhView& bvh, const wr_camera_desc& desc, const std::vector<float>& poses, CpuSimd simd,
-                unsigned threads = 2) {
-  std::vector<wr::TemplateRay> rays(size_t(desc.width) * desc.height);
-  wr::build_ray_template(desc, rays.data());
-  wr::ThreadPool pool(threads);
-  std::atomic<uint64_t> overflows{0};
-  Rendered out;
-  const uint32_t num_envs = uint32_t(poses.size() / 7);
-  out.depth.assign(size_t(num_envs) * desc.width * desc.height, -1.0f);
-  wr::CpuRenderJob job;
-  job.bvh = bvh;
-  job.rays = rays.data();
-  job.width = desc.width;
-  job.height = desc.height;
-  job.num_envs = num_envs;
-  job.params = wr::make_depth_params(desc);
-  job.body_poses = poses.data();
-  job.depth_out = out.depth.data();
-  job.stack_overflows = &overflows;
-  job.simd = simd;
-  wr::cpu_render(pool, job);
-  out.overflows = overflows.load();
-  return out;
-}
+using Rendered = wr_test::CpuRendered;
 
 int count_differences(const Rendered& want, const Rendered& got) {
   int n = 0;
@@ -71,14 +44,14 @@ int count_differences(const Rendered& want, const Rendered& got) {
 // Renders with the scalar path and every SIMD path this CPU runs; they must agree bit for bit.
 // Returns the scalar render.
 Rendered check_paths_agree(const wr::BvhView& bvh, const wr_camera_desc& desc, const std::vector<float>& poses) {
-  const Rendered want = render(bvh, desc, poses, CpuSimd::kScalar);
+  const Rendered want = wr_test::render_on_cpu(bvh, desc, poses, CpuSimd::kScalar);
   for (CpuSimd simd : kSimdPaths) {
     INFO("SIMD path " << wr::cpu_simd_name(simd));
     if (!wr::cpu_simd_supported(simd)) {
       WARN("skipped: this CPU cannot run the " << wr::cpu_simd_name(simd) << " path");
       continue;
     }
-    const Rendered got = render(bvh, desc, poses, simd);
+    const Rendered got = wr_test::render_on_cpu(bvh, desc, poses, simd);
     CHECK(count_differences(want, got) == 0);
     CHECK(got.overflows == want.overflows);
   }

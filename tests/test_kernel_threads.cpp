@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "cpu/cpu_intersect.h"
-#include "cpu/cpu_render.h"
+#include "cpu_render_reference.h"
 #include "float_bits.h"
 #include "kernel_threads.h"
 #include "random_scenes.h"
@@ -73,23 +73,8 @@ TEST_CASE("an emulated depth launch equals the CPU backend bit for bit, for ever
   // The CPU backend on its scalar path (the traversal the kernel runs); it writes NaN for the
   // bad envs as well (the C API rejects such poses before a CPU render, the device cannot).
   const size_t count = size_t(num_envs) * desc.width * desc.height;
-  std::vector<float> want(count);
-  std::atomic<uint64_t> want_overflows{0};
-  {
-    wr::ThreadPool pool(2);
-    wr::CpuRenderJob job;
-    job.bvh = bvh.view();
-    job.rays = rays.data();
-    job.width = desc.width;
-    job.height = desc.height;
-    job.num_envs = num_envs;
-    job.params = params;
-    job.body_poses = poses.data();
-    job.depth_out = want.data();
-    job.stack_overflows = &want_overflows;
-    job.simd = wr::CpuSimd::kScalar;
-    wr::cpu_render(pool, job);
-  }
+  const wr_test::CpuRendered reference = wr_test::render_on_cpu(bvh.view(), desc, poses, wr::CpuSimd::kScalar);
+  const std::vector<float>& want = reference.depth;
   const size_t per_env = size_t(desc.width) * desc.height;
   size_t hits = 0, nans = 0;
   for (size_t i = 0; i < count; ++i) {
@@ -119,7 +104,7 @@ TEST_CASE("an emulated depth launch equals the CPU backend bit for bit, for ever
     CHECK(unwritten == 0);
     CHECK(different == 0);
     CHECK(guards_touched(got, count) == 0);
-    CHECK(overflows == want_overflows.load());
+    CHECK(overflows == reference.overflows);
   }
 }
 
