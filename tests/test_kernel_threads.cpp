@@ -6,7 +6,6 @@
 // only its own env, and what the intersect kernel does with the rays the CPU rejects.
 #include <catch2/catch.hpp>
 
-#include <atomic>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
