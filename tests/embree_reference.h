@@ -32,6 +32,7 @@
 
 #include <wr/wr.h>
 
+#include "backend_under_test.h"
 #include "embree_reference_scenes.h"
 
 namespace wr_test::embree_tests {
@@ -257,7 +258,8 @@ inline std::vector<float> render_library(wr_scene scene, const SensorConfig& cfg
   REQUIRE(created == WR_SUCCESS);
   // Pre-filled with a value no render writes here, so an unwritten pixel cannot pass as a miss.
   std::vector<float> depth(static_cast<size_t>(kNumEnvs) * cfg.width * cfg.height, -12345.0f);
-  const wr_status rendered = wr_sensor_render(sensor, poses.data(), depth.data(), nullptr);
+  const wr_status rendered =
+      wr_test::render_on_backend(sensor, poses.data(), poses.size(), depth.data(), depth.size());
   INFO("wr_sensor_render: " << wr_status_string(rendered) << " " << wr_last_error());
   wr_sensor_release(sensor);
   REQUIRE(rendered == WR_SUCCESS);
@@ -373,8 +375,8 @@ inline void run_scene(const SceneSpec& spec, const Mesh& mesh, uint32_t seed) {
                 << " triangles (" << mesh.reference_indices.size() / 3 << " given to Embree)");
   LibraryScene lib;
   {
-    const wr_status s = wr_context_create_cpu(0, &lib.context);
-    INFO("wr_context_create_cpu: " << wr_status_string(s) << " " << wr_last_error());
+    const wr_status s = wr_test::create_backend_context(0, &lib.context);
+    INFO("wr_context_create: " << wr_status_string(s) << " " << wr_last_error());
     REQUIRE(s == WR_SUCCESS);
   }
   {

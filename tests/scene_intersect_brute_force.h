@@ -25,6 +25,7 @@
 #include <wr/wr.h>
 
 #include "api_test_support.h"
+#include "backend_under_test.h"
 #include "float_bits.h"
 #include "random_scenes.h"
 
@@ -172,7 +173,7 @@ struct Scene {
   wr_context context = nullptr;
   wr_scene scene = nullptr;
   Scene(const wr_test::SoupScene& s, uint32_t threads) {
-    REQUIRE_OK(wr_context_create_cpu(threads, &context));
+    REQUIRE_OK(wr_test::create_backend_context(threads, &context));
     REQUIRE_OK(wr_scene_create(context, s.vertices.data(), s.vertices.size() / 3, s.indices.data(),
                                s.num_triangles(), &scene));
   }
@@ -191,8 +192,8 @@ inline Result intersect(wr_scene scene, const Rays& rays, const float* tmax) {
   Result r;
   r.t.assign(rays.count(), -7.0f);
   r.tri.assign(rays.count(), 12345u);
-  REQUIRE_OK(
-      wr_scene_intersect(scene, rays.o.data(), rays.d.data(), tmax, rays.count(), r.t.data(), r.tri.data(), nullptr));
+  REQUIRE_OK(wr_test::intersect_on_backend(scene, rays.o.data(), rays.d.data(), tmax, rays.count(), r.t.data(),
+                                           r.tri.data()));
   return r;
 }
 

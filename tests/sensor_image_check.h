@@ -29,6 +29,7 @@
 #include <wr/wr.h>
 
 #include "api_test_support.h"
+#include "backend_under_test.h"
 #include "float_bits.h"
 #include "mesh_builders.h"
 #include "sensor_poses.h"
@@ -48,9 +49,14 @@ using wr_test::make_sensor;
 using wr_test::Scene;
 using wr_test::Sensor;
 
-// The machine the tests run on may be small; two threads exercise the pool without hogging it.
+// A context of the backend under test (backend_under_test.h). On the CPU: the machine the tests
+// run on may be small; two threads exercise the pool without hogging it.
 inline wr_context shared_context() {
-  static Context context = make_context(2);
+  static Context context = [] {
+    wr_context c = nullptr;
+    REQUIRE_OK(wr_test::create_backend_context(2, &c));
+    return Context(c);
+  }();
   return context.get();
 }
 
@@ -68,12 +74,13 @@ inline wr_camera_desc pinhole(uint32_t w, uint32_t h, float hfov_deg, wr_depth_k
   return d;
 }
 
-// Renders (num_envs x 7) pose floats; every env's image, (num_envs x height x width).
+// Renders (num_envs x 7) pose floats on the backend under test; every env's image,
+// (num_envs x height x width).
 inline std::vector<float> render(wr_scene scene, const wr_camera_desc& desc, const std::vector<float>& poses) {
   const uint32_t n = uint32_t(poses.size() / 7);
   Sensor sensor = make_sensor(scene, desc, n);
   std::vector<float> out(size_t(n) * desc.width * desc.height, kSentinel);
-  REQUIRE_OK(wr_sensor_render(sensor.get(), poses.data(), out.data(), nullptr));
+  REQUIRE_OK(wr_test::render_on_backend(sensor.get(), poses.data(), poses.size(), out.data(), out.size()));
   return out;
 }
 

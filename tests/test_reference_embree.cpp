@@ -13,6 +13,7 @@
 
 #include <wr/wr.h>
 
+#include "backend_under_test.h"
 #include "embree_reference.h"
 #include "embree_reference_scenes.h"
 
@@ -160,7 +161,7 @@ TEST_CASE("zero-area triangles are never hit, even by rays through them", "[refe
       }
   }
   LibraryScene lib;
-  REQUIRE(wr_context_create_cpu(0, &lib.context) == WR_SUCCESS);
+  REQUIRE(wr_test::create_backend_context(0, &lib.context) == WR_SUCCESS);
   wr_camera_desc desc;
   std::memset(&desc, 0, sizeof(desc));
   desc.width = kW, desc.height = kH, desc.fx = kF, desc.fy = kF, desc.cx = kW / 2.0f, desc.cy = kH / 2.0f;
@@ -180,7 +181,7 @@ TEST_CASE("zero-area triangles are never hit, even by rays through them", "[refe
     INFO("wr_sensor_create: " << wr_status_string(c) << " " << wr_last_error());
     REQUIRE(c == WR_SUCCESS);
     std::vector<float> depth(kEnvs * kW * kH, -12345.0f);
-    const wr_status r = wr_sensor_render(sensor, &poses[0][0], depth.data(), nullptr);
+    const wr_status r = wr_test::render_on_backend(sensor, &poses[0][0], kEnvs * 7, depth.data(), depth.size());
     wr_sensor_release(sensor);
     INFO("wr_sensor_render: " << wr_status_string(r) << " " << wr_last_error());
     REQUIRE(r == WR_SUCCESS);

@@ -15,6 +15,7 @@
 #include <wr/wr.h>
 
 #include "api_test_support.h"
+#include "backend_under_test.h"
 #include "float_bits.h"
 #include "random_scenes.h"
 #include "scene_intersect_brute_force.h"
@@ -136,8 +137,8 @@ TEST_CASE("intersect: misses give +inf and UINT32_MAX, and out_triangle may be N
   CHECK(misses > 200);
 
   std::vector<float> t(rays.count(), -7.0f);
-  REQUIRE_OK(wr_scene_intersect(scene.scene, rays.o.data(), rays.d.data(), nullptr, rays.count(), t.data(), nullptr,
-                                nullptr));
+  REQUIRE_OK(
+      wr_test::intersect_on_backend(scene.scene, rays.o.data(), rays.d.data(), nullptr, rays.count(), t.data(), nullptr));
   CHECK(std::memcmp(t.data(), with_ids.t.data(), t.size() * sizeof(float)) == 0);
 
   // A finite tmax does not change what a miss reports.

@@ -16,6 +16,7 @@
 #include <wr/wr.h>
 
 #include "api_test_support.h"
+#include "backend_under_test.h"
 #include "float_bits.h"
 #include "random_scenes.h"
 #include "scene_intersect_brute_force.h"
@@ -109,7 +110,7 @@ TEST_CASE("intersect: every pixel's ray, built from the conventions, reports the
   wr_sensor sensor = nullptr;
   REQUIRE_OK(wr_sensor_create(scene.scene, &desc, num_envs, &sensor));
   std::vector<float> depth(size_t(num_envs) * W * H, -7.0f);
-  REQUIRE_OK(wr_sensor_render(sensor, poses.data(), depth.data(), nullptr));
+  REQUIRE_OK(wr_test::render_on_backend(sensor, poses.data(), poses.size(), depth.data(), depth.size()));
   wr_sensor_release(sensor);
 
   // The rays, from the conventions of wr.h, in double from the very floats given:

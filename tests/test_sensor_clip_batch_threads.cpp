@@ -17,6 +17,7 @@
 #include <wr/wr.h>
 
 #include "api_test_support.h"
+#include "backend_under_test.h"
 #include "mesh_builders.h"
 #include "sensor_image_check.h"
 #include "sensor_poses.h"
@@ -170,7 +171,7 @@ TEST_CASE("sensor: a batch of envs renders exactly what one-env sensors render",
   std::fill(buffer.begin() + guard, buffer.begin() + guard + 3 * image, kSentinel);
   const Sensor sensor = make_sensor(scene.get(), desc, 3);
   const std::vector<float> three = pose_floats({poses[3], poses[4], poses[5]}, WR_QUAT_WXYZ);
-  REQUIRE_OK(wr_sensor_render(sensor.get(), three.data(), buffer.data() + guard, nullptr));
+  REQUIRE_OK(wr_test::render_on_backend(sensor.get(), three.data(), three.size(), buffer.data(), buffer.size(), guard));
   long guards_touched = 0, unwritten = 0;
   for (size_t i = 0; i < guard; ++i) guards_touched += buffer[i] != guard_value;
   for (size_t i = guard + 3 * image; i < buffer.size(); ++i) guards_touched += buffer[i] != guard_value;
