@@ -12,7 +12,8 @@
 #
 #   usage: scripts/gpu-check.sh                    build here, run everything
 #          scripts/gpu-check.sh --prebuilt DIR     run the GPU programs of a bundle made by
-#                                                  scripts/gpu-bundle.sh on another machine:
+#                                                  scripts/gpu-bundle.sh on another machine
+#                                                  (DIR, or the DIR.tar.gz it also writes):
 #                                                  for a GPU machine without this project's
 #                                                  Debian packages or a network (the CPU tests
 #                                                  run in CI); needs no nvcc here
@@ -125,8 +126,15 @@ run_memory_bench() {
 
 prebuilt=""
 if [ "${1:-}" = "--prebuilt" ]; then
-  [ -n "${2:-}" ] || die "--prebuilt needs the folder made by scripts/gpu-bundle.sh"
-  prebuilt=$(cd "$2" && pwd) || die "--prebuilt: no folder $2"
+  [ -n "${2:-}" ] || die "--prebuilt needs the folder made by scripts/gpu-bundle.sh, or its .tar.gz"
+  bundle=$2
+  if [ -f "$bundle" ]; then  # the compressed bundle: unpacked next to the build folder
+    rm -rf "$root/build-gpu-unpacked"
+    mkdir -p "$root/build-gpu-unpacked"
+    tar xzf "$bundle" -C "$root/build-gpu-unpacked" || die "--prebuilt: cannot unpack $bundle"
+    bundle=$(find "$root/build-gpu-unpacked" -mindepth 1 -maxdepth 1 -type d | head -n 1)
+  fi
+  prebuilt=$(cd "$bundle" && pwd) || die "--prebuilt: no folder $bundle"
   [ -x "$prebuilt/bin/test_cuda_backend" ] && [ -x "$prebuilt/bin/wr-bench-gpu" ] ||
     die "--prebuilt: $prebuilt/bin lacks test_cuda_backend or wr-bench-gpu (run scripts/gpu-bundle.sh)"
 fi
@@ -178,21 +186,38 @@ if [ -n "$prebuilt" ]; then
   echo "(CPU tests: run by CI, not here)" >"$logs/ctest-cpu.log"
   status_tests=0
   # One process per test case, as ctest runs them in a build: a test may rely on being its
-  # process's first CUDA work (the graph test captures a sensor's very first render).
+  # process's first CUDA work (the graph test captures a sensor's very first render). First the
+  # CUDA backend's own tests, then the tests against independent truth on a CUDA context (the
+  # bundle's backend-tests.txt: program and Catch2 test spec, as CTest registers them).
   : >"$logs/ctest-cuda.log"
-  names=$("$prebuilt/bin/test_cuda_backend" --list-test-names-only 2>>"$logs/ctest-cuda.log" | grep '^cuda:')
   passed=0
   failed_names=""
-  while IFS= read -r name; do
-    [ -n "$name" ] || continue
-    spec=$(printf '%s' "$name" | sed 's/[],[]/\\&/g')  # ',' '[' ']' are Catch2 test-spec syntax
-    echo "==== $name" >>"$logs/ctest-cuda.log"
-    if (cd "$root" && timeout 300 "$prebuilt/bin/test_cuda_backend" "$spec") </dev/null >>"$logs/ctest-cuda.log" 2>&1; then
-      passed=$((passed + 1))
-    else
-      failed_names="$failed_names$name"$'\n'
-    fi
-  done <<<"$names"
+  run_cases() {  # program, test spec, extra arguments...
+    local bin=$1 filter=$2 names name spec
+    shift 2
+    names=$("$bin" "$filter" --list-test-names-only 2>>"$logs/ctest-cuda.log")
+    while IFS= read -r name; do
+      [ -n "$name" ] || continue
+      spec=$(printf '%s' "$name" | sed 's/[],[]/\\&/g')  # ',' '[' ']' are Catch2 test-spec syntax
+      echo "==== $(basename "$bin"): $name $*" >>"$logs/ctest-cuda.log"
+      if (cd "$root" && timeout 300 "$bin" "$spec" "$@") </dev/null >>"$logs/ctest-cuda.log" 2>&1; then
+        passed=$((passed + 1))
+      else
+        failed_names="$failed_names$(basename "$bin"): $name"$'\n'
+      fi
+    done <<<"$names"
+  }
+  run_cases "$prebuilt/bin/test_cuda_backend" "cuda:*"
+  if [ -f "$prebuilt/backend-tests.txt" ]; then
+    while IFS=$'\t' read -r program filter; do
+      [ -n "$program" ] || continue
+      if [ -x "$prebuilt/bin/$program" ]; then
+        run_cases "$prebuilt/bin/$program" "$filter" --wr-backend cuda
+      else
+        failed_names="$failed_names$program: not in the bundle"$'\n'
+      fi
+    done <"$prebuilt/backend-tests.txt"
+  fi
   failed=$(printf '%s' "$failed_names" | grep -c . || true)
   total=$((passed + failed))
   [ $total -gt 0 ] && [ $failed -eq 0 ] || status_tests=1
