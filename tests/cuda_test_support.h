@@ -17,6 +17,8 @@
 //     100 renders.
 //   - a non-finite pose (or a zero quaternion) in device memory turns exactly that env's
 //     image into NaN; a host pointer is rejected with a message naming it.
+//   - wr_scene_intersect on a CUDA context gives the CPU's t and triangle ids bit for bit; the
+//     rays a CPU context rejects get NaN there (test_cuda_intersect.cpp).
 //   - context errors: a bad ordinal names it; without a usable GPU, WR_DEVICE_CUDA fails with
 //     WR_ERROR_UNSUPPORTED carrying the CUDA error text, and the CPU keeps working.
 //
@@ -70,36 +72,39 @@ using wr_test::make_sensor;
 using wr_test::Scene;
 using wr_test::Sensor;
 
-// A cudaMalloc'd array of n floats, freed on scope exit.
-class DeviceFloats {
+// A cudaMalloc'd array of n elements of T, freed on scope exit.
+template <class T>
+class DeviceBuffer {
  public:
-  explicit DeviceFloats(size_t n) : n_(n) { REQUIRE_CUDA(cudaMalloc(reinterpret_cast<void**>(&p_), bytes())); }
-  ~DeviceFloats() { cudaFree(p_); }
-  DeviceFloats(const DeviceFloats&) = delete;
-  DeviceFloats& operator=(const DeviceFloats&) = delete;
-  float* get() const { return p_; }
+  explicit DeviceBuffer(size_t n) : n_(n) { REQUIRE_CUDA(cudaMalloc(reinterpret_cast<void**>(&p_), bytes())); }
+  ~DeviceBuffer() { cudaFree(p_); }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  T* get() const { return p_; }
   size_t size() const { return n_; }
-  size_t bytes() const { return n_ * sizeof(float); }
+  size_t bytes() const { return n_ * sizeof(T); }
 
   // Stream-ordered copies and fills: the legacy default stream (cudaMemcpy, cudaMemset) does not
   // order against a non-blocking stream, so everything touching a buffer goes on one stream.
-  void upload(const std::vector<float>& host, cudaStream_t stream) {
+  void upload(const std::vector<T>& host, cudaStream_t stream) {
     REQUIRE(host.size() == n_);
     REQUIRE_CUDA(cudaMemcpyAsync(p_, host.data(), bytes(), cudaMemcpyHostToDevice, stream));
   }
+  // Every byte 0xFF: for floats the bits kUnwritten, for ids 0xFFFFFFFF.
   void fill_unwritten(cudaStream_t stream) { REQUIRE_CUDA(cudaMemsetAsync(p_, 0xFF, bytes(), stream)); }
   // Copies back and waits for the stream: the result is complete when this returns.
-  std::vector<float> download(cudaStream_t stream) const {
-    std::vector<float> host(n_);
+  std::vector<T> download(cudaStream_t stream) const {
+    std::vector<T> host(n_);
     REQUIRE_CUDA(cudaMemcpyAsync(host.data(), p_, bytes(), cudaMemcpyDeviceToHost, stream));
     REQUIRE_CUDA(cudaStreamSynchronize(stream));
     return host;
   }
 
  private:
-  float* p_ = nullptr;
+  T* p_ = nullptr;
   size_t n_;
 };
+using DeviceFloats = DeviceBuffer<float>;
 
 // A non-blocking stream (does not synchronise with the legacy default stream), destroyed on exit.
 class Stream {

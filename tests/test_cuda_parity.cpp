@@ -142,6 +142,8 @@ const Config kConfigs[] = {
     {1, 1, 7, WR_DEPTH_PLANE, WR_QUAT_XYZW, 1.0f, 1.0f, 0.5f, 0.5f, 0.0f, kInf, kInf, false, true},
     {33, 1, 1, WR_DEPTH_RANGE, WR_QUAT_WXYZ, 0.5f, 0.5f, 0.5f, -2.0f, 0.0f, 7.5f, kNaN, true, false},
     {3, 29, 64, WR_DEPTH_PLANE, WR_QUAT_WXYZ, 0.4f, 2.0f, 1.5f, 0.5f, 0.3f, kInf, kInf, true, true},
+    // The parkour policies' camera: 106x60, 87 degrees wide, depth clipped to [0.1, 10] m.
+    {106, 60, 64, WR_DEPTH_PLANE, WR_QUAT_WXYZ, 0.527f, 0.527f, 0.5f, 0.5f, 0.1f, 10.0f, 10.0f, true, true},
 };
 
 wr_camera_desc make_desc(const Config& c) {
@@ -172,16 +174,15 @@ size_t count_hits(const std::vector<float>& depth, const Config& c) {
   return hits;
 }
 
-// Renders `mesh` with every config on a CPU and a CUDA context and requires bit-identical
-// images and equal stack-overflow counts. Returns (hit pixels, total pixels) over all configs
-// so the caller can check the scene was actually seen.
-std::pair<size_t, size_t> check_parity(wr_context gpu, const Mesh& mesh, const PositionSampler& position,
+// Renders one scene, loaded on a CPU and on a CUDA context, with every config and requires
+// bit-identical images and equal stack-overflow counts. Returns (hit pixels, total pixels) over
+// all configs so the caller can check the scene was actually seen.
+std::pair<size_t, size_t> check_parity(const Scene& cpu_scene, const Scene& gpu_scene, const PositionSampler& position,
                                        uint32_t seed, bool expect_closed = false) {
-  Context cpu = cpu_context();
-  Scene cpu_scene = make_scene(cpu.get(), mesh), gpu_scene = make_scene(gpu, mesh);
-  uint64_t tris = 0;
-  REQUIRE_OK(wr_scene_num_triangles(gpu_scene.get(), &tris));
-  REQUIRE(tris == mesh.num_triangles());
+  uint64_t cpu_tris = 0, gpu_tris = 0;
+  REQUIRE_OK(wr_scene_num_triangles(cpu_scene.get(), &cpu_tris));
+  REQUIRE_OK(wr_scene_num_triangles(gpu_scene.get(), &gpu_tris));
+  REQUIRE(gpu_tris == cpu_tris);
   Stream stream;
   std::mt19937 rng(seed);
   size_t hits = 0, total = 0;
@@ -214,6 +215,19 @@ std::pair<size_t, size_t> check_parity(wr_context gpu, const Mesh& mesh, const P
     REQUIRE(gpu_overflows == cpu_overflows);  // the same rays overflow, whatever the backend
   }
   return {hits, total};
+}
+
+std::pair<size_t, size_t> check_parity(wr_context gpu, const Mesh& mesh, const PositionSampler& position,
+                                       uint32_t seed, bool expect_closed = false) {
+  const Context cpu = cpu_context();
+  const Scene cpu_scene = make_scene(cpu.get(), mesh), gpu_scene = make_scene(gpu, mesh);
+  return check_parity(cpu_scene, gpu_scene, position, seed, expect_closed);
+}
+
+Scene load_obj(wr_context context, const std::string& path) {
+  wr_scene s = nullptr;
+  REQUIRE_OK(wr_scene_load_obj(context, path.c_str(), &s));
+  return Scene(s);
 }
 
 }  // namespace
@@ -263,3 +277,28 @@ TEST_CASE("cuda: parity with the CPU, triangle soup with slivers and degenerate 
   CHECK(seen.first < seen.second);
 }
 
+
+TEST_CASE("cuda: parity with the CPU, the bundled parkour terrains", "[cuda][parity]") {
+  CUDA_CONTEXT_OR_SKIP(gpu);
+  const char* dir = std::getenv("WR_SOURCE_DIR");  // set by CTest; else run from the source root
+  const Context cpu = cpu_context();
+  for (const char* name : {"parkour_small.obj", "parkour_terrain.obj"}) {
+    INFO("assets/" << name);
+    const std::string path = std::string(dir ? dir : ".") + "/assets/" + name;
+    const Scene cpu_scene = load_obj(cpu.get(), path), gpu_scene = load_obj(gpu.get(), path);
+    float lo[3], hi[3];
+    REQUIRE_OK(wr_scene_bounds(cpu_scene.get(), lo, hi));
+    // Cameras over the whole course, from just above its lowest ground to above its highest
+    // obstacle, looking every way (random_poses).
+    const auto seen = check_parity(
+        cpu_scene, gpu_scene,
+        [&](std::mt19937& rng) {
+          std::uniform_real_distribution<double> x(lo[0], hi[0]), y(lo[1], hi[1]), z(lo[2] + 0.3, hi[2] + 1.0);
+          return Vector3d(x(rng), y(rng), z(rng));
+        },
+        404);
+    INFO(seen.first << " of " << seen.second << " pixels hit");
+    CHECK(seen.first > seen.second / 5);
+    CHECK(seen.first < seen.second);
+  }
+}
