@@ -18,6 +18,7 @@
 
 #include "cpu/cpu_render.h"
 #include "cpu_render_reference.h"
+#include "deep_chain_bvh.h"
 #include "float_bits.h"
 #include "random_scenes.h"
 #include "scene/bvh_builder.h"
@@ -152,37 +153,8 @@ TEST_CASE("SIMD packets equal the scalar path on a grid with axis-parallel rays 
 }
 
 TEST_CASE("SIMD packets on a BVH deeper than the stack: same depth, same overflow count") {
-  // A hand-made chain (a real build never gets this deep): triangle j is the square-ish
-  // triangle in the plane x = j + 1; the inner node of level k holds triangles 0..n-1-k, its
-  // children are the inner node of level k + 1 (nearer to a ray going +x) and the leaf of
-  // triangle n-1-k (farther), so a ray along +x pushes one leaf per level.
-  const uint32_t n = 100;
-  // Each leaf holds one triangle: a block (bvh_layout.h) of its 3 corners, one corner word, its id.
-  constexpr uint32_t kBlockWords = 3 * 3 + 2, kOneTriangleLeaf = 1 | 3 << wr::kLeafVertexShift;
-  std::vector<uint32_t> leaf_words;
-  for (uint32_t j = 0; j < n; ++j) {
-    const float x = float(j + 1);
-    for (float f : {x, -10.0f, -10.0f, x, 10.0f, -10.0f, x, 0.0f, 10.0f}) leaf_words.push_back(wr::bits_from_float(f));
-    leaf_words.push_back(0 | 1 << 8 | 2 << 16);
-    leaf_words.push_back(j);
-  }
-  std::vector<wr::BvhNode> nodes(2 * n);
-  std::vector<uint32_t> parents(2 * n, wr::kInvalidIndex);
-  auto box = [](float x0, float x1, uint32_t first, uint32_t count) {
-    return wr::BvhNode{{x0, -10, -10}, first, {x1, 10, 10}, count};
-  };
-  auto leaf = [&box](float x, uint32_t triangle) { return box(x, x, triangle * kBlockWords, kOneTriangleLeaf); };
-  nodes[0] = box(1, float(n), 2, 0);
-  uint32_t inner = 0;  // the inner node of level k
-  for (uint32_t k = 0; k + 1 < n; ++k) {
-    const uint32_t pair = 2 + 2 * k, rest = n - 1 - k;  // rest: triangles 0..rest-1 stay nearer
-    nodes[inner].first = pair;
-    nodes[pair] = rest > 1 ? box(1, float(rest), 0, 0) : leaf(1, 0);
-    nodes[pair + 1] = leaf(float(rest + 1), rest);
-    parents[pair] = parents[pair + 1] = inner;
-    inner = pair;
-  }
-  const wr::BvhView bvh{nodes.data(), leaf_words.data(), parents.data()};
+  const wr_test::DeepChainBvh chain = wr_test::deep_chain_bvh(100);  // a ray along +x pushes one leaf per level
+  const wr::BvhView bvh = chain.view();
   wr_camera_desc desc;
   wr_camera_desc_pinhole(&desc, 6, 5, 20.0f);
   const std::vector<float> poses = {0, 0, 0, 1, 0, 0, 0, -2, 0.1f, 0, 1, 0, 0, 0};  // looking along +X

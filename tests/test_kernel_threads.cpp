@@ -15,6 +15,7 @@
 
 #include "cpu/cpu_intersect.h"
 #include "cpu_render_reference.h"
+#include "deep_chain_bvh.h"
 #include "float_bits.h"
 #include "kernel_threads.h"
 #include "random_scenes.h"
@@ -105,6 +106,33 @@ TEST_CASE("an emulated depth launch equals the CPU backend bit for bit, for ever
     CHECK(guards_touched(got, count) == 0);
     CHECK(overflows == reference.overflows);
   }
+}
+
+TEST_CASE("an emulated depth launch over a BVH deeper than the stack: each overflowing thread reports it") {
+  // The kernel adds one to the sensor's counter for every thread whose depth_thread returns true.
+  const wr_test::DeepChainBvh chain = wr_test::deep_chain_bvh(100);
+  wr_camera_desc desc;
+  wr_camera_desc_pinhole(&desc, 6, 5, 20.0f);
+  const uint32_t num_envs = 2;
+  const std::vector<float> poses = {0, 0, 0, 1, 0, 0, 0, -2, 0.1f, 0, 1, 0, 0, 0};  // both look along +X
+  std::vector<wr::TemplateRay> rays(size_t(desc.width) * desc.height);
+  wr::build_ray_template(desc, rays.data());
+  const wr::DepthParams params = wr::make_depth_params(desc);
+  const wr_test::CpuRendered reference = wr_test::render_on_cpu(chain.view(), desc, poses, wr::CpuSimd::kScalar);
+  REQUIRE(reference.overflows > 30);
+
+  const size_t count = size_t(num_envs) * desc.width * desc.height;
+  const wr::cuda::WarpTiles tiles = wr::cuda::WarpTiles::make(desc.width, desc.height, num_envs);
+  std::vector<float> got = sentinel_floats(count);
+  uint64_t overflows = 0;
+  for (uint64_t thread = 0; thread < tiles.blocks * wr::cuda::kBlockThreads; ++thread)
+    overflows += wr::cuda::depth_thread(thread, chain.view(), rays.data(), params, tiles, poses.data(), got.data());
+  CHECK(overflows == reference.overflows);
+  size_t different = 0;
+  for (size_t i = 0; i < count; ++i) different += !same_bits(got[i], reference.depth[i]);
+  CHECK(different == 0);
+  CHECK(guards_touched(got, count) == 0);
+  for (size_t px = 0; px < count; ++px) CHECK(got[px] == Approx(px < count / 2 ? 1.0 : 3.0));  // the nearest plane
 }
 
 TEST_CASE("an emulated intersect launch equals the CPU backend, and marks the rays the CPU rejects") {
