@@ -1,11 +1,11 @@
 // See backend_under_test.h. The CUDA half is compiled where the project builds with CUDA
-// (WR_TEST_WITH_CUDA); elsewhere the CUDA backend is never selected (no "cuda: ..." tests exist).
+// (WR_TEST_WITH_CUDA); elsewhere the CUDA backend is never selected (no "cuda:<test case>" tests are registered).
 #include "backend_under_test.h"
 
 #include <catch2/catch.hpp>
 
 #if defined(WR_TEST_WITH_CUDA)
-#include <cuda_runtime.h>
+#include "cuda_test_support.h"
 #endif
 
 namespace wr_test {
@@ -15,37 +15,15 @@ Backend g_backend = Backend::kCpu;
 
 #if defined(WR_TEST_WITH_CUDA)
 
-#define REQUIRE_CUDA_OK(call)                                                                \
-  do {                                                                                       \
-    const cudaError_t e_ = (call);                                                           \
-    INFO(#call << " -> " << cudaGetErrorName(e_) << " (" << cudaGetErrorString(e_) << ")");  \
-    REQUIRE(e_ == cudaSuccess);                                                              \
-  } while (0)
-
-// A non-blocking stream for one call's copies and launch, destroyed (after it has finished) on exit.
-class CallStream {
- public:
-  CallStream() { REQUIRE_CUDA_OK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking)); }
-  ~CallStream() {
-    cudaStreamSynchronize(stream_);
-    cudaStreamDestroy(stream_);
-  }
-  CallStream(const CallStream&) = delete;
-  CallStream& operator=(const CallStream&) = delete;
-  cudaStream_t get() const { return stream_; }
-  void finish() const { REQUIRE_CUDA_OK(cudaStreamSynchronize(stream_)); }
-
- private:
-  cudaStream_t stream_ = nullptr;
-};
+using cuda_tests::Stream;  // a non-blocking stream, synchronised and destroyed on exit
 
 // A device copy of a host array (nothing for a null one), filled on `stream`; freed on exit.
 class DeviceCopy {
  public:
   DeviceCopy(const void* host, size_t bytes, cudaStream_t stream) : bytes_(bytes) {
     if (!host || bytes == 0) return;
-    REQUIRE_CUDA_OK(cudaMalloc(&device_, bytes));
-    REQUIRE_CUDA_OK(cudaMemcpyAsync(device_, host, bytes, cudaMemcpyHostToDevice, stream));
+    REQUIRE_CUDA(cudaMalloc(&device_, bytes));
+    REQUIRE_CUDA(cudaMemcpyAsync(device_, host, bytes, cudaMemcpyHostToDevice, stream));
   }
   ~DeviceCopy() { cudaFree(device_); }
   DeviceCopy(const DeviceCopy&) = delete;
@@ -55,7 +33,7 @@ class DeviceCopy {
     return static_cast<T*>(device_);
   }
   void copy_back(void* host, cudaStream_t stream) const {
-    if (device_) REQUIRE_CUDA_OK(cudaMemcpyAsync(host, device_, bytes_, cudaMemcpyDeviceToHost, stream));
+    if (device_) REQUIRE_CUDA(cudaMemcpyAsync(host, device_, bytes_, cudaMemcpyDeviceToHost, stream));
   }
 
  private:
@@ -69,7 +47,6 @@ class DeviceCopy {
 
 Backend backend_under_test() { return g_backend; }
 void set_backend_under_test(Backend backend) { g_backend = backend; }
-const char* backend_name(Backend backend) { return backend == Backend::kCuda ? "cuda" : "cpu"; }
 
 std::string why_backend_unusable() {
   wr_context context = nullptr;
@@ -91,12 +68,12 @@ wr_status render_on_backend(wr_sensor sensor, const float* poses, size_t pose_fl
   REQUIRE(out_offset <= region_floats);
   if (g_backend == Backend::kCpu) return wr_sensor_render(sensor, poses, region + out_offset, nullptr);
 #if defined(WR_TEST_WITH_CUDA)
-  const CallStream stream;
+  const Stream stream;
   const DeviceCopy d_poses(poses, pose_floats * sizeof(float), stream.get());
   const DeviceCopy d_region(region, region_floats * sizeof(float), stream.get());
   const wr_status s = wr_sensor_render(sensor, d_poses.get<float>(), d_region.get<float>() + out_offset, stream.get());
   d_region.copy_back(region, stream.get());
-  stream.finish();  // also where a failed kernel would report
+  REQUIRE_CUDA(cudaStreamSynchronize(stream.get()));  // also where a failed kernel would report
   return s;
 #else
   (void)pose_floats;
@@ -110,7 +87,7 @@ wr_status intersect_on_backend(wr_scene scene, const float* origins, const float
   if (g_backend == Backend::kCpu)
     return wr_scene_intersect(scene, origins, directions, tmax, count, out_t, out_triangle, nullptr);
 #if defined(WR_TEST_WITH_CUDA)
-  const CallStream stream;
+  const Stream stream;
   const size_t n = static_cast<size_t>(count);
   const DeviceCopy d_origins(origins, 3 * n * sizeof(float), stream.get());
   const DeviceCopy d_directions(directions, 3 * n * sizeof(float), stream.get());
@@ -122,7 +99,7 @@ wr_status intersect_on_backend(wr_scene scene, const float* origins, const float
                                          stream.get());
   d_t.copy_back(out_t, stream.get());
   d_triangle.copy_back(out_triangle, stream.get());
-  stream.finish();
+  REQUIRE_CUDA(cudaStreamSynchronize(stream.get()));
   return s;
 #else
   FAIL("the CUDA backend is under test, but the tests were built without CUDA");

@@ -26,7 +26,6 @@ enum class Backend { kCpu, kCuda };
 // What the tests of this process run on (set once by main, before any test).
 Backend backend_under_test();
 void set_backend_under_test(Backend backend);
-const char* backend_name(Backend backend);
 
 // The exit status that makes CTest report a test as skipped (its SKIP_RETURN_CODE property).
 constexpr int kSkipExitCode = 77;
