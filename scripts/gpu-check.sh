@@ -89,7 +89,7 @@ run_memcheck() {
     return
   fi
   echo "gpu-check: memcheck of the rendering tests"
-  (cd "$root" && timeout 300 "$sanitizer" --tool memcheck --error-exitcode 86 "$tests" "[parity],[pose]") \
+  (cd "$root" && timeout 300 "$sanitizer" --tool memcheck --error-exitcode 86 "$tests" "[parity],[pose],[intersect]") \
     </dev/null >"$logs/memcheck.log" 2>&1
   rc=$?
   case $rc in
@@ -401,7 +401,7 @@ summary() {  # the tail of a ctest log from its "N% tests passed" line on (a Cat
     echo '```'
     echo
     if [ -f "$logs/memcheck.log" ]; then
-      echo "## memcheck (compute-sanitizer --tool memcheck, the [parity] and [pose] tests)"
+      echo "## memcheck (compute-sanitizer --tool memcheck, the [parity], [pose] and [intersect] tests)"
       echo
       echo '```'
       grep -m 40 -E '^=========|ERROR SUMMARY|test cases' "$logs/memcheck.log" || tail -n 20 "$logs/memcheck.log"
