@@ -19,6 +19,8 @@
 //     image into NaN; a host pointer is rejected with a message naming it.
 //   - wr_scene_intersect on a CUDA context gives the CPU's t and triangle ids bit for bit; the
 //     rays a CPU context rejects get NaN there (test_cuda_intersect.cpp).
+//   - the device bytes a CUDA scene and sensor report are what cudaMemGetInfo sees them take and
+//     give back, and no device memory grows with num_envs (test_cuda_memory.cpp).
 //   - context errors: a bad ordinal names it; without a usable GPU, WR_DEVICE_CUDA fails with
 //     WR_ERROR_UNSUPPORTED carrying the CUDA error text, and the CPU keeps working.
 //
