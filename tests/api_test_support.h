@@ -4,7 +4,9 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <memory>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
@@ -39,6 +41,21 @@ inline Context make_context(uint32_t threads) {
   REQUIRE_OK(wr_context_create_cpu(threads, &c));
   return Context(c);
 }
+
+// A copy of a host array starting one byte past an aligned address: an array argument the
+// library must refuse as misaligned (wr.h, Conventions) before it reads or writes any of it.
+template <class T>
+class MisalignedCopy {
+ public:
+  explicit MisalignedCopy(const std::vector<T>& v) : bytes_(v.size() * sizeof(T) + 1) {
+    std::memcpy(bytes_.data() + 1, v.data(), v.size() * sizeof(T));
+  }
+  T* get() { return reinterpret_cast<T*>(bytes_.data() + 1); }  // operator new's memory + 1
+  const std::vector<unsigned char>& bytes() const { return bytes_; }
+
+ private:
+  std::vector<unsigned char> bytes_;
+};
 
 // A sensor for `num_envs` envs; must succeed.
 inline Sensor make_sensor(wr_scene scene, const wr_camera_desc& desc, uint32_t num_envs) {

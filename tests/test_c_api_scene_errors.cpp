@@ -11,6 +11,7 @@
 
 #include <wr/wr.h>
 
+#include "api_test_support.h"
 #include "c_api_world.h"
 
 using namespace wr_test::c_api;
@@ -33,6 +34,16 @@ TEST_CASE("wr_scene_create and scene queries: error paths", "[c_api]") {
   EXPECT_FAIL(wr_scene_create(w.context, v.data(), 4, nullptr, 2, &s), WR_ERROR_INVALID_ARGUMENT, "wr_scene_create",
               "indices");
   w.expect_intact();
+  {
+    wr_test::MisalignedCopy<float> mv(v);
+    wr_test::MisalignedCopy<uint32_t> mi(idx);
+    EXPECT_FAIL(wr_scene_create(w.context, mv.get(), 4, idx.data(), 2, &s), WR_ERROR_INVALID_ARGUMENT,
+                "wr_scene_create", "vertices", "aligned to 4 bytes");
+    w.expect_intact();
+    EXPECT_FAIL(wr_scene_create(w.context, v.data(), 4, mi.get(), 2, &s), WR_ERROR_INVALID_ARGUMENT,
+                "wr_scene_create", "indices", "aligned to 4 bytes");
+    w.expect_intact();
+  }
   EXPECT_FAIL(wr_scene_create(w.context, v.data(), 4, idx.data(), 2, nullptr), WR_ERROR_INVALID_ARGUMENT,
               "wr_scene_create", "out");
   w.expect_intact();

@@ -14,6 +14,7 @@
 
 #include <wr/wr.h>
 
+#include "api_test_support.h"
 #include "c_api_world.h"
 
 using namespace wr_test::c_api;
@@ -105,6 +106,18 @@ TEST_CASE("wr_sensor_render and sensor queries: error paths write nothing and lo
   EXPECT_FAIL(wr_sensor_render(w.sensor, w.poses.data(), nullptr, nullptr), WR_ERROR_INVALID_ARGUMENT,
               "wr_sensor_render", "depth_out");
   w.expect_intact();
+  {
+    INFO("arrays not aligned to 4 bytes");
+    wr_test::MisalignedCopy<float> poses(w.poses), depth(out);
+    const std::vector<unsigned char> depth_bytes = depth.bytes();
+    EXPECT_FAIL(wr_sensor_render(w.sensor, poses.get(), out.data(), nullptr), WR_ERROR_INVALID_ARGUMENT,
+                "wr_sensor_render", "body_poses", "aligned");
+    CHECK(all_sentinel(out));
+    EXPECT_FAIL(wr_sensor_render(w.sensor, w.poses.data(), depth.get(), nullptr), WR_ERROR_INVALID_ARGUMENT,
+                "wr_sensor_render", "depth_out", "aligned");
+    CHECK(depth.bytes() == depth_bytes);
+    w.expect_intact();
+  }
 
   // A bad pose in one env fails the whole call, naming the env, before anything is written.
   struct BadPose {

@@ -69,7 +69,7 @@ TEST_CASE("cuda: a non-finite pose on the device makes exactly that env's image 
   REQUIRE(hits > 0);
 }
 
-TEST_CASE("cuda: host pointers are rejected by name and the sensor still works", "[cuda][errors]") {
+TEST_CASE("cuda: host and misaligned pointers are rejected by name and the sensor still works", "[cuda][errors]") {
   CUDA_CONTEXT_OR_SKIP(gpu);
   Rig rig(gpu.get());
   const cudaStream_t stream = rig.stream.get();
@@ -104,7 +104,22 @@ TEST_CASE("cuda: host pointers are rejected by name and the sensor still works",
   CHECK_THAT(m2, Catch::Contains("depth_out"));
   CHECK_THAT(m2, Catch::Contains("host pointer"));
 
-  // Neither failed call wrote anything, on the host or on the device.
+  // Device pointers one byte into the buffers: a kernel reading or writing floats there would
+  // fault and break the whole CUDA context; they are refused by name before any launch.
+  const float* odd_poses = reinterpret_cast<const float*>(reinterpret_cast<const char*>(rig.d_poses.get()) + 1);
+  float* odd_depth = reinterpret_cast<float*>(reinterpret_cast<char*>(rig.d_depth.get()) + 1);
+  const wr_status s3 = wr_sensor_render(rig.gpu_sensor.get(), odd_poses, rig.d_depth.get(), stream);
+  const std::string m3 = wr_last_error();
+  INFO("misaligned device body_poses -> " << wr_status_string(s3) << ": " << m3);
+  REQUIRE(s3 == WR_ERROR_INVALID_ARGUMENT);
+  CHECK_THAT(m3, Catch::Contains("body_poses is not aligned"));
+  const wr_status s4 = wr_sensor_render(rig.gpu_sensor.get(), rig.d_poses.get(), odd_depth, stream);
+  const std::string m4 = wr_last_error();
+  INFO("misaligned device depth_out -> " << wr_status_string(s4) << ": " << m4);
+  REQUIRE(s4 == WR_ERROR_INVALID_ARGUMENT);
+  CHECK_THAT(m4, Catch::Contains("depth_out is not aligned"));
+
+  // None of the failed calls wrote anything, on the host or on the device.
   CHECK(count_unwritten(std::vector<float>(host_depth.get(), host_depth.get() + Rig::count())) == Rig::count());
   CHECK(count_unwritten(rig.d_depth.download(stream)) == Rig::count());
 

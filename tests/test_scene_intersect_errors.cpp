@@ -71,6 +71,28 @@ TEST_CASE("intersect: every error path names the culprit and writes nothing", "[
                  {"count"});
     CHECK(untouched());
   }
+  SECTION("an array not aligned to 4 bytes is named, and nothing is written") {
+    wr_test::MisalignedCopy<float> o(rays.o), d(rays.d), tm(tmax), out_t(t);
+    wr_test::MisalignedCopy<uint32_t> out_tri(tri);
+    const std::vector<unsigned char> out_t_bytes = out_t.bytes(), out_tri_bytes = out_tri.bytes();
+    expect_error(wr_scene_intersect(scene.scene, o.get(), rays.d.data(), nullptr, n, t.data(), tri.data(), nullptr),
+                 {"origins", "aligned"});
+    expect_error(wr_scene_intersect(scene.scene, rays.o.data(), d.get(), nullptr, n, t.data(), tri.data(), nullptr),
+                 {"directions", "aligned"});
+    expect_error(wr_scene_intersect(scene.scene, rays.o.data(), rays.d.data(), tm.get(), n, t.data(), tri.data(),
+                                    nullptr),
+                 {"tmax", "aligned"});
+    CHECK(untouched());
+    expect_error(wr_scene_intersect(scene.scene, rays.o.data(), rays.d.data(), nullptr, n, out_t.get(), tri.data(),
+                                    nullptr),
+                 {"out_t", "aligned"});
+    expect_error(wr_scene_intersect(scene.scene, rays.o.data(), rays.d.data(), nullptr, n, t.data(), out_tri.get(),
+                                    nullptr),
+                 {"out_triangle", "aligned"});
+    CHECK(untouched());
+    CHECK(out_t.bytes() == out_t_bytes);
+    CHECK(out_tri.bytes() == out_tri_bytes);
+  }
   SECTION("a non-finite origin names the ray") {
     for (const float bad : {kNaN, kInf, -kInf}) {
       for (const int axis : {0, 2}) {

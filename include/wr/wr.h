@@ -25,6 +25,10 @@
  *    holds miss_value. Geometry whose reported value would be below near_clip
  *    does not occlude (it is clipped away, as by a near plane).
  *  - Both faces of every triangle are hit. Zero-area triangles are never hit.
+ *  - Every float or uint32 array argument must be aligned to 4 bytes (any
+ *    array from malloc, cudaMalloc, NumPy or PyTorch is); one that is not fails
+ *    with WR_ERROR_INVALID_ARGUMENT naming it. (On a GPU a misaligned load
+ *    would be a fault that breaks the whole CUDA context.)
  *
  * Errors and ownership
  *  - Every fallible call returns a wr_status. On failure, wr_last_error()

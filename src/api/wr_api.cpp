@@ -16,6 +16,8 @@
 
 using wr::api_guard;
 using wr::fail;
+using wr::require_array;
+using wr::require_element_aligned;
 using wr::require_non_null;
 
 namespace wr {
@@ -336,8 +338,8 @@ wr_status wr_sensor_render(wr_sensor sensor, const float* body_poses, float* dep
   const char* fn = "wr_sensor_render";
   return api_guard(fn, [&] {
     require_non_null(fn, sensor, "sensor");
-    require_non_null(fn, body_poses, "body_poses");
-    require_non_null(fn, depth_out, "depth_out");
+    require_array(fn, body_poses, "body_poses");
+    require_array(fn, depth_out, "depth_out");
 #if WR_WITH_CUDA
     if (sensor->device_sensor) {
       wr::cuda::render(fn, *sensor->device_sensor, body_poses, depth_out, stream);
@@ -431,9 +433,11 @@ wr_status wr_scene_intersect(wr_scene scene, const float* origins, const float* 
   const char* fn = "wr_scene_intersect";
   return api_guard(fn, [&] {
     require_non_null(fn, scene, "scene");
-    require_non_null(fn, origins, "origins");
-    require_non_null(fn, directions, "directions");
-    require_non_null(fn, out_t, "out_t");
+    require_array(fn, origins, "origins");
+    require_array(fn, directions, "directions");
+    if (tmax) require_element_aligned(fn, tmax, "tmax");
+    require_array(fn, out_t, "out_t");
+    if (out_triangle) require_element_aligned(fn, out_triangle, "out_triangle");
     if (count == 0) fail(WR_ERROR_INVALID_ARGUMENT, std::string(fn) + ": count is 0: must be at least 1");
     if (count > (1ull << 40))
       fail(WR_ERROR_INVALID_ARGUMENT, std::string(fn) + ": count = " + std::to_string(count) + " exceeds 2^40 rays");

@@ -3,6 +3,7 @@
 // (no exception crosses the C API) and stores the message for wr_last_error().
 #pragma once
 
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
@@ -20,5 +21,15 @@ class StatusError : public std::runtime_error {
 };
 
 [[noreturn]] inline void fail(wr_status status, const std::string& message) { throw StatusError(status, message); }
+
+// Throws WR_ERROR_INVALID_ARGUMENT "<function>: <name> is not aligned to <n> bytes ..." when the
+// array p (not null) is not aligned to its elements (wr.h, Conventions): the CPU would read it
+// anyway, but a GPU's misaligned load is a fault that breaks the whole CUDA context.
+template <class T>
+void require_element_aligned(const char* function, const T* p, const char* name) {
+  if (reinterpret_cast<std::uintptr_t>(p) % alignof(T) != 0)
+    fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": " + name + " is not aligned to " +
+                                        std::to_string(alignof(T)) + " bytes, the size of its elements");
+}
 
 }  // namespace wr

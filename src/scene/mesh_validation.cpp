@@ -42,6 +42,8 @@ void validate_mesh_arrays(const char* function, const float* vertices, uint64_t 
                           const uint32_t* indices, uint64_t num_triangles) {
   if (vertices == nullptr) fail_argument(function, "vertices is NULL");
   if (indices == nullptr) fail_argument(function, "indices is NULL");
+  require_element_aligned(function, vertices, "vertices");
+  require_element_aligned(function, indices, "indices");
   if (num_vertices == 0) fail_argument(function, "num_vertices is 0");
   if (num_triangles == 0) fail_argument(function, "num_triangles is 0");
 
