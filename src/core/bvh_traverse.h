@@ -24,6 +24,16 @@ namespace wr {
 // memory at the first launch, an allocation inside render (scripts/gpu-check.sh reports the frame).
 constexpr int kTraversalStackSize = 64;
 
+// What a traversal did, iteration by iteration, for tools that model its cost on a GPU
+// (benchmarks/warp_model.cpp replays a warp's 32 rays in lockstep): each iteration of the loop
+// visits either one inner node (both children's boxes tested) or one leaf (its triangles
+// tested). The default probe does nothing and compiles away: the kernel and the CPU paths are
+// the same instructions with or without this hook.
+struct NoTraversalProbe {
+  WR_HD_MEMBER void inner_node() const {}
+  WR_HD_MEMBER void leaf(uint32_t /*triangles*/) const {}
+};
+
 struct TraceResult {
   float t;            // distance along the ray, in units of |dir|; tmax when nothing was hit
   uint32_t triangle;  // input triangle id; kInvalidIndex when nothing was hit
@@ -113,17 +123,20 @@ WR_HD void intersect_leaf(const BvhView& bvh, NodeLink leaf, const RayTriangle& 
 }
 
 // Stackless walk from the root (fixed child order), keeping and improving *best.
+template <class Probe>
 WR_HD void traverse_stackless(const BvhView& bvh, const RayBox& rb, const RayTriangle& rt, float tmin,
-                              TraceResult* best) {
+                              TraceResult* best, const Probe& probe) {
   uint32_t node = 0;
   for (;;) {
     const BvhNode& n = bvh.nodes[node];
     float entry;
     if (intersect_ray_box(rb, n.bmin, n.bmax, tmin, best->t, &entry)) {
       if (n.count == 0) {
+        probe.inner_node();
         node = n.first;  // descend to the left child
         continue;
       }
+      probe.leaf(leaf_triangle_count(n));
       intersect_leaf(bvh, node_link(n), rt, tmin, best);
     }
     // Advance: to the right sibling if we are a left child, else climb and retry.
@@ -143,9 +156,11 @@ WR_HD void traverse_stackless(const BvhView& bvh, const RayBox& rb, const RayTri
 }  // namespace detail
 
 // Nearest hit of the ray org + t*dir with t in [tmin, tmax] (inclusive). dir need not be
-// unit. kStackSize is a template parameter so tests can force the overflow path.
-template <int kStackSize = kTraversalStackSize>
-WR_HD TraceResult trace_closest_hit(const BvhView& bvh, Vec3 org, Vec3 dir, float tmin, float tmax) {
+// unit. kStackSize is a template parameter so tests can force the overflow path; `probe` sees
+// every iteration (NoTraversalProbe above).
+template <int kStackSize = kTraversalStackSize, class Probe = NoTraversalProbe>
+WR_HD TraceResult trace_closest_hit(const BvhView& bvh, Vec3 org, Vec3 dir, float tmin, float tmax,
+                                    const Probe& probe = Probe()) {
   TraceResult best{tmax, kInvalidIndex, false};
   const RayBox rb = make_ray_box(org, dir);
   const RayTriangle rt = make_ray_triangle(org, dir);
@@ -166,6 +181,7 @@ WR_HD TraceResult trace_closest_hit(const BvhView& bvh, Vec3 org, Vec3 dir, floa
   NodeLink node = node_link(root);
   for (;;) {
     if (node.count == 0) {
+      probe.inner_node();
       const BvhNode* pair = bvh.nodes + node.first;
       detail::prefetch_below(bvh, pair[0]);
       detail::prefetch_below(bvh, pair[1]);
@@ -176,7 +192,7 @@ WR_HD TraceResult trace_closest_hit(const BvhView& bvh, Vec3 org, Vec3 dir, floa
       if (h0 && h1) {
         if (sp == kStackSize) {  // would overflow: finish exactly without a stack
           best.overflowed = true;
-          detail::traverse_stackless(bvh, rb, rt, tmin, &best);
+          detail::traverse_stackless(bvh, rb, rt, tmin, &best, probe);
           return best;
         }
         const bool first0 = e0 <= e1;
@@ -190,6 +206,7 @@ WR_HD TraceResult trace_closest_hit(const BvhView& bvh, Vec3 org, Vec3 dir, floa
         continue;
       }
     } else {
+      probe.leaf(leaf_triangle_count(node));
       detail::intersect_leaf(bvh, node, rt, tmin, &best);
     }
     do {
