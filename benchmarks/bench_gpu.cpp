@@ -37,13 +37,15 @@
 
 #include <wr/wr.h>
 
+#include "gpu_workload.h"
+
 #ifndef WR_SOURCE_DIR
 #define WR_SOURCE_DIR "."
 #endif
 
 namespace {
 
-constexpr double kPi = 3.14159265358979323846;
+using wr_bench::Mesh;
 
 // ---- error handling: a benchmark has nothing to recover, it reports and exits 1 -----------------
 
@@ -78,66 +80,6 @@ double mib(double bytes) { return bytes / (1024.0 * 1024.0); }
 
 // ---- terrains -----------------------------------------------------------------------------------
 
-struct Mesh {
-  std::vector<float> vertices;    // (num_vertices x 3)
-  std::vector<uint32_t> indices;  // (num_triangles x 3)
-  uint32_t vertex(float x, float y, float z) {
-    vertices.insert(vertices.end(), {x, y, z});
-    return uint32_t(vertices.size() / 3 - 1);
-  }
-  void triangle(uint32_t a, uint32_t b, uint32_t c) { indices.insert(indices.end(), {a, b, c}); }
-};
-
-// A heightfield of (n x n) quads of `cell` metres (2 n^2 triangles) over [0, n * cell]^2, in
-// bands along +Y: rolling bumps, stairs (0.12 m steps every 0.4 m, rising 2.9 m then dropping
-// back), and stepping stones (a 1.2 m checkerboard of 0.25 m blocks); small noise everywhere.
-// Plus num_boxes closed boxes (12 triangles each) of 0.3-1.5 m standing on it, turned at random.
-Mesh generated_terrain(uint32_t n, float cell, int num_boxes, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> noise(0.0f, 0.02f), unit(0.0f, 1.0f);
-  Mesh m;
-  m.vertices.reserve(3 * size_t(n + 1) * (n + 1) + 24 * size_t(num_boxes));
-  m.indices.reserve(6 * size_t(n) * n + 36 * size_t(num_boxes));
-  auto height = [](float x, float y) {
-    float h = 0.3f * std::sin(0.35f * x) * std::cos(0.27f * y) + 0.1f * std::sin(1.7f * x + 0.9f * y);
-    switch (int(y / 8.0f) % 3) {
-      case 1: h += 0.12f * std::floor(std::fmod(x, 9.6f) / 0.4f); break;
-      case 2: h += ((int(x / 1.2f) + int(y / 1.2f)) % 2) * 0.25f; break;
-      default: break;
-    }
-    return h;
-  };
-  for (uint32_t j = 0; j <= n; ++j)
-    for (uint32_t i = 0; i <= n; ++i) {
-      const float x = cell * float(i), y = cell * float(j);
-      m.vertex(x, y, height(x, y) + noise(rng));
-    }
-  for (uint32_t j = 0; j < n; ++j)
-    for (uint32_t i = 0; i < n; ++i) {
-      const uint32_t a = j * (n + 1) + i, b = a + 1, c = a + n + 1, d = c + 1;
-      m.triangle(a, b, d);
-      m.triangle(a, d, c);
-    }
-  const float size = cell * float(n);
-  const int faces[6][4] = {{0, 2, 3, 1}, {4, 5, 7, 6}, {0, 1, 5, 4}, {2, 6, 7, 3}, {0, 4, 6, 2}, {1, 3, 7, 5}};
-  for (int k = 0; k < num_boxes; ++k) {
-    const float hx = 0.15f + 0.6f * unit(rng), hy = 0.15f + 0.6f * unit(rng), hz = 0.15f + 0.6f * unit(rng);
-    const float cx = 1.0f + (size - 2.0f) * unit(rng), cy = 1.0f + (size - 2.0f) * unit(rng);
-    const float cz = height(cx, cy) + hz - 0.05f;  // sunk 5 cm into the ground
-    const double yaw = 2.0 * kPi * unit(rng), c = std::cos(yaw), s = std::sin(yaw);
-    uint32_t v[8];
-    for (int i = 0; i < 8; ++i) {
-      const double x = (i & 1 ? hx : -hx), y = (i & 2 ? hy : -hy), z = (i & 4 ? hz : -hz);
-      v[i] = m.vertex(float(cx + c * x - s * y), float(cy + s * x + c * y), float(cz + z));
-    }
-    for (const auto& f : faces) {
-      m.triangle(v[f[0]], v[f[1]], v[f[2]]);
-      m.triangle(v[f[0]], v[f[2]], v[f[3]]);
-    }
-  }
-  return m;
-}
-
 struct Terrain {
   std::string name;
   wr_scene scene = nullptr;
@@ -168,17 +110,6 @@ Terrain make_terrain(wr_context context, const std::string& name, const std::str
 }
 
 // ---- poses --------------------------------------------------------------------------------------
-
-// Quaternion (w, x, y, z) of yaw about +Z, then pitch about the new +Y (positive looks down),
-// then roll about the new +X.
-void ypr_quat(double yaw, double pitch, double roll, float* q) {
-  const double cy = std::cos(yaw / 2), sy = std::sin(yaw / 2), cp = std::cos(pitch / 2), sp = std::sin(pitch / 2),
-               cr = std::cos(roll / 2), sr = std::sin(roll / 2);
-  q[0] = float(cy * cp * cr + sy * sp * sr);
-  q[1] = float(cy * cp * sr - sy * sp * cr);
-  q[2] = float(cy * sp * cr + sy * cp * sr);
-  q[3] = float(sy * cp * cr - cy * sp * sr);
-}
 
 // Ground height under `count` random (x, y) in the inner 90% of the scene's footprint, found by
 // one render of a 1x1 plane-depth camera per point, looking straight down from above the scene.
@@ -220,21 +151,6 @@ std::vector<float> ground_points(wr_scene scene, uint32_t count, uint32_t seed, 
   return points;
 }
 
-// (n x 7) camera poses (w, x, y, z quaternions) standing on the first n ground points.
-std::vector<float> robot_poses(const std::vector<float>& ground, uint32_t n, std::mt19937& rng) {
-  std::uniform_real_distribution<double> unit(0.0, 1.0);
-  std::vector<float> poses(7 * size_t(n));
-  for (uint32_t i = 0; i < n; ++i) {
-    float* p = &poses[7 * size_t(i)];
-    p[0] = ground[3 * size_t(i)];
-    p[1] = ground[3 * size_t(i) + 1];
-    p[2] = ground[3 * size_t(i) + 2] + float(0.3 + 0.4 * unit(rng));
-    ypr_quat(2.0 * kPi * unit(rng), (15.0 + 30.0 * unit(rng)) * kPi / 180.0, (unit(rng) - 0.5) * 10.0 * kPi / 180.0,
-             p + 3);
-  }
-  return poses;
-}
-
 // ---- timing -------------------------------------------------------------------------------------
 
 // Holds a stream until opened, so that every timed render is enqueued before the GPU starts on the
@@ -268,7 +184,7 @@ Row time_config(const Terrain& t, const std::vector<float>& ground, uint32_t n, 
   row.n = n, row.width = width, row.height = height;
 
   wr_camera_desc desc;
-  wr_camera_desc_pinhole(&desc, width, height, 87.0f);
+  wr_camera_desc_pinhole(&desc, width, height, wr_bench::kHfovDegrees);
   desc.far_clip = far_clip;
   const size_t free_before = device_free_bytes();
   wr_sensor sensor = nullptr;
@@ -278,7 +194,7 @@ Row time_config(const Terrain& t, const std::vector<float>& ground, uint32_t n, 
   WR_OK(wr_sensor_memory(sensor, &stats));
   row.sensor_lib_bytes = stats.device_bytes;
 
-  const std::vector<float> poses = robot_poses(ground, n, rng);
+  const std::vector<float> poses = wr_bench::robot_poses(ground, n, rng);
   const size_t pixels = size_t(n) * width * height;
   row.output_bytes = double(pixels) * sizeof(float);
   float *d_poses = nullptr, *d_depth = nullptr;
@@ -349,7 +265,7 @@ int main(int argc, char** argv) {
   std::string csv_path;
   bool quick = false, sweep = false;
   int ordinal = 0;
-  float far_clip = 10.0f;
+  float far_clip = wr_bench::kFarClip;
   std::string obj_path = WR_SOURCE_DIR "/assets/parkour_terrain.obj";
   app.add_option("--csv", csv_path, "also write one CSV row per configuration to FILE");
   app.add_flag("--quick", quick, "a short run: N in {64, 1024}, 106x60 only, 1 warm-up + 5 timed renders");
@@ -421,13 +337,12 @@ int main(int argc, char** argv) {
       terrains.push_back(make_terrain(context, "parkour_terrain.obj", obj_path, nullptr));
     } else {
       std::printf("note: %s is missing; a generated 400x400 heightfield stands in for it\n\n", obj_path.c_str());
-      const Mesh stand_in = generated_terrain(400, 0.1f, 100, 42);
+      const Mesh stand_in = wr_bench::generated_terrain(400, 0.1f, 100, 42);
       terrains.push_back(make_terrain(context, "stand-in 400x400 heightfield", "", &stand_in));
     }
   }
   {
-    // 708 x 708 quads x 2 + 400 boxes x 12 = 1,007,328 triangles over a 70.8 m square.
-    const Mesh big = generated_terrain(708, 0.1f, 400, 7);
+    const Mesh big = wr_bench::million_triangle_terrain();
     terrains.push_back(make_terrain(context, "generated 708x708 + boxes", "", &big));
   }
 
