@@ -21,7 +21,7 @@ struct WarpTiles {
   uint64_t num_warps;
   uint64_t blocks;  // of block_threads threads
 
-  WR_HD static WarpTiles make(uint32_t width, uint32_t height, uint32_t num_envs,
+  WR_HD_MEMBER static WarpTiles make(uint32_t width, uint32_t height, uint32_t num_envs,
                               uint32_t tile_w_shift = kTileWShift, uint32_t block_threads = kBlockThreads) {
     WarpTiles g;
     g.width = width;
@@ -38,7 +38,7 @@ struct WarpTiles {
 
   // The pixel (u, v) of env `env` that global thread `thread` renders; false when the thread
   // falls outside every image (past the last warp, or in a partial tile's overhang).
-  WR_HD bool pixel_of(uint64_t thread, uint32_t* env, uint32_t* u, uint32_t* v) const {
+  WR_HD_MEMBER bool pixel_of(uint64_t thread, uint32_t* env, uint32_t* u, uint32_t* v) const {
     const uint64_t warp = thread / 32;
     const uint32_t lane = static_cast<uint32_t>(thread % 32);
     if (warp >= num_warps) return false;

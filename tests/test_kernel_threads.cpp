@@ -23,6 +23,10 @@
 #include "scene/obj_loader.h"
 #include "sensor/camera_model.h"
 
+// Compiled with the GPU's traversal (tests/CMakeLists.txt), which the CPU backend's host variant
+// must match bit for bit.
+static_assert(WR_SELECT_NODE_PLANES == 1 && WR_WHILE_WHILE_TRAVERSAL == 1, "the kernel's traversal variant");
+
 namespace {
 
 using wr_test::bits;

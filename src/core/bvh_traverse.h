@@ -40,6 +40,19 @@ struct TraceResult {
   bool overflowed;    // the fixed stack overflowed and the stackless walk finished the ray
 };
 
+// The GPU compiles this traversal in two places differently from the host, each chosen by what
+// is faster there (both visit the same nodes and give the same bits): how a node's planes are
+// read (intersect_node below) and the shape of the loop (trace_closest_hit). WR_TRAVERSE_AS_ON_GPU
+// compiles the GPU's choices on the host, so that a CPU test runs them (tests/CMakeLists.txt:
+// test_bvh_traverse_gpu_variant).
+#if defined(__CUDA_ARCH__) || defined(WR_TRAVERSE_AS_ON_GPU)
+#define WR_SELECT_NODE_PLANES 1
+#define WR_WHILE_WHILE_TRAVERSAL 1
+#else
+#define WR_SELECT_NODE_PLANES 0
+#define WR_WHILE_WHILE_TRAVERSAL 0
+#endif
+
 namespace detail {
 
 // The slab test of one node (intersect_ray_box), also handing back what the node points to.
@@ -50,13 +63,6 @@ namespace detail {
 // chosen once per ray; selecting them per node instead made the scalar path 25% slower here.
 // GPU: the node is read as two 16-byte loads (load_node) and the planes picked from registers
 // with selects; a register array indexed at a run-time offset would be moved to local memory.
-// WR_NODE_PLANES_BY_SELECT compiles the GPU variant on the host, so that a CPU test runs the
-// same selects (tests/CMakeLists.txt: test_bvh_traverse_gpu_variant).
-#if defined(__CUDA_ARCH__) || defined(WR_NODE_PLANES_BY_SELECT)
-#define WR_SELECT_NODE_PLANES 1
-#else
-#define WR_SELECT_NODE_PLANES 0
-#endif
 
 struct NodeSlabs {
   int near_x, near_y, near_z;  // 0 (bmin) or 4 (bmax): float offset of the entry plane in the node
@@ -122,6 +128,20 @@ WR_HD void intersect_leaf(const BvhView& bvh, NodeLink leaf, const RayTriangle& 
   }
 }
 
+// Pops the traversal stack (sp entries) down to the first node whose entry distance is not
+// beyond the closest hit so far (as conservative as the box test), into *node; false when none is
+// left, and the ray is done. The GPU's inner loop pops with this; the pop at the end of
+// trace_closest_hit's loop spells the same steps out, because GCC compiles the host's scalar
+// render 7% longer (in instructions, cachegrind) when that one goes through this function.
+WR_HD bool pop_unculled(const NodeLink* stack, const float* stack_entry, int* sp, float best_t, NodeLink* node) {
+  do {
+    if (*sp == 0) return false;
+    --*sp;
+  } while (stack_entry[*sp] > best_t * kRobustFarScale);
+  *node = stack[*sp];
+  return true;
+}
+
 // Stackless walk from the root (fixed child order), keeping and improving *best.
 template <class Probe>
 WR_HD void traverse_stackless(const BvhView& bvh, const RayBox& rb, const RayTriangle& rt, float tmin,
@@ -179,8 +199,22 @@ WR_HD TraceResult trace_closest_hit(const BvhView& bvh, Vec3 org, Vec3 dir, floa
   float stack_entry[kStackSize];
   int sp = 0;
   NodeLink node = node_link(root);
+
+  // The loop: inner nodes and leaves, each leaf followed by a pop. On the host one loop takes
+  // either kind of node per iteration. The GPU nests two loops (Aila and Laine, "Understanding
+  // the Efficiency of Ray Traversal on GPUs", HPG 2009: "while-while"): inner nodes until the
+  // ray reaches a leaf, then that leaf. Each ray visits the same nodes in the same order either
+  // way; on a GPU the lanes of a warp then descend together and test their leaves together,
+  // instead of the whole warp paying for a leaf whenever any one lane reaches one: 61% SIMT
+  // efficiency instead of 45% on the GPU benchmark's 1M-triangle terrain in the lockstep model
+  // of benchmarks/warp_model.cpp (results: cuda-warp-model-2026-11-30.md). On the host the
+  // nested loops cost the scalar path 7% more instructions and 25% more mispredicted branches.
   for (;;) {
-    if (node.count == 0) {
+#if WR_WHILE_WHILE_TRAVERSAL
+    while (node.count == 0) {  // GPU: inner nodes until a leaf
+#else
+    if (node.count == 0) {  // host: one inner node per iteration
+#endif
       probe.inner_node();
       const BvhNode* pair = bvh.nodes + node.first;
       detail::prefetch_below(bvh, pair[0]);
@@ -205,7 +239,14 @@ WR_HD TraceResult trace_closest_hit(const BvhView& bvh, Vec3 org, Vec3 dir, floa
         node = h0 ? l0 : l1;
         continue;
       }
+#if WR_WHILE_WHILE_TRAVERSAL
+      // Neither child is hit: the next node comes off the stack, still in the inner loop.
+      if (!detail::pop_unculled(stack, stack_entry, &sp, best.t, &node)) return best;
+    }
+    {  // the leaf the inner loop stopped at
+#else
     } else {
+#endif
       probe.leaf(leaf_triangle_count(node));
       detail::intersect_leaf(bvh, node, rt, tmin, &best);
     }

@@ -14,8 +14,9 @@
 // (src/cpu/packet_*.cpp) defines WR_HD as `static inline` before including anything: its
 // copies of these functions then stay private to it, and the linker can never hand an AVX-512
 // copy of an inline function to code that runs on a CPU without AVX-512.
-// Member functions cannot be `static`: they take WR_HD_MEMBER, and are kept to ones without
-// any arithmetic an instruction set could change (empty hooks such as NoTraversalProbe's).
+// Member functions cannot be `static`: they take WR_HD_MEMBER (plain `inline` on the host). Of
+// those, only empty ones (NoTraversalProbe's) may reach the wider-instruction-set translation
+// units, since the linker keeps one copy of an inline member program-wide.
 #if defined(__CUDACC__)
 #define WR_HD_MEMBER __host__ __device__ __forceinline__
 #else
