@@ -2,7 +2,8 @@
 // building (cmake -DWR_CUDA_TUNING="NAME=VALUE;..."): scripts/gpu-bundle.sh builds variants that
 // change one knob at a time, and scripts/gpu-check.sh times them side by side on one GPU, so a
 // default is changed on a measurement. (The SAH weights of CUDA scenes are knobs too:
-// WR_CUDA_BVH_* in src/scene/bvh_builder.h.)
+// WR_CUDA_BVH_* in src/scene/bvh_builder.h; and the traversal's loop shape,
+// WR_WHILE_WHILE_TRAVERSAL in src/core/bvh_traverse.h.)
 #pragma once
 
 // Each warp renders a tile of (1 << shift) x (32 >> shift) pixels of one env: 3 is 8x4.

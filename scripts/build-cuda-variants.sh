@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds libwr once per variant of the CUDA tuning knobs (kernels/cuda_tuning.h and WR_CUDA_BVH_*
-# in src/scene/bvh_builder.h), each changing one knob from the shipped values, for
+# Builds libwr once per variant of the CUDA tuning knobs (kernels/cuda_tuning.h, WR_CUDA_BVH_*
+# in src/scene/bvh_builder.h, the traversal's loop shape WR_WHILE_WHILE_TRAVERSAL in
+# src/core/bvh_traverse.h), each changing one knob from the shipped values, for
 # scripts/gpu-check.sh to time side by side on one GPU (wr-bench-gpu --sweep under each). Needs no
 # GPU. Reuses a configured build with CUDA on: a variant recompiles only the kernel and the C API
 # object, then the build is put back to the shipped values.
@@ -28,6 +29,7 @@ variants=(
   "min-blocks-16|WR_CUDA_MIN_BLOCKS_PER_SM=16"
   "bvh-cost4-leaf16|WR_CUDA_BVH_TRAVERSAL_COST=4.0f;WR_CUDA_BVH_MAX_LEAF=16"
   "bvh-cost1-leaf4|WR_CUDA_BVH_TRAVERSAL_COST=1.0f;WR_CUDA_BVH_MAX_LEAF=4"
+  "one-loop|WR_WHILE_WHILE_TRAVERSAL=0"  # the host's loop shape (core/bvh_traverse.h; wr-warp-model: -26%)
 )
 
 rm -rf "$out"

@@ -44,12 +44,16 @@ struct TraceResult {
 // is faster there (both visit the same nodes and give the same bits): how a node's planes are
 // read (intersect_node below) and the shape of the loop (trace_closest_hit). WR_TRAVERSE_AS_ON_GPU
 // compiles the GPU's choices on the host, so that a CPU test runs them (tests/CMakeLists.txt:
-// test_bvh_traverse_gpu_variant).
+// test_bvh_traverse_gpu_variant). A CUDA build may define WR_WHILE_WHILE_TRAVERSAL=0 to give
+// the kernel the host's one loop (WR_CUDA_TUNING: the tuning sweep times both shapes).
 #if defined(__CUDA_ARCH__) || defined(WR_TRAVERSE_AS_ON_GPU)
 #define WR_SELECT_NODE_PLANES 1
+#ifndef WR_WHILE_WHILE_TRAVERSAL
 #define WR_WHILE_WHILE_TRAVERSAL 1
+#endif
 #else
 #define WR_SELECT_NODE_PLANES 0
+#undef WR_WHILE_WHILE_TRAVERSAL
 #define WR_WHILE_WHILE_TRAVERSAL 0
 #endif
 
