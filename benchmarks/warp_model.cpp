@@ -233,7 +233,7 @@ double parse_number(const char* flag, const char* text) {
 
 int main(int argc, char** argv) {
   // SASS instructions of depth_kernel's branches, sm_90 (see the results file).
-  Costs costs{430, 90, 26, 150};
+  Costs costs{430, 78, 26, 150};
   uint32_t num_envs = 64, width = 106, height = 60;
   std::string obj_path = WR_SOURCE_DIR "/assets/parkour_terrain.obj";
   for (int i = 1; i < argc; ++i) {

@@ -40,13 +40,12 @@ struct TraceResult {
   bool overflowed;    // the fixed stack overflowed and the stackless walk finished the ray
 };
 
-// The GPU compiles this traversal in two places differently from the host, each chosen by what
-// is faster there (both visit the same nodes and give the same bits): how a node's planes are
-// read (intersect_node below) and the shape of the loop (trace_closest_hit). WR_TRAVERSE_AS_ON_GPU
-// compiles the GPU's choices on the host, so that a CPU test runs them (tests/CMakeLists.txt:
-// test_bvh_traverse_gpu_variant). A CUDA build may define WR_WHILE_WHILE_TRAVERSAL=0 to give
-// the kernel the host's one loop (WR_CUDA_TUNING: the tuning sweep times both shapes).
-#if defined(__CUDA_ARCH__) || defined(WR_TRAVERSE_AS_ON_GPU)
+// The GPU compiles this traversal differently from the host where that is faster there
+// (WR_GPU_TRAVERSAL, platform.h): how a node's planes are read (intersect_node below), the shape
+// of the loop (trace_closest_hit), and the slab interval's min and max (ray_box.h). A CUDA build
+// may define WR_WHILE_WHILE_TRAVERSAL=0 to give the kernel the host's one loop (WR_CUDA_TUNING:
+// the tuning sweep times both shapes).
+#if WR_GPU_TRAVERSAL
 #define WR_SELECT_NODE_PLANES 1
 #ifndef WR_WHILE_WHILE_TRAVERSAL
 #define WR_WHILE_WHILE_TRAVERSAL 1

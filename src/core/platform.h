@@ -23,6 +23,16 @@
 #define WR_HD_MEMBER inline
 #endif
 
+// 1 where the traversal is compiled as the GPU runs it: in device code, and on the host where
+// WR_TRAVERSE_AS_ON_GPU asks for it (the tests that check the GPU's variant on the CPU:
+// tests/CMakeLists.txt). Each place where the two differ says why (core/ray_box.h,
+// core/bvh_traverse.h); they visit the same nodes and give the same bits.
+#if defined(__CUDA_ARCH__) || defined(WR_TRAVERSE_AS_ON_GPU)
+#define WR_GPU_TRAVERSAL 1
+#else
+#define WR_GPU_TRAVERSAL 0
+#endif
+
 namespace wr {
 
 // Float helpers that behave identically on host and device (IEEE, no fast-math).
