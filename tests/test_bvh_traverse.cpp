@@ -12,8 +12,8 @@
 #include "scene/bvh_builder.h"
 
 #if defined(WR_TRAVERSE_AS_ON_GPU)  // built a second time as test_bvh_traverse_gpu_variant
-static_assert(WR_SELECT_NODE_PLANES == 1 && WR_WHILE_WHILE_TRAVERSAL == 1,
-              "the GPU's traversal (node test and loop shape) must be the one compiled here");
+static_assert(WR_GPU_TRAVERSAL == 1 && WR_SELECT_NODE_PLANES == 1 && WR_WHILE_WHILE_TRAVERSAL == 1,
+              "the GPU's traversal (slab test, node test, loop shape) must be the one compiled here");
 #endif
 
 using wr::Vec3;

@@ -7,6 +7,10 @@
 #include "core/ray_box.h"
 #include "core/ray_triangle.h"
 
+#if defined(WR_TRAVERSE_AS_ON_GPU)  // built a second time as test_ray_box_gpu_variant
+static_assert(WR_GPU_TRAVERSAL == 1, "the GPU's slab test must be the one compiled here");
+#endif
+
 using wr::Vec3;
 
 namespace {
