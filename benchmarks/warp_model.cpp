@@ -3,7 +3,8 @@
 //
 // Every pixel's ray is traced with the traversal the kernel runs (src/core, through a recording
 // probe: each iteration is an inner node or a leaf of k triangles), on the tree a CUDA context
-// builds (or the CPU's, for comparison). The rays are then grouped into warps exactly as the
+// builds, the CPU's, and the tuning sweep's other one (SAH traversal cost 1, leaves of up to 4);
+// WR_WARP_MODEL_BVH_GRID="cost/leaf,cost/leaf,..." replaces those three with its own list. The rays are then grouped into warps exactly as the
 // kernel groups them (kernels/warp_tiles.h, for every tile shape) and each warp is replayed in
 // lockstep, the SIMT model of Aila and Laine ("Understanding the Efficiency of Ray Traversal on
 // GPUs", HPG 2009), for two shapes of the traversal loop, which visit the same nodes in the same
@@ -16,7 +17,8 @@
 // A lane that has finished idles until the warp's last lane is done.
 //
 // Reported per terrain, BVH build options and tile shape:
-//   - per ray: loop iterations, inner nodes, leaves, triangles tested;
+//   - per ray: loop iterations, inner nodes, leaves, triangles tested; device bytes per
+//     triangle of the tree (nodes, parents, leaf blocks);
 //   - per loop shape, SIMT efficiency: the issue slots the lanes use / the slots the warp issues
 //     (32 per instruction), weighting inner nodes, leaf set-ups and triangles by their
 //     instruction counts; and the issue-bound rays/s that follows on an H200 (132 SMs x 4
@@ -275,8 +277,24 @@ int main(int argc, char** argv) {
     const char* name;
     wr::BvhBuildOptions options;
   };
-  wr::BvhBuildOptions cpu_options;  // the CPU contexts' defaults
-  const Options option_sets[] = {{"CUDA contexts", wr::cuda_bvh_build_options()}, {"CPU contexts", cpu_options}};
+  // The CUDA contexts' tree, the CPU's, and the tuning sweep's other variant (bvh-cost1-leaf4,
+  // scripts/build-cuda-variants.sh).
+  wr::BvhBuildOptions cpu_options, small_leaves;
+  small_leaves.traversal_cost = 1.0f;
+  small_leaves.max_leaf_size = 4;
+  std::vector<Options> option_sets = {
+      {"CUDA contexts", wr::cuda_bvh_build_options()}, {"CPU contexts", cpu_options}, {"sweep variant", small_leaves}};
+  if (const char* grid = std::getenv("WR_WARP_MODEL_BVH_GRID")) {  // "cost/leaf,cost/leaf,..." instead
+    option_sets.clear();
+    for (const char* p = grid; *p;) {
+      wr::BvhBuildOptions o;
+      char* end = nullptr;
+      o.traversal_cost = std::strtof(p, &end);
+      o.max_leaf_size = uint32_t(std::strtoul(end + 1, &end, 10));
+      option_sets.push_back({"grid", o});
+      p = *end ? end + 1 : end;
+    }
+  }
   constexpr double kH200LaneSlotsPerSecond = 132.0 * 4 * 1.98e9 * 32;
 
   wr_camera_desc desc;
@@ -292,8 +310,8 @@ int main(int argc, char** argv) {
               kH200LaneSlotsPerSecond);
   std::printf("| terrain | BVH options (traversal cost / max leaf) | tile | iterations/ray | inner nodes/ray | "
               "leaves/ray | triangles/ray | one loop: SIMT efficiency | G rays/s | "
-              "nested loops (the kernel): SIMT efficiency | G rays/s |\n");
-  std::printf("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+              "nested loops (the kernel): SIMT efficiency | G rays/s | device bytes/triangle |\n");
+  std::printf("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (const Terrain& terrain : terrains) {
     float lo[3], hi[3];
     bounds(terrain.vertices, lo, hi);
@@ -304,17 +322,21 @@ int main(int argc, char** argv) {
       const std::vector<float> poses =
           wr_bench::robot_poses(ground_points(bvh, lo, hi, num_envs, 100), num_envs, rng);
       const Traces traces = trace_all(bvh, desc, poses);
+      // What a CUDA context uploads: nodes, parents and leaf blocks.
+      const double bytes_per_triangle =
+          double(bvh.nodes.size() * sizeof(wr::BvhNode) + 4 * (bvh.parents.size() + bvh.leaf_words.size())) /
+          double(terrain.indices.size() / 3);
       for (uint32_t shift = 0; shift <= 5; ++shift) {
         const Tally t = replay(traces, shift, costs);
         const double rays = double(t.rays);
         const double per_ray = 32.0 * t.warp_issues / rays;
         const double ww = while_while_issues(traces, shift, costs);
-        std::printf("| %s | %s (%g / %u) | %ux%u | %.1f | %.1f | %.1f | %.1f | %.1f%% | %.2f | %.1f%% | %.2f |\n",
+        std::printf("| %s | %s (%g / %u) | %ux%u | %.1f | %.1f | %.1f | %.1f | %.1f%% | %.2f | %.1f%% | %.2f | %.1f |\n",
                     terrain.name.c_str(), o.name, double(o.options.traversal_cost), o.options.max_leaf_size,
                     1u << shift, 32u >> shift, double(t.iterations) / rays, double(t.inner) / rays,
                     double(t.leaves) / rays, double(t.triangles) / rays, 100.0 * t.lane_slots / (32.0 * t.warp_issues),
                     kH200LaneSlotsPerSecond / per_ray / 1e9, 100.0 * t.lane_slots / (32.0 * ww),
-                    kH200LaneSlotsPerSecond / (32.0 * ww / rays) / 1e9);
+                    kH200LaneSlotsPerSecond / (32.0 * ww / rays) / 1e9, bytes_per_triangle);
         std::fflush(stdout);
       }
     }
