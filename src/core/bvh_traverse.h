@@ -27,8 +27,8 @@ constexpr int kTraversalStackSize = 64;
 // What a traversal did, iteration by iteration, for tools that model its cost on a GPU
 // (benchmarks/warp_model.cpp replays a warp's 32 rays in lockstep): each iteration of the loop
 // visits either one inner node (both children's boxes tested) or one leaf (its triangles
-// tested). The default probe does nothing and compiles away: the kernel and the CPU paths are
-// the same instructions with or without this hook.
+// tested). The default probe does nothing and compiles away (the kernel's PTX is the same with
+// or without this hook).
 struct NoTraversalProbe {
   WR_HD_MEMBER void inner_node() const {}
   WR_HD_MEMBER void leaf(uint32_t /*triangles*/) const {}
@@ -208,7 +208,7 @@ WR_HD TraceResult trace_closest_hit(const BvhView& bvh, Vec3 org, Vec3 dir, floa
   // the Efficiency of Ray Traversal on GPUs", HPG 2009: "while-while"): inner nodes until the
   // ray reaches a leaf, then that leaf. Each ray visits the same nodes in the same order either
   // way; on a GPU the lanes of a warp then descend together and test their leaves together,
-  // instead of the whole warp paying for a leaf whenever any one lane reaches one: 61% SIMT
+  // instead of the whole warp paying for a leaf whenever any one lane reaches one: 64% SIMT
   // efficiency instead of 45% on the GPU benchmark's 1M-triangle terrain in the lockstep model
   // of benchmarks/warp_model.cpp (results: cuda-warp-model-2026-11-30.md). On the host the
   // nested loops cost the scalar path 7% more instructions and 25% more mispredicted branches.
