@@ -4,8 +4,9 @@
 // Every pixel's ray is traced with the traversal the kernel runs (src/core, through a recording
 // probe: each iteration is an inner node or a leaf of k triangles), on the tree a CUDA context
 // builds, the CPU's, and the tuning sweep's other one (SAH traversal cost 1, leaves of up to 4);
-// WR_WARP_MODEL_BVH_GRID="cost/leaf,cost/leaf,..." replaces those three with its own list. The rays are then grouped into warps exactly as the
-// kernel groups them (kernels/warp_tiles.h, for every tile shape) and each warp is replayed in
+// WR_WARP_MODEL_BVH_GRID="cost/leaf,cost/leaf,..." replaces those three with its own list. The
+// rays are then grouped into warps exactly as the kernel groups them (kernels/warp_tiles.h, for
+// every tile shape) and each warp is replayed in
 // lockstep, the SIMT model of Aila and Laine ("Understanding the Efficiency of Ray Traversal on
 // GPUs", HPG 2009), for two shapes of the traversal loop, which visit the same nodes in the same
 // order and differ only in what a warp's lanes wait for:
@@ -21,9 +22,9 @@
 //     triangle of the tree (nodes, parents, leaf blocks);
 //   - per loop shape, SIMT efficiency: the issue slots the lanes use / the slots the warp issues
 //     (32 per instruction), weighting inner nodes, leaf set-ups and triangles by their
-//     instruction counts; and the issue-bound rays/s that follows on an H200 (132 SMs x 4
-//     schedulers x 1.98 GHz x 32 lanes), an upper bound: memory latency, stalls and the
-//     per-pixel set-up come on top.
+//     instruction counts (the per-pixel set-up included); and the issue-bound rays/s that
+//     follows on an H200 (132 SMs x 4 schedulers x 1.98 GHz x 32 lanes), an upper bound: memory
+//     latency and stalls come on top.
 // The instruction counts are depth_kernel's SASS for sm_90 (nvcc 13.0, disassembled with
 // nvdisasm), counted in benchmarks/results/cuda-warp-model-2026-11-30.md; override them with
 // --setup, --inner, --leaf, --triangle after a change to the kernel.
@@ -32,7 +33,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -104,6 +104,18 @@ struct Tally {
   double warp_issues = 0;  // instructions the warps issue (each takes 32 lane slots)
 };
 
+// The recorded iterations [*first, *last) of the ray that lane `lane` of warp `warp` traces;
+// false for a lane the kernel leaves idle (past the last warp, or in a partial tile's overhang).
+bool lane_trace(const Traces& t, const wr::cuda::WarpTiles& tiles, uint64_t warp, uint32_t lane,
+                const uint16_t** first, const uint16_t** last) {
+  uint32_t env, u, v;
+  if (!tiles.pixel_of(warp * 32 + lane, &env, &u, &v)) return false;
+  const uint64_t pixel = uint64_t(env) * t.width * t.height + uint64_t(v) * t.width + u;
+  *first = t.events.data() + t.begin[pixel];
+  *last = t.events.data() + t.begin[pixel + 1];
+  return true;
+}
+
 // Replays the warps of one tile shape over the recorded traces, one loop (if/else) per iteration.
 Tally replay(const Traces& t, uint32_t tile_w_shift, const Costs& c) {
   const wr::cuda::WarpTiles tiles = wr::cuda::WarpTiles::make(t.width, t.height, t.num_envs, tile_w_shift);
@@ -113,12 +125,10 @@ Tally replay(const Traces& t, uint32_t tile_w_shift, const Costs& c) {
   for (uint64_t warp = 0; warp < tiles.num_warps; ++warp) {
     size_t longest = 0;
     for (uint32_t lane = 0; lane < 32; ++lane) {
-      uint32_t env, u, v;
+      const uint16_t* last = nullptr;
       lane_length[lane] = 0;
-      if (!tiles.pixel_of(warp * 32 + lane, &env, &u, &v)) continue;
-      const uint64_t pixel = uint64_t(env) * t.width * t.height + uint64_t(v) * t.width + u;
-      lane_events[lane] = t.events.data() + t.begin[pixel];
-      lane_length[lane] = t.begin[pixel + 1] - t.begin[pixel];
+      if (!lane_trace(t, tiles, warp, lane, &lane_events[lane], &last)) continue;
+      lane_length[lane] = size_t(last - lane_events[lane]);
       longest = std::max(longest, lane_length[lane]);
       ++tally.rays;
       tally.iterations += lane_length[lane];
@@ -163,12 +173,8 @@ double while_while_issues(const Traces& t, uint32_t tile_w_shift, const Costs& c
   const uint16_t* end[32];
   for (uint64_t warp = 0; warp < tiles.num_warps; ++warp) {
     for (uint32_t lane = 0; lane < 32; ++lane) {
-      uint32_t env, u, v;
       at[lane] = end[lane] = nullptr;
-      if (!tiles.pixel_of(warp * 32 + lane, &env, &u, &v)) continue;
-      const uint64_t pixel = uint64_t(env) * t.width * t.height + uint64_t(v) * t.width + u;
-      at[lane] = t.events.data() + t.begin[pixel];
-      end[lane] = t.events.data() + t.begin[pixel + 1];
+      lane_trace(t, tiles, warp, lane, &at[lane], &end[lane]);
     }
     issues += c.setup;
     for (;;) {
