@@ -38,7 +38,8 @@
 #include <vector>
 
 #include "core/bvh_traverse.h"
-#include "core/camera.h"
+#include "core/pixel_pipeline.h"
+#include "cuda_policy.h"
 #include "gpu_workload.h"
 #include "scene/bvh_builder.h"
 #include "scene/obj_loader.h"
@@ -80,9 +81,9 @@ Traces trace_all(const wr::Bvh& bvh, const wr_camera_desc& desc, const std::vect
     wr::RigidTransform camera{};
     const bool ok = wr::camera_from_body_pose(&poses[7 * size_t(e)], params, &camera);
     for (const wr::TemplateRay& ray : rays) {
-      if (ok) {  // the kernel's depth_thread: render_depth_pixel with the probe
+      if (ok) {  // the kernel's depth_thread: render_pixel with the probe
         const wr::PixelRay r = wr::make_pixel_ray(ray, camera, params);
-        (void)wr::trace_closest_hit<wr::kTraversalStackSize>(bvh.view(), camera.pos, r.dir, r.tmin, r.tmax, probe);
+        (void)wr::trace_closest_hit<wr::GpuTraversal>(bvh.view(), camera.pos, r.dir, r.tmin, r.tmax, probe);
       }
       t.begin.push_back(t.events.size());
     }
@@ -289,7 +290,7 @@ int main(int argc, char** argv) {
   small_leaves.traversal_cost = 1.0f;
   small_leaves.max_leaf_size = 4;
   std::vector<Options> option_sets = {
-      {"CUDA contexts", wr::cuda_bvh_build_options()}, {"CPU contexts", cpu_options}, {"sweep variant", small_leaves}};
+      {"CUDA contexts", wr::cuda::bvh_build_options()}, {"CPU contexts", cpu_options}, {"sweep variant", small_leaves}};
   if (const char* grid = std::getenv("WR_WARP_MODEL_BVH_GRID")) {  // "cost/leaf,cost/leaf,..." instead
     option_sets.clear();
     for (const char* p = grid; *p;) {

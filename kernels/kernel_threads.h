@@ -1,15 +1,21 @@
 // What one thread of each CUDA kernel does, as plain host/device code. The kernels of
-// cuda_backend.cu are launches of these functions and nothing else; tests/test_kernel_threads.cpp
+// cuda_kernels.cu are launches of these functions and nothing else; tests/test_kernel_threads.cpp
 // runs every thread of a launch on the CPU (an emulated grid, for every tile shape) and compares
 // the result with the CPU backend's, so the kernels' indexing, their handling of bad poses and
 // rays, and their output layout are checked without a GPU.
 #pragma once
 
-#include "core/camera.h"
+#include "core/pixel_pipeline.h"
+#include "core/traversal_variant.h"
+#include "cuda_tuning.h"
 #include "warp_tiles.h"
 
 namespace wr {
 namespace cuda {
+
+// The traversal as the kernels run it: the GPU's form, with the loop shape of the tuning knob.
+using CudaTraversal = TraversalVariant<WR_CUDA_NESTED_LOOPS != 0, GpuTraversal::select_node_planes,
+                                       GpuTraversal::minmax_slab>;
 
 // One pixel of the ray template: one 16-byte read-only load on the GPU.
 WR_HD TemplateRay load_template_ray(const TemplateRay* p) {
@@ -37,7 +43,7 @@ WR_HD bool depth_thread(uint64_t thread, const BvhView& bvh, const TemplateRay* 
     return false;
   }
   bool overflowed;
-  *out = render_depth_pixel(bvh, load_template_ray(rays + pixel), camera, params, &overflowed);
+  *out = render_pixel<CudaTraversal>(bvh, load_template_ray(rays + pixel), camera, params, &overflowed);
   return overflowed;
 }
 
@@ -60,7 +66,7 @@ WR_HD void intersect_thread(uint64_t i, const BvhView& bvh, const float* origins
     if (out_triangle) out_triangle[i] = kInvalidIndex;
     return;
   }
-  const TraceResult hit = trace_closest_hit(bvh, o, d, 0.0f, t_far);
+  const TraceResult hit = trace_closest_hit<CudaTraversal>(bvh, o, d, 0.0f, t_far);
   out_t[i] = hit.triangle != kInvalidIndex ? hit.t : infinity_();
   if (out_triangle) out_triangle[i] = hit.triangle;
 }

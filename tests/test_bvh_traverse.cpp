@@ -1,7 +1,8 @@
 // BVH traversal (src/core/bvh_traverse.h) against brute force over every triangle, with
 // the same watertight test: the results must be identical (distance and triangle id),
-// including when the fixed stack overflows and the stackless walk finishes the ray.
-// Built twice (tests/CMakeLists.txt): with the host's node test, and with the CUDA kernel's.
+// including when the fixed stack overflows and the stackless walk finishes the ray. Every case
+// runs for both forms of the traversal (core/traversal_variant.h): the host's and the GPU's
+// (nested loops, node planes by selects, FMNMX slab test), so the GPU's is checked without a GPU.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -10,11 +11,6 @@
 #include "core/bvh_traverse.h"
 #include "random_scenes.h"
 #include "scene/bvh_builder.h"
-
-#if defined(WR_TRAVERSE_AS_ON_GPU)  // built a second time as test_bvh_traverse_gpu_variant
-static_assert(WR_GPU_TRAVERSAL == 1 && WR_SELECT_NODE_PLANES == 1 && WR_WHILE_WHILE_TRAVERSAL == 1,
-              "the GPU's traversal (slab test, node test, loop shape) must be the one compiled here");
-#endif
 
 using wr::Vec3;
 
@@ -59,14 +55,14 @@ std::vector<RayCase> random_rays(uint32_t seed, int count, float extent) {
   return rays;
 }
 
-template <int kStack>
+template <class Variant, int kStack>
 int count_mismatches(const wr_test::SoupScene& s, const wr::Bvh& bvh, const std::vector<RayCase>& rays,
                      int* overflowed, int* hits) {
   int bad = 0;
   *overflowed = *hits = 0;
   for (const RayCase& r : rays) {
     const wr::TraceResult want = brute_force(s, r.o, r.d, r.tmin, r.tmax);
-    const wr::TraceResult got = wr::trace_closest_hit<kStack>(bvh.view(), r.o, r.d, r.tmin, r.tmax);
+    const wr::TraceResult got = wr::trace_closest_hit<Variant, kStack>(bvh.view(), r.o, r.d, r.tmin, r.tmax);
     *overflowed += got.overflowed;
     *hits += want.triangle != wr::kInvalidIndex;
     // Ties at the same distance may resolve to another id only if the ids' t are equal.
@@ -78,13 +74,13 @@ int count_mismatches(const wr_test::SoupScene& s, const wr::Bvh& bvh, const std:
 
 }  // namespace
 
-TEST_CASE("traversal equals brute force on random scenes") {
+TEMPLATE_TEST_CASE("traversal equals brute force on random scenes", "", wr::HostTraversal, wr::GpuTraversal) {
   for (uint32_t seed : {1u, 2u, 3u}) {
     const auto scene = wr_test::random_soup(seed, 3000, 10.0f);
     const wr::Bvh bvh = wr::build_bvh(scene.vertices.data(), scene.indices.data(), scene.num_triangles());
     const auto rays = random_rays(seed + 100, 3000, 8.0f);
     int overflowed, hits;
-    const int bad = count_mismatches<wr::kTraversalStackSize>(scene, bvh, rays, &overflowed, &hits);
+    const int bad = count_mismatches<TestType, wr::kTraversalStackSize>(scene, bvh, rays, &overflowed, &hits);
     INFO("seed " << seed << ": " << hits << " of " << rays.size() << " rays hit");
     CHECK(hits > 300);
     CHECK(bad == 0);
@@ -92,7 +88,7 @@ TEST_CASE("traversal equals brute force on random scenes") {
   }
 }
 
-TEST_CASE("traversal equals brute force on a heightfield (shared edges, many ties)") {
+TEMPLATE_TEST_CASE("traversal equals brute force on a heightfield (shared edges, many ties)", "", wr::HostTraversal, wr::GpuTraversal) {
   const auto scene = wr_test::random_heightfield(4, 60, 30.0f);
   const wr::Bvh bvh = wr::build_bvh(scene.vertices.data(), scene.indices.data(), scene.num_triangles());
   std::mt19937 rng(5);
@@ -100,28 +96,28 @@ TEST_CASE("traversal equals brute force on a heightfield (shared edges, many tie
   std::vector<RayCase> rays;
   for (int i = 0; i < 4000; ++i) rays.push_back({Vec3{xy(rng), xy(rng), z(rng)}, Vec3{dir(rng), dir(rng), -std::fabs(dir(rng))}, 0, INFINITY});
   int overflowed, hits;
-  CHECK(count_mismatches<wr::kTraversalStackSize>(scene, bvh, rays, &overflowed, &hits) == 0);
+  CHECK(count_mismatches<TestType, wr::kTraversalStackSize>(scene, bvh, rays, &overflowed, &hits) == 0);
   CHECK(hits > 2000);
 }
 
-TEST_CASE("stack overflow is detected and the ray still gets the exact answer") {
+TEMPLATE_TEST_CASE("stack overflow is detected and the ray still gets the exact answer", "", wr::HostTraversal, wr::GpuTraversal) {
   const auto scene = wr_test::random_soup(8, 5000, 10.0f);
   const wr::Bvh bvh = wr::build_bvh(scene.vertices.data(), scene.indices.data(), scene.num_triangles());
   const auto rays = random_rays(77, 2000, 8.0f);
   int overflowed, hits;
-  CHECK(count_mismatches<2>(scene, bvh, rays, &overflowed, &hits) == 0);  // a two-entry stack
+  CHECK(count_mismatches<TestType, 2>(scene, bvh, rays, &overflowed, &hits) == 0);  // a two-entry stack
   CHECK(overflowed > 100);
-  CHECK(count_mismatches<3>(scene, bvh, rays, &overflowed, &hits) == 0);
+  CHECK(count_mismatches<TestType, 3>(scene, bvh, rays, &overflowed, &hits) == 0);
   CHECK(overflowed > 0);
 }
 
-TEST_CASE("a one-triangle scene (root is a leaf) and rays that start inside the scene") {
+TEMPLATE_TEST_CASE("a one-triangle scene (root is a leaf) and rays that start inside the scene", "", wr::HostTraversal, wr::GpuTraversal) {
   const std::vector<float> v = {0, 0, 0, 1, 0, 0, 0, 1, 0};
   const std::vector<uint32_t> idx = {0, 1, 2};
   const wr::Bvh bvh = wr::build_bvh(v.data(), idx.data(), 1);
-  const auto hit = wr::trace_closest_hit(bvh.view(), Vec3{0.2f, 0.2f, 1}, Vec3{0, 0, -1}, 0, INFINITY);
+  const auto hit = wr::trace_closest_hit<TestType>(bvh.view(), Vec3{0.2f, 0.2f, 1}, Vec3{0, 0, -1}, 0, INFINITY);
   CHECK(hit.triangle == 0);
   CHECK(hit.t == 1.0f);
-  const auto miss = wr::trace_closest_hit(bvh.view(), Vec3{2, 2, 1}, Vec3{0, 0, -1}, 0, INFINITY);
+  const auto miss = wr::trace_closest_hit<TestType>(bvh.view(), Vec3{2, 2, 1}, Vec3{0, 0, -1}, 0, INFINITY);
   CHECK(miss.triangle == wr::kInvalidIndex);
 }

@@ -18,6 +18,7 @@
 
 #include "cpu/cpu_render.h"
 #include "cpu_render_reference.h"
+#include "cuda_policy.h"
 #include "deep_chain_bvh.h"
 #include "float_bits.h"
 #include "random_scenes.h"
@@ -165,7 +166,7 @@ TEST_CASE("SIMD packets on a BVH deeper than the stack: same depth, same overflo
 }
 
 TEST_CASE("depth does not depend on the BVH's build options: the CUDA contexts' tree renders the same") {
-  // CUDA contexts build with other SAH weights (cuda_bvh_build_options); traversal is exact, so
+  // CUDA contexts build with other SAH weights (kernels/cuda_policy.h); traversal is exact, so
   // every path on either tree gives the same bits. Terrain and soup, cameras anywhere.
   const wr::Mesh terrain = load_small_terrain();
   const auto soup = wr_test::random_soup(12, 3000, 10.0f);
@@ -173,7 +174,7 @@ TEST_CASE("depth does not depend on the BVH's build options: the CUDA contexts' 
       {terrain.vertices, terrain.indices}, {soup.vertices, soup.indices}};
   for (const auto& scene : scenes) {
     const wr::Bvh cpu_tree = build(scene.first, scene.second);
-    const wr::BvhBuildOptions cuda_options = wr::cuda_bvh_build_options();
+    const wr::BvhBuildOptions cuda_options = wr::cuda::bvh_build_options();
     const wr::Bvh cuda_tree =
         wr::build_bvh(scene.first.data(), scene.second.data(), scene.second.size() / 3, cuda_options);
     REQUIRE(cuda_tree.nodes.size() > cpu_tree.nodes.size());  // really another tree: smaller leaves
@@ -220,7 +221,7 @@ TEST_CASE("SIMD packets equal the scalar path with the largest leaves the layout
 
 TEST_CASE("SIMD packets equal the scalar path where the depth lands exactly on a clip bound") {
   // The packet path clamps depth as a vector and leaves lanes whose value equals near or far
-  // to pixel_depth() (IEEE lets fmax / fmin return either of +0 / -0; glibc's return the first
+  // to pixel_value() (IEEE lets fmax / fmin return either of +0 / -0; glibc's return the first
   // operand, as the vector clamp does, so on this platform both give the same bits either
   // way). Pinned here: values exactly on a bound. Cameras on a flat floor (depth 0 = near_clip,
   // from z = +0 and -0) and 2 m above it (centre ray: 2 = near or far exactly), range depth.

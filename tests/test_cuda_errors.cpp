@@ -204,7 +204,7 @@ TEST_CASE("cuda: an ordinal past the last device is an invalid argument naming i
   wr_context_release(c);
 }
 
-TEST_CASE("cuda: without a usable GPU, WR_DEVICE_CUDA fails with the CUDA error and the CPU still works",
+TEST_CASE("cuda: without a usable GPU, WR_DEVICE_CUDA fails with the reason and the CPU still works",
           "[cuda][errors]") {
   // Always runs: on a GPU machine it checks only the CPU half.
   for (int attempt = 0; attempt < 2; ++attempt) {  // a failed attempt leaves nothing broken behind
@@ -221,11 +221,17 @@ TEST_CASE("cuda: without a usable GPU, WR_DEVICE_CUDA fails with the CUDA error 
     CHECK(c == nullptr);
     CHECK_THAT(m, Catch::StartsWith("wr_context_create"));
     // This test's own CUDA runtime meets the same driver; where it fails, libwr must have
-    // reported that very error.
-    int devices = 0;
+    // reported that very error, or, where there is no driver at all, said so (the runtime's
+    // "insufficient driver" would send users to update a driver they do not have).
+    int devices = 0, driver = 0;
     const cudaError_t e = cudaGetDeviceCount(&devices);
     cudaGetLastError();
-    if (e != cudaSuccess) {
+    if (cudaDriverGetVersion(&driver) != cudaSuccess) driver = 0;
+    cudaGetLastError();
+    if (driver == 0) {
+      CHECK_THAT(m, Catch::Contains("no NVIDIA driver was found"));
+      CHECK_THAT(m, Catch::Contains("needs an NVIDIA driver of branch R"));
+    } else if (e != cudaSuccess) {
       CHECK_THAT(m, Catch::Contains(cudaGetErrorName(e)));
       CHECK_THAT(m, Catch::Contains(cudaGetErrorString(e)));
     } else {

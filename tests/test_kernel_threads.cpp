@@ -1,5 +1,5 @@
 // The CUDA kernels' per-thread code (kernels/kernel_threads.h), run on the CPU: every thread of
-// an emulated launch grid (blocks x kBlockThreads threads, as cuda_backend.cu launches them),
+// an emulated launch grid (blocks x kBlockThreads threads, as cuda_kernels.cu launches them),
 // for every tile shape WarpTiles allows, against the CPU backend (cpu_render, cpu_intersect)
 // bit for bit. This checks what the tests of the shared traversal cannot see: which pixel or ray
 // each thread writes, that every output is written and nothing past it, that a bad pose poisons
@@ -11,10 +11,12 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "cpu/cpu_intersect.h"
 #include "cpu_render_reference.h"
+#include "cuda_policy.h"
 #include "deep_chain_bvh.h"
 #include "float_bits.h"
 #include "kernel_threads.h"
@@ -23,9 +25,10 @@
 #include "scene/obj_loader.h"
 #include "sensor/camera_model.h"
 
-// Compiled with the GPU's traversal (tests/CMakeLists.txt), which the CPU backend's host variant
-// must match bit for bit.
-static_assert(WR_SELECT_NODE_PLANES == 1 && WR_WHILE_WHILE_TRAVERSAL == 1, "the kernel's traversal variant");
+// The kernels trace with the GPU's form of the traversal (core/traversal_variant.h), which the
+// CPU backend's host form must match bit for bit.
+static_assert(std::is_same<wr::cuda::CudaTraversal, wr::GpuTraversal>::value,
+              "the shipped kernels run the GPU's traversal");
 
 namespace {
 
@@ -55,7 +58,7 @@ TEST_CASE("an emulated depth launch equals the CPU backend bit for bit, for ever
   const wr::Mesh mesh = wr::load_obj(std::string(dir ? dir : ".") + "/assets/parkour_small.obj");
   // The tree a CUDA context builds.
   const wr::Bvh bvh = wr::build_bvh(mesh.vertices.data(), mesh.indices.data(), mesh.indices.size() / 3,
-                                    wr::cuda_bvh_build_options());
+                                    wr::cuda::bvh_build_options());
 
   wr_camera_desc desc;
   wr_camera_desc_pinhole(&desc, 37, 23, 87.0f);
@@ -142,7 +145,7 @@ TEST_CASE("an emulated depth launch over a BVH deeper than the stack: each overf
 TEST_CASE("an emulated intersect launch equals the CPU backend, and marks the rays the CPU rejects") {
   const wr_test::SoupScene soup = wr_test::random_soup(21, 2000, 10.0f);
   const wr::Bvh bvh =
-      wr::build_bvh(soup.vertices.data(), soup.indices.data(), soup.num_triangles(), wr::cuda_bvh_build_options());
+      wr::build_bvh(soup.vertices.data(), soup.indices.data(), soup.num_triangles(), wr::cuda::bvh_build_options());
   std::mt19937 rng(5);
   std::uniform_real_distribution<float> pos(-6, 6), dir(-1, 1), far(0, 12);
   const uint64_t count = 1000;  // not a multiple of the block size: threads past the end exist

@@ -1,17 +1,12 @@
 // The C API: argument checks at the boundary, handles with reference counts, and error
 // capture (api_guard.h). Each function either succeeds or leaves every object as it was.
-#include <cmath>
 #include <cstring>
 #include <string>
-#include <system_error>
-#include <thread>
 
 #include <wr/wr.h>
 
 #include "api/api_guard.h"
 #include "api/handles.h"
-#include "cpu/cpu_intersect.h"
-#include "cpu/cpu_simd.h"
 #include "scene/obj_loader.h"
 
 using wr::api_guard;
@@ -57,21 +52,13 @@ bool drop(Handle h) {  // true when this was the last reference
   return h->refs.fetch_sub(1, std::memory_order_acq_rel) == 1;
 }
 
-constexpr uint32_t kMaxThreads = 4096;
-
-wr_status create_cpu_context(const char* function, uint32_t num_threads, wr_context* out) {
+// A context around the device that make() returns.
+template <class Make>
+wr_status create_context(const char* function, wr_context* out, Make&& make) {
   return api_guard(function, [&] {
     require_non_null(function, out, "out");
-    if (num_threads > kMaxThreads)
-      fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": num_threads = " + std::to_string(num_threads) +
-                                          " exceeds " + std::to_string(kMaxThreads));
     auto context = std::make_unique<wr_context_>();
-    context->device = WR_DEVICE_CPU;
-    try {
-      context->pool = std::make_unique<wr::ThreadPool>(num_threads);
-    } catch (const std::system_error& e) {
-      fail(WR_ERROR_OUT_OF_MEMORY, std::string(function) + ": could not start the thread pool's threads: " + e.what());
-    }
+    context->device = make();
     *out = context.release();
   });
 }
@@ -101,41 +88,15 @@ void memory_of_tag(const char* fn, const wr::MemoryLedger& ledger, wr_memory_tag
   if (out_device_bytes) *out_device_bytes = ledger.bytes(wr::MemorySpace::kDevice, t);
 }
 
-// The tracing path of a wr_cpu_path value (AUTO excluded).
-wr::CpuSimd simd_of_path(int path) {
-  return path == WR_CPU_PATH_AVX512 ? wr::CpuSimd::kAvx512
-         : path == WR_CPU_PATH_AVX2 ? wr::CpuSimd::kAvx2
-                                    : wr::CpuSimd::kScalar;
-}
-
-// The path a CPU context renders with now.
-wr::CpuSimd cpu_simd_of(wr_context context) {
-  const int path = context->cpu_path.load();
-  return path == WR_CPU_PATH_AUTO ? wr::best_cpu_simd() : simd_of_path(path);
-}
-
-void require_cpu_context(const char* function, wr_context context) {
-  if (context->device != WR_DEVICE_CPU)
-    fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": context is a CUDA context; the CPU path applies to CPU "
-                                                            "contexts only");
-}
-
 wr_status create_scene(const char* function, wr_context context, const float* vertices, uint64_t num_vertices,
                        const uint32_t* indices, uint64_t num_triangles, wr_scene* out) {
   return api_guard(function, [&] {
     require_non_null(function, context, "context");
     require_non_null(function, out, "out");
     auto scene = std::make_unique<wr_scene_>();
-    const unsigned threads = context->pool ? context->pool->num_threads() : 0;
-    const wr::BvhBuildOptions options =
-        context->device == WR_DEVICE_CUDA ? wr::cuda_bvh_build_options() : wr::BvhBuildOptions{};
-    scene->scene =
-        std::make_unique<wr::Scene>(function, vertices, num_vertices, indices, num_triangles, threads, options);
-#if WR_WITH_CUDA
-    if (context->device == WR_DEVICE_CUDA)
-      scene->device_bvh =
-          wr::cuda::upload_bvh(function, context->ordinal, scene->scene->bvh(), &scene->scene->ledger());
-#endif
+    scene->scene = std::make_unique<wr::Scene>(function, vertices, num_vertices, indices, num_triangles,
+                                               context->device->bvh_build_options());
+    scene->device = context->device->create_scene(function, *scene->scene);
     // The handle and the Scene object are the scene's too (operator new'd right here).
     scene->scene->ledger().add(wr::MemorySpace::kHost, wr::MemoryTag::kObjects, sizeof(wr_scene_) + sizeof(wr::Scene));
     retain(context);
@@ -170,30 +131,21 @@ wr_status wr_context_create(wr_device device_enum, int ordinal, wr_context* out)
   // undefined behaviour in C++.
   int device;
   std::memcpy(&device, &device_enum, sizeof device);
-  if (device == WR_DEVICE_CPU) return create_cpu_context(fn, 0, out);
+  if (device == WR_DEVICE_CPU) return create_context(fn, out, [&] { return wr::make_cpu_backend(fn, 0); });
+  if (device == WR_DEVICE_CUDA && ordinal >= 0)
+    return create_context(fn, out, [&] { return wr::make_cuda_backend(fn, ordinal); });
   return api_guard(fn, [&] {
     require_non_null(fn, out, "out");
     if (device != WR_DEVICE_CUDA)
-      fail(WR_ERROR_INVALID_ARGUMENT,
-           std::string(fn) + ": device = " + std::to_string(device) +
-               ": must be WR_DEVICE_CPU or WR_DEVICE_CUDA");
-    if (ordinal < 0)
-      fail(WR_ERROR_INVALID_ARGUMENT, std::string(fn) + ": ordinal = " + std::to_string(ordinal) + ": must be >= 0");
-#if WR_WITH_CUDA
-    wr::cuda::open_device(fn, ordinal);
-    auto context = std::make_unique<wr_context_>();
-    context->device = WR_DEVICE_CUDA;
-    context->ordinal = ordinal;
-    *out = context.release();
-#else
-    fail(WR_ERROR_UNSUPPORTED, std::string(fn) + ": WR_DEVICE_CUDA asked for, but this libwr was built without "
-                                                 "CUDA (configure with -DWR_ENABLE_CUDA=ON where nvcc exists)");
-#endif
+      fail(WR_ERROR_INVALID_ARGUMENT, std::string(fn) + ": device = " + std::to_string(device) +
+                                          ": must be WR_DEVICE_CPU or WR_DEVICE_CUDA");
+    fail(WR_ERROR_INVALID_ARGUMENT, std::string(fn) + ": ordinal = " + std::to_string(ordinal) + ": must be >= 0");
   });
 }
 
 wr_status wr_context_create_cpu(uint32_t num_threads, wr_context* out) {
-  return create_cpu_context("wr_context_create_cpu", num_threads, out);
+  const char* fn = "wr_context_create_cpu";
+  return create_context(fn, out, [&] { return wr::make_cpu_backend(fn, num_threads); });
 }
 
 wr_status wr_context_num_threads(wr_context context, uint32_t* out) {
@@ -201,7 +153,7 @@ wr_status wr_context_num_threads(wr_context context, uint32_t* out) {
   return api_guard(fn, [&] {
     require_non_null(fn, context, "context");
     require_non_null(fn, out, "out");
-    *out = context->pool ? context->pool->num_threads() : 1;
+    *out = context->device->num_threads();
   });
 }
 
@@ -209,17 +161,9 @@ wr_status wr_context_set_cpu_path(wr_context context, wr_cpu_path path) {
   const char* fn = "wr_context_set_cpu_path";
   return api_guard(fn, [&] {
     require_non_null(fn, context, "context");
-    require_cpu_context(fn, context);
     int value;
     std::memcpy(&value, &path, sizeof value);  // C callers may pass any int
-    if (value < WR_CPU_PATH_AUTO || value > WR_CPU_PATH_AVX512)
-      fail(WR_ERROR_INVALID_ARGUMENT, std::string(fn) + ": path = " + std::to_string(value) +
-                                          " is not a wr_cpu_path (0 auto, 1 scalar, 2 avx2, 3 avx512)");
-    if (value != WR_CPU_PATH_AUTO && !wr::cpu_simd_supported(simd_of_path(value)))
-      fail(WR_ERROR_UNSUPPORTED, std::string(fn) + ": this CPU cannot run the " +
-                                     wr_cpu_path_string(static_cast<wr_cpu_path>(value)) +
-                                     " path (the fastest it runs: " + wr::cpu_simd_name(wr::best_cpu_simd()) + ")");
-    context->cpu_path.store(value);
+    context->device->set_cpu_path(fn, value);
   });
 }
 
@@ -228,12 +172,7 @@ wr_status wr_context_cpu_path(wr_context context, wr_cpu_path* out) {
   return api_guard(fn, [&] {
     require_non_null(fn, context, "context");
     require_non_null(fn, out, "out");
-    require_cpu_context(fn, context);
-    switch (cpu_simd_of(context)) {
-      case wr::CpuSimd::kAvx512: *out = WR_CPU_PATH_AVX512; break;
-      case wr::CpuSimd::kAvx2: *out = WR_CPU_PATH_AVX2; break;
-      default: *out = WR_CPU_PATH_SCALAR; break;
-    }
+    *out = static_cast<wr_cpu_path>(context->device->cpu_path(fn));
   });
 }
 
@@ -318,14 +257,7 @@ wr_status wr_sensor_create(wr_scene scene, const wr_camera_desc* desc, uint32_t 
     require_non_null(fn, out, "out");
     auto sensor = std::make_unique<wr_sensor_>();
     sensor->sensor = std::make_unique<wr::Sensor>(fn, *scene->scene, *desc, num_envs);
-#if WR_WITH_CUDA
-    if (scene->device_bvh) {
-      wr::Sensor& host = *sensor->sensor;
-      sensor->device_sensor =
-          wr::cuda::create_sensor(fn, scene->context->ordinal, *scene->device_bvh, host.ray_template().data(),
-                                  host.params(), desc->width, desc->height, num_envs, &host.ledger());
-    }
-#endif
+    sensor->device = scene->device->create_sensor(fn, *sensor->sensor);
     sensor->sensor->ledger().add(wr::MemorySpace::kHost, wr::MemoryTag::kObjects,
                                  sizeof(wr_sensor_) + sizeof(wr::Sensor));
     retain(scene);
@@ -340,15 +272,7 @@ wr_status wr_sensor_render(wr_sensor sensor, const float* body_poses, float* dep
     require_non_null(fn, sensor, "sensor");
     require_array(fn, body_poses, "body_poses");
     require_array(fn, depth_out, "depth_out");
-#if WR_WITH_CUDA
-    if (sensor->device_sensor) {
-      wr::cuda::render(fn, *sensor->device_sensor, body_poses, depth_out, stream);
-      return;
-    }
-#endif
-    (void)stream;  // CPU contexts run synchronously
-    wr_context context = sensor->scene->context;
-    sensor->sensor->render_cpu(*context->pool, cpu_simd_of(context), body_poses, depth_out);
+    sensor->device->render(fn, wr::RenderCall{body_poses, depth_out, stream});
   });
 }
 
@@ -367,13 +291,7 @@ wr_status wr_sensor_stack_overflows(wr_sensor sensor, uint64_t* out) {
   return api_guard(fn, [&] {
     require_non_null(fn, sensor, "sensor");
     require_non_null(fn, out, "out");
-#if WR_WITH_CUDA
-    if (sensor->device_sensor) {
-      *out = wr::cuda::stack_overflows(fn, *sensor->device_sensor);
-      return;
-    }
-#endif
-    *out = sensor->sensor->stack_overflows();
+    *out = sensor->device->stack_overflows(fn);
   });
 }
 
@@ -441,16 +359,7 @@ wr_status wr_scene_intersect(wr_scene scene, const float* origins, const float* 
     if (count == 0) fail(WR_ERROR_INVALID_ARGUMENT, std::string(fn) + ": count is 0: must be at least 1");
     if (count > (1ull << 40))
       fail(WR_ERROR_INVALID_ARGUMENT, std::string(fn) + ": count = " + std::to_string(count) + " exceeds 2^40 rays");
-#if WR_WITH_CUDA
-    if (scene->device_bvh) {
-      wr::cuda::intersect(fn, *scene->device_bvh, origins, directions, tmax, count, out_t, out_triangle, stream);
-      return;
-    }
-#endif
-    (void)stream;  // CPU contexts run synchronously
-    wr::validate_explicit_rays(fn, origins, directions, tmax, count);
-    wr::CpuIntersectJob job{scene->scene->view(), origins, directions, tmax, count, out_t, out_triangle};
-    wr::cpu_intersect(*scene->context->pool, job);
+    scene->device->intersect(fn, wr::IntersectCall{origins, directions, tmax, count, out_t, out_triangle, stream});
   });
 }
 

@@ -25,7 +25,7 @@ namespace wr {
 constexpr int kTraversalStackSize = 64;
 
 // What a traversal did, iteration by iteration, for tools that model its cost on a GPU
-// (benchmarks/warp_model.cpp replays a warp's 32 rays in lockstep): each iteration of the loop
+// (wr-warp-model replays a warp's 32 rays in lockstep): each iteration of the loop
 // visits either one inner node (both children's boxes tested) or one leaf (its triangles
 // tested). The default probe does nothing and compiles away (the kernel's PTX is the same with
 // or without this hook).
@@ -40,32 +40,12 @@ struct TraceResult {
   bool overflowed;    // the fixed stack overflowed and the stackless walk finished the ray
 };
 
-// The GPU compiles this traversal differently from the host where that is faster there
-// (WR_GPU_TRAVERSAL, platform.h): how a node's planes are read (intersect_node below), the shape
-// of the loop (trace_closest_hit), and the slab interval's min and max (ray_box.h). A CUDA build
-// may define WR_WHILE_WHILE_TRAVERSAL=0 to give the kernel the host's one loop (WR_CUDA_TUNING:
-// the tuning sweep times both shapes).
-#if WR_GPU_TRAVERSAL
-#define WR_SELECT_NODE_PLANES 1
-#ifndef WR_WHILE_WHILE_TRAVERSAL
-#define WR_WHILE_WHILE_TRAVERSAL 1
-#endif
-#else
-#define WR_SELECT_NODE_PLANES 0
-#undef WR_WHILE_WHILE_TRAVERSAL
-#define WR_WHILE_WHILE_TRAVERSAL 0
-#endif
-
 namespace detail {
 
 // The slab test of one node (intersect_ray_box), also handing back what the node points to.
 // Each slab's entry plane is bmin or bmax by the sign of the ray's direction on that axis,
-// chosen once per ray (NodeSlabs).
-//
-// Host: the planes are read at float offsets into the node (bmin and bmax sit 4 floats apart)
-// chosen once per ray; selecting them per node instead made the scalar path 25% slower here.
-// GPU: the node is read as two 16-byte loads (load_node) and the planes picked from registers
-// with selects; a register array indexed at a run-time offset would be moved to local memory.
+// chosen once per ray (NodeSlabs). How the planes are read is the variant's
+// (traversal_variant.h, select_node_planes).
 
 struct NodeSlabs {
   int near_x, near_y, near_z;  // 0 (bmin) or 4 (bmax): float offset of the entry plane in the node
@@ -75,27 +55,29 @@ WR_HD NodeSlabs make_node_slabs(const RayBox& rb) {
   return NodeSlabs{rb.neg[0] ? 4 : 0, rb.neg[1] ? 4 : 0, rb.neg[2] ? 4 : 0};
 }
 
+template <class Variant>
 WR_HD bool intersect_node(const RayBox& rb, const NodeSlabs& s, const BvhNode* node, float tmin, float tmax,
                           float* t_entry, NodeLink* link) {
-#if WR_SELECT_NODE_PLANES
-  const BvhNode n = load_node(node);
-  const bool hx = s.near_x != 0, hy = s.near_y != 0, hz = s.near_z != 0;  // entered through bmax
-  const float nx = ((hx ? n.bmax[0] : n.bmin[0]) - rb.org.x) * rb.inv_dir.x;
-  const float fx = ((hx ? n.bmin[0] : n.bmax[0]) - rb.org.x) * rb.inv_dir.x;
-  const float ny = ((hy ? n.bmax[1] : n.bmin[1]) - rb.org.y) * rb.inv_dir.y;
-  const float fy = ((hy ? n.bmin[1] : n.bmax[1]) - rb.org.y) * rb.inv_dir.y;
-  const float nz = ((hz ? n.bmax[2] : n.bmin[2]) - rb.org.z) * rb.inv_dir.z;
-  const float fz = ((hz ? n.bmin[2] : n.bmax[2]) - rb.org.z) * rb.inv_dir.z;
-  *link = node_link(n);
-#else
-  // The node as 8 floats: bmin[0..2], first, bmax[0..2], count; bmax[i] is f[4 + i].
-  const float* f = reinterpret_cast<const float*>(node);
-  const float nx = (f[s.near_x] - rb.org.x) * rb.inv_dir.x, fx = (f[4 - s.near_x] - rb.org.x) * rb.inv_dir.x;
-  const float ny = (f[1 + s.near_y] - rb.org.y) * rb.inv_dir.y, fy = (f[5 - s.near_y] - rb.org.y) * rb.inv_dir.y;
-  const float nz = (f[2 + s.near_z] - rb.org.z) * rb.inv_dir.z, fz = (f[6 - s.near_z] - rb.org.z) * rb.inv_dir.z;
-  *link = node_link(*node);
-#endif
-  return slab_interval(nx, fx, ny, fy, nz, fz, tmin, tmax, t_entry);
+  float nx, fx, ny, fy, nz, fz;
+  if constexpr (Variant::select_node_planes) {
+    const BvhNode n = load_node(node);
+    const bool hx = s.near_x != 0, hy = s.near_y != 0, hz = s.near_z != 0;  // entered through bmax
+    nx = ((hx ? n.bmax[0] : n.bmin[0]) - rb.org.x) * rb.inv_dir.x;
+    fx = ((hx ? n.bmin[0] : n.bmax[0]) - rb.org.x) * rb.inv_dir.x;
+    ny = ((hy ? n.bmax[1] : n.bmin[1]) - rb.org.y) * rb.inv_dir.y;
+    fy = ((hy ? n.bmin[1] : n.bmax[1]) - rb.org.y) * rb.inv_dir.y;
+    nz = ((hz ? n.bmax[2] : n.bmin[2]) - rb.org.z) * rb.inv_dir.z;
+    fz = ((hz ? n.bmin[2] : n.bmax[2]) - rb.org.z) * rb.inv_dir.z;
+    *link = node_link(n);
+  } else {
+    // The node as 8 floats: bmin[0..2], first, bmax[0..2], count; bmax[i] is f[4 + i].
+    const float* f = reinterpret_cast<const float*>(node);
+    nx = (f[s.near_x] - rb.org.x) * rb.inv_dir.x, fx = (f[4 - s.near_x] - rb.org.x) * rb.inv_dir.x;
+    ny = (f[1 + s.near_y] - rb.org.y) * rb.inv_dir.y, fy = (f[5 - s.near_y] - rb.org.y) * rb.inv_dir.y;
+    nz = (f[2 + s.near_z] - rb.org.z) * rb.inv_dir.z, fz = (f[6 - s.near_z] - rb.org.z) * rb.inv_dir.z;
+    *link = node_link(*node);
+  }
+  return slab_interval<Variant>(nx, fx, ny, fy, nz, fz, tmin, tmax, t_entry);
 }
 
 // Host only: starts loading what a node points to (its children pair, which shares one
@@ -133,9 +115,9 @@ WR_HD void intersect_leaf(const BvhView& bvh, NodeLink leaf, const RayTriangle& 
 
 // Pops the traversal stack (sp entries) down to the first node whose entry distance is not
 // beyond the closest hit so far (as conservative as the box test), into *node; false when none is
-// left, and the ray is done. The GPU's inner loop pops with this; the pop at the end of
+// left, and the ray is done. The nested loops' inner loop pops with this; the pop at the end of
 // trace_closest_hit's loop spells the same steps out, because GCC compiles the host's scalar
-// render 7% longer (in instructions, cachegrind) when that one goes through this function.
+// render to more instructions (cachegrind) when that one goes through this function.
 WR_HD bool pop_unculled(const NodeLink* stack, const float* stack_entry, int* sp, float best_t, NodeLink* node) {
   do {
     if (*sp == 0) return false;
@@ -146,14 +128,14 @@ WR_HD bool pop_unculled(const NodeLink* stack, const float* stack_entry, int* sp
 }
 
 // Stackless walk from the root (fixed child order), keeping and improving *best.
-template <class Probe>
+template <class Variant, class Probe>
 WR_HD void traverse_stackless(const BvhView& bvh, const RayBox& rb, const RayTriangle& rt, float tmin,
                               TraceResult* best, const Probe& probe) {
   uint32_t node = 0;
   for (;;) {
     const BvhNode& n = bvh.nodes[node];
     float entry;
-    if (intersect_ray_box(rb, n.bmin, n.bmax, tmin, best->t, &entry)) {
+    if (intersect_ray_box<Variant>(rb, n.bmin, n.bmax, tmin, best->t, &entry)) {
       if (n.count == 0) {
         probe.inner_node();
         node = n.first;  // descend to the left child
@@ -176,12 +158,70 @@ WR_HD void traverse_stackless(const BvhView& bvh, const RayBox& rb, const RayTri
   }
 }
 
+// The traversal's state between iterations (trace_closest_hit): what the node being visited
+// points to, and the stack of pushed children. Each stack entry keeps the pushed child's link
+// and the distance where the ray enters it, so a child whose entry lies beyond the closest hit
+// found since it was pushed is dropped without loading anything.
+// The GPU keeps this in local memory (it is indexed at run time). Aligned so that a link moves as
+// one 8-byte access there; the depth sp stays a variable of its own, which inside the struct would
+// be loaded and stored in local memory at every push and pop.
+template <int kStackSize>
+struct TraversalStack {
+  alignas(16) NodeLink stack[kStackSize];
+  alignas(16) float entry[kStackSize];
+};
+
+// One inner node `*node`: tests both children (read at once, they are adjacent, with their own
+// links, so descending needs no further load) and descends into the nearer one hit, pushing the
+// other if both are. Returns false when neither is hit: the next node must come off the stack.
+// Where the stack would overflow, the stackless walk finishes the ray exactly in *best and the
+// stack is emptied, so that the caller's pop ends the traversal.
+template <class Variant, int kStackSize, class Probe>
+WR_HD bool visit_inner_node(const BvhView& bvh, const RayBox& rb, const RayTriangle& rt, const NodeSlabs& slabs,
+                            float tmin, TraceResult* best, TraversalStack<kStackSize>* s, int* sp, NodeLink* node,
+                            const Probe& probe) {
+  probe.inner_node();
+  const BvhNode* pair = bvh.nodes + node->first;
+  prefetch_below(bvh, pair[0]);
+  prefetch_below(bvh, pair[1]);
+  float e0, e1;
+  NodeLink l0, l1;
+  const bool h0 = intersect_node<Variant>(rb, slabs, pair, tmin, best->t, &e0, &l0);
+  const bool h1 = intersect_node<Variant>(rb, slabs, pair + 1, tmin, best->t, &e1, &l1);
+  if (h0 && h1) {
+    if (*sp == kStackSize) {  // would overflow: finish exactly without a stack
+      best->overflowed = true;
+      traverse_stackless<Variant>(bvh, rb, rt, tmin, best, probe);
+      *sp = 0;
+      return false;
+    }
+    const bool first0 = e0 <= e1;
+    s->stack[*sp] = first0 ? l1 : l0;
+    s->entry[(*sp)++] = first0 ? e1 : e0;
+    *node = first0 ? l0 : l1;
+    return true;
+  }
+  if (h0 || h1) {
+    *node = h0 ? l0 : l1;
+    return true;
+  }
+  return false;
+}
+
+template <class Probe>
+WR_HD void visit_leaf(const BvhView& bvh, NodeLink leaf, const RayTriangle& rt, float tmin, TraceResult* best,
+                      const Probe& probe) {
+  probe.leaf(leaf_triangle_count(leaf));
+  intersect_leaf(bvh, leaf, rt, tmin, best);
+}
+
 }  // namespace detail
 
 // Nearest hit of the ray org + t*dir with t in [tmin, tmax] (inclusive). dir need not be
-// unit. kStackSize is a template parameter so tests can force the overflow path; `probe` sees
-// every iteration (NoTraversalProbe above).
-template <int kStackSize = kTraversalStackSize, class Probe = NoTraversalProbe>
+// unit. Variant: the host's or the GPU's form (traversal_variant.h); kStackSize is a template
+// parameter so tests can force the overflow path; `probe` sees every iteration
+// (NoTraversalProbe above).
+template <class Variant = HostTraversal, int kStackSize = kTraversalStackSize, class Probe = NoTraversalProbe>
 WR_HD TraceResult trace_closest_hit(const BvhView& bvh, Vec3 org, Vec3 dir, float tmin, float tmax,
                                     const Probe& probe = Probe()) {
   TraceResult best{tmax, kInvalidIndex, false};
@@ -190,74 +230,35 @@ WR_HD TraceResult trace_closest_hit(const BvhView& bvh, Vec3 org, Vec3 dir, floa
 
   const BvhNode root = load_node(bvh.nodes);
   float entry;
-  if (!intersect_ray_box(rb, root.bmin, root.bmax, tmin, tmax, &entry)) return best;
+  if (!intersect_ray_box<Variant>(rb, root.bmin, root.bmax, tmin, tmax, &entry)) return best;
 
-  // `node` is what the node being visited points to; its children are read (both at once,
-  // they are adjacent) together with their own links, so descending needs no further load.
-  // Each stack entry keeps the pushed child's link and the distance where the ray enters it,
-  // so a child whose entry lies beyond the closest hit found since it was pushed is dropped
-  // without loading anything.
   const detail::NodeSlabs slabs = detail::make_node_slabs(rb);
-  NodeLink stack[kStackSize];
-  float stack_entry[kStackSize];
+  detail::TraversalStack<kStackSize> s;
   int sp = 0;
   NodeLink node = node_link(root);
 
-  // The loop: inner nodes and leaves, each leaf followed by a pop. On the host one loop takes
-  // either kind of node per iteration. The GPU nests two loops (Aila and Laine, "Understanding
-  // the Efficiency of Ray Traversal on GPUs", HPG 2009: "while-while"): inner nodes until the
-  // ray reaches a leaf, then that leaf. Each ray visits the same nodes in the same order either
-  // way; on a GPU the lanes of a warp then descend together and test their leaves together,
-  // instead of the whole warp paying for a leaf whenever any one lane reaches one: 64% SIMT
-  // efficiency instead of 45% on the GPU benchmark's 1M-triangle terrain in the lockstep model
-  // of benchmarks/warp_model.cpp (results: cuda-warp-model-2026-11-30.md). On the host the
-  // nested loops cost the scalar path 7% more instructions and 25% more mispredicted branches.
+  // Inner nodes and leaves, each leaf followed by a pop; the loop's shape is the variant's
+  // (traversal_variant.h, nested_loops). Each ray visits the same nodes in the same order either
+  // way. Why the GPU nests the loops, and what the model of its warps says of it:
+  // tools' wr-warp-model, results in benchmarks/results/cuda-warp-model-2026-11-30.md.
   for (;;) {
-#if WR_WHILE_WHILE_TRAVERSAL
-    while (node.count == 0) {  // GPU: inner nodes until a leaf
-#else
-    if (node.count == 0) {  // host: one inner node per iteration
-#endif
-      probe.inner_node();
-      const BvhNode* pair = bvh.nodes + node.first;
-      detail::prefetch_below(bvh, pair[0]);
-      detail::prefetch_below(bvh, pair[1]);
-      float e0, e1;
-      NodeLink l0, l1;
-      const bool h0 = detail::intersect_node(rb, slabs, pair, tmin, best.t, &e0, &l0);
-      const bool h1 = detail::intersect_node(rb, slabs, pair + 1, tmin, best.t, &e1, &l1);
-      if (h0 && h1) {
-        if (sp == kStackSize) {  // would overflow: finish exactly without a stack
-          best.overflowed = true;
-          detail::traverse_stackless(bvh, rb, rt, tmin, &best, probe);
+    if constexpr (Variant::nested_loops) {
+      while (node.count == 0) {  // inner nodes until a leaf; one whose children are missed pops
+        if (!detail::visit_inner_node<Variant>(bvh, rb, rt, slabs, tmin, &best, &s, &sp, &node, probe) &&
+            !detail::pop_unculled(s.stack, s.entry, &sp, best.t, &node))
           return best;
-        }
-        const bool first0 = e0 <= e1;
-        stack[sp] = first0 ? l1 : l0;
-        stack_entry[sp++] = first0 ? e1 : e0;
-        node = first0 ? l0 : l1;
-        continue;
       }
-      if (h0 || h1) {
-        node = h0 ? l0 : l1;
-        continue;
-      }
-#if WR_WHILE_WHILE_TRAVERSAL
-      // Neither child is hit: the next node comes off the stack, still in the inner loop.
-      if (!detail::pop_unculled(stack, stack_entry, &sp, best.t, &node)) return best;
-    }
-    {  // the leaf the inner loop stopped at
-#else
+      detail::visit_leaf(bvh, node, rt, tmin, &best, probe);  // the leaf the inner loop stopped at
+    } else if (node.count == 0) {  // one inner node per iteration
+      if (detail::visit_inner_node<Variant>(bvh, rb, rt, slabs, tmin, &best, &s, &sp, &node, probe)) continue;
     } else {
-#endif
-      probe.leaf(leaf_triangle_count(node));
-      detail::intersect_leaf(bvh, node, rt, tmin, &best);
+      detail::visit_leaf(bvh, node, rt, tmin, &best, probe);
     }
     do {
       if (sp == 0) return best;
       --sp;
-    } while (stack_entry[sp] > best.t * kRobustFarScale);  // as conservative as the box test
-    node = stack[sp];
+    } while (s.entry[sp] > best.t * kRobustFarScale);  // as conservative as the box test
+    node = s.stack[sp];
   }
 }
 

@@ -1,9 +1,10 @@
-// Camera pose and per-pixel depth: the per-env and per-pixel work shared by the CPU backend
-// and the CUDA kernel. The ray template (one unit direction per pixel, camera frame) is
-// built once per sensor on the host (src/sensor/ray_template); here it is only read.
+// Camera pose math and the sensor constants every pixel reads, shared by the CPU backend and the
+// CUDA kernel. The ray template (one unit direction per pixel, camera frame) is built once per
+// sensor on the host (src/sensor/camera_model); here it is only read. What one pixel does with
+// them is the per-pixel pipeline (pixel_pipeline.h).
 #pragma once
 
-#include "bvh_traverse.h"
+#include "vec3.h"
 
 namespace wr {
 
@@ -80,41 +81,6 @@ WR_HD bool camera_from_body_pose(const float* body_pose, const DepthParams& p, R
   if (!pose_to_transform(body_pose, p.quat_order, &body)) return false;
   *camera = compose(body, p.mount);
   return true;
-}
-
-// The world-space ray of one pixel: the template direction turned by the camera, and the
-// distance interval [tmin, tmax] that the clip range allows (near/far divided by depth_scale,
-// since the reported value is t * depth_scale).
-struct PixelRay {
-  Vec3 dir;
-  float tmin, tmax;
-};
-
-WR_HD PixelRay make_pixel_ray(const TemplateRay& ray, const RigidTransform& camera, const DepthParams& p) {
-  PixelRay r;
-  r.dir = rotate(camera.rot, Vec3{ray.dir[0], ray.dir[1], ray.dir[2]});
-  r.tmin = p.near_clip / ray.depth_scale;
-  r.tmax = p.far_clip / ray.depth_scale;
-  return r;
-}
-
-// The reported value of a traced pixel. Rounding of t * depth_scale is clamped back into
-// [near, far] (see wr.h).
-WR_HD float pixel_depth(float t, uint32_t triangle, const TemplateRay& ray, const DepthParams& p) {
-  if (triangle == kInvalidIndex) return p.miss_value;
-  return fmin_(fmax_(t * ray.depth_scale, p.near_clip), p.far_clip);
-}
-
-// Depth of one pixel: trace the template ray from the camera and report its depth kind.
-// (The CPU's SIMD packet path, src/cpu/packet_traversal.h, builds its rays with the same two
-// functions above.)
-template <int kStackSize = kTraversalStackSize>
-WR_HD float render_depth_pixel(const BvhView& bvh, const TemplateRay& ray, const RigidTransform& camera,
-                               const DepthParams& p, bool* overflowed) {
-  const PixelRay r = make_pixel_ray(ray, camera, p);
-  const TraceResult hit = trace_closest_hit<kStackSize>(bvh, camera.pos, r.dir, r.tmin, r.tmax);
-  *overflowed = hit.overflowed;
-  return pixel_depth(hit.t, hit.triangle, ray, p);
 }
 
 }  // namespace wr

@@ -23,33 +23,27 @@
 #define WR_HD_MEMBER inline
 #endif
 
-// 1 where the traversal is compiled as the GPU runs it: in device code, and on the host where
-// WR_TRAVERSE_AS_ON_GPU asks for it (the tests that check the GPU's variant on the CPU:
-// tests/CMakeLists.txt). Each place where the two differ says why (core/ray_box.h,
-// core/bvh_traverse.h); they visit the same nodes and give the same bits.
-#if defined(__CUDA_ARCH__) || defined(WR_TRAVERSE_AS_ON_GPU)
-#define WR_GPU_TRAVERSAL 1
-#else
-#define WR_GPU_TRAVERSAL 0
-#endif
-
 namespace wr {
 
 // Float helpers that behave identically on host and device (IEEE, no fast-math).
 // fmin_/fmax_ follow IEEE minNum/maxNum: a NaN operand is ignored (the other is returned).
 // The robust ray/box test relies on that for the 0 * inf slabs of axis-parallel rays.
+// On the host they are written out as glibc's fminf/fmaxf compute them, bit for bit (on a tie of
+// +0 and -0 the second operand, as x86's minss/maxss; of two NaNs the first; checked by
+// tests/test_platform.cpp): GCC calls libm for __builtin_fmaxf, a call per pixel where these are
+// a compare and a select.
 WR_HD float fmin_(float a, float b) {
 #if defined(__CUDA_ARCH__)
   return fminf(a, b);
 #else
-  return __builtin_fminf(a, b);
+  return (a < b || b != b) ? a : b;
 #endif
 }
 WR_HD float fmax_(float a, float b) {
 #if defined(__CUDA_ARCH__)
   return fmaxf(a, b);
 #else
-  return __builtin_fmaxf(a, b);
+  return (a > b || b != b) ? a : b;
 #endif
 }
 WR_HD float fabs_(float a) { return a < 0.0f ? -a : a; }

@@ -4,6 +4,7 @@
 // 1 + 2*gamma(3) makes the test conservative, so traversal never loses a hit to rounding.
 #pragma once
 
+#include "traversal_variant.h"
 #include "vec3.h"
 
 namespace wr {
@@ -36,21 +37,20 @@ WR_HD void slab_near_far(F nx, F fx, F ny, F fy, F nz, F fz, F tmin, F tmax, F* 
 // The interval test shared by the box tests below: entered before it is left, with the far
 // side widened by kRobustFarScale.
 //
-// The GPU (WR_GPU_TRAVERSAL, platform.h) takes the maximum and minimum with fmax_/fmin_, one
-// instruction each (FMNMX) where a compare and a select take two: 12 of the 74 instructions of
-// an inner node's two children. They agree with slab_near_far: the accumulators start at tmin
-// and tmax, never NaN here, and both ignore a NaN slab value; a tie of +0 and -0 may keep the
-// other zero, which no comparison downstream can tell apart. On the host x86's maxss/minss are
-// the compare-and-select itself, and fmaxf/fminf longer.
+// Variant::minmax_slab (traversal_variant.h: the GPU's form) takes the maximum and minimum with
+// fmax_/fmin_. They agree with slab_near_far: the accumulators start at tmin and tmax, never NaN
+// here, and both ignore a NaN slab value; a tie of +0 and -0 may keep the other zero, which no
+// comparison downstream can tell apart.
+template <class Variant>
 WR_HD bool slab_interval(float nx, float fx, float ny, float fy, float nz, float fz, float tmin, float tmax,
                          float* t_entry) {
-#if WR_GPU_TRAVERSAL
-  *t_entry = fmax_(fmax_(fmax_(tmin, nx), ny), nz);
-  const float tfar = fmin_(fmin_(fmin_(tmax, fx), fy), fz);
-#else
   float tfar;
-  slab_near_far(nx, fx, ny, fy, nz, fz, tmin, tmax, t_entry, &tfar);
-#endif
+  if constexpr (Variant::minmax_slab) {
+    *t_entry = fmax_(fmax_(fmax_(tmin, nx), ny), nz);
+    tfar = fmin_(fmin_(fmin_(tmax, fx), fy), fz);
+  } else {
+    slab_near_far(nx, fx, ny, fy, nz, fz, tmin, tmax, t_entry, &tfar);
+  }
   return *t_entry <= tfar * kRobustFarScale;
 }
 
@@ -72,6 +72,7 @@ WR_HD RayBox make_ray_box(Vec3 org, Vec3 dir) {
 // gives 0 * inf = NaN for that plane; the comparisons below are written `s > acc ? s : acc`
 // so a NaN slab value never replaces the accumulator: such a ray lies in the closed slab,
 // and the slab does not constrain it (PBRT 3rd ed., section 3.1.2, uses the same idiom).
+template <class Variant = HostTraversal>
 WR_HD bool intersect_ray_box(const RayBox& r, const float bmin[3], const float bmax[3], float tmin, float tmax,
                              float* t_entry) {
   const float nx = ((r.neg[0] ? bmax[0] : bmin[0]) - r.org.x) * r.inv_dir.x;
@@ -80,7 +81,7 @@ WR_HD bool intersect_ray_box(const RayBox& r, const float bmin[3], const float b
   const float fy = ((r.neg[1] ? bmin[1] : bmax[1]) - r.org.y) * r.inv_dir.y;
   const float nz = ((r.neg[2] ? bmax[2] : bmin[2]) - r.org.z) * r.inv_dir.z;
   const float fz = ((r.neg[2] ? bmin[2] : bmax[2]) - r.org.z) * r.inv_dir.z;
-  return slab_interval(nx, fx, ny, fy, nz, fz, tmin, tmax, t_entry);
+  return slab_interval<Variant>(nx, fx, ny, fy, nz, fz, tmin, tmax, t_entry);
 }
 
 }  // namespace wr

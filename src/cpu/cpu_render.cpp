@@ -33,7 +33,7 @@ void render_tile(const TileGrid& grid, uint32_t env, uint32_t tile, bool valid, 
         continue;
       }
       bool overflowed;
-      image[pixel] = render_depth_pixel(job.bvh, job.rays[pixel], camera, job.params, &overflowed);
+      image[pixel] = render_pixel<HostTraversal>(job.bvh, job.rays[pixel], camera, job.params, &overflowed);
       overflows += overflowed;
     }
   }

@@ -1,12 +1,12 @@
 // CPU backend of the depth sensor: tiles of neighbouring pixels of one env per task, run on
 // the context's thread pool, traced as SIMD packets (cpu/packet_tile.h) where the CPU allows
-// and with the shared scalar traversal of src/core otherwise.
+// and through the per-pixel pipeline of src/core (core/pixel_pipeline.h) otherwise.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
 
-#include "core/camera.h"
+#include "core/pixel_pipeline.h"
 #include "cpu/cpu_simd.h"
 #include "cpu/thread_pool.h"
 

@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "core/camera.h"
+#include "core/pixel_pipeline.h"
 
 namespace wr {
 

@@ -22,7 +22,7 @@
 
 #include <string.h>
 
-#include "core/camera.h"
+#include "core/pixel_pipeline.h"
 #include "cpu/packet_tile.h"
 #include "cpu/simd_lanes.h"
 
@@ -36,7 +36,6 @@ struct Packet {
   LaneF inv_x, inv_y, inv_z;  // 1 / direction (ray_box.h)
   LaneF sx, sy, sz;           // shear constants of the triangle test (ray_triangle.h)
   LaneF tmin;
-  LaneF depth_scale;          // of each lane's template ray (camera.h)
   LaneF best_t;               // closest hit so far, tmax before any
   LaneU best_id;              // its input triangle id, kInvalidIndex before any
   LaneI kx, ky, kz;           // per-lane axis permutation (mixed packets only)
@@ -76,9 +75,9 @@ __attribute__((always_inline)) inline LaneBits packet_hits_box(const Packet& p, 
   return le_bits(*entry, tfar * kRobustFarScale) & p.active;
 }
 
-// intersect_leaf() of bvh_traverse.h for every active lane. The block's corners are shared
-// by its triangles, so each corner is taken relative to the shared origin and sheared
-// (ray_triangle.h: Ax = (a[kx] - ox) - sx * Akz, ...) once per leaf, not once per triangle
+// intersect_leaf() of bvh_traverse.h for every active lane, through the steps of the watertight
+// test (ray_triangle.h) over lanes. The block's corners are shared by its triangles, so each
+// corner is taken relative to the shared origin and sheared once per leaf, not once per triangle
 // that uses it: the same operations on the same operands, so the same bits.
 template <bool kUniform>
 __attribute__((always_inline)) inline void packet_intersect_leaf(const BvhView& bvh, const BvhNode& leaf,
@@ -92,44 +91,37 @@ __attribute__((always_inline)) inline void packet_intersect_leaf(const BvhView& 
     float c[3];
     load_leaf_vertex(block, v, c);
     if (kUniform) {
-      const float ckz = c[p->ukz] - p->org[p->ukz];
-      X[v] = splat(c[p->ukx] - p->org[p->ukx]) - p->sx * ckz;
-      Y[v] = splat(c[p->uky] - p->org[p->uky]) - p->sy * ckz;
-      Z[v] = p->sz * ckz;
+      shear_corner(c[p->ukx] - p->org[p->ukx], c[p->uky] - p->org[p->uky], c[p->ukz] - p->org[p->ukz], p->sx, p->sy,
+                   p->sz, &X[v], &Y[v], &Z[v]);
     } else {
       const float d[3] = {c[0] - p->org[0], c[1] - p->org[1], c[2] - p->org[2]};
       const auto pick = [&d](const LaneI& axis) {
         return axis == 0 ? splat(d[0]) : (axis == 1 ? splat(d[1]) : splat(d[2]));
       };
-      const LaneF ckz = pick(p->kz);
-      X[v] = pick(p->kx) - p->sx * ckz;
-      Y[v] = pick(p->ky) - p->sy * ckz;
-      Z[v] = p->sz * ckz;
+      shear_corner(pick(p->kx), pick(p->ky), pick(p->kz), p->sx, p->sy, p->sz, &X[v], &Y[v], &Z[v]);
     }
   }
   for (uint32_t i = 0; i < block.triangles; ++i) {
     const uint32_t corners = block.corners[i];
     const uint32_t ia = corner_index(corners, 0), ib = corner_index(corners, 1), ic = corner_index(corners, 2);
     const LaneF &Ax = X[ia], &Ay = Y[ia], &Bx = X[ib], &By = Y[ib], &Cx = X[ic], &Cy = Y[ic];
-    LaneF U = Cx * By - Cy * Bx;
-    LaneF V = Ax * Cy - Ay * Cx;
-    LaneF W = Bx * Ay - By * Ax;
+    LaneF U, V, W;
+    edge_functions(Ax, Ay, Bx, By, Cx, Cy, &U, &V, &W);
     LaneBits on_edge = (eq_bits(U, zero) | eq_bits(V, zero) | eq_bits(W, zero)) & p->active;
     while (on_edge) {  // decided in double, lane by lane, as the scalar test does
       const int l = __builtin_ctz(on_edge);
       on_edge &= on_edge - 1;
-      U[l] = static_cast<float>(static_cast<double>(Cx[l]) * By[l] - static_cast<double>(Cy[l]) * Bx[l]);
-      V[l] = static_cast<float>(static_cast<double>(Ax[l]) * Cy[l] - static_cast<double>(Ay[l]) * Cx[l]);
-      W[l] = static_cast<float>(static_cast<double>(Bx[l]) * Ay[l] - static_cast<double>(By[l]) * Ax[l]);
+      float u, v, w;
+      edge_functions_exact(Ax[l], Ay[l], Bx[l], By[l], Cx[l], Cy[l], &u, &v, &w);
+      U[l] = u, V[l] = v, W[l] = w;
     }
     const LaneBits outside = (lt_bits(U, zero) | lt_bits(V, zero) | lt_bits(W, zero)) &
                              (lt_bits(zero, U) | lt_bits(zero, V) | lt_bits(zero, W));
     const LaneF det = U + V + W;
     LaneBits hit = ~outside & ne_bits(det, zero) & p->active;
     // No branch on `hit` from here: whether any lane is inside is as good as random, and a
-    // mispredicted branch costs more than the division (measured: 5-10% faster).
-    const LaneF T = U * Z[ia] + V * Z[ib] + W * Z[ic];
-    const LaneF t = T / det;
+    // mispredicted branch costs more than the division (cpu-design-decisions-2026-11-30.md).
+    const LaneF t = hit_numerator(U, V, W, Z[ia], Z[ib], Z[ic]) / det;
     const LaneU id = LaneU{} + block.ids[i];
     // In [tmin, best_t], and closer, or as close with a lower id (intersect_leaf()).
     hit &= le_bits(p->tmin, t) & le_bits(t, p->best_t) & (lt_bits(t, p->best_t) | bits_of(id < p->best_id));
@@ -140,8 +132,8 @@ __attribute__((always_inline)) inline void packet_intersect_leaf(const BvhView& 
 
 // prefetch_below() of bvh_traverse.h, with all of a leaf: a packet reads the whole block
 // (corners, corner words, and the ids, which the branch-free test above loads for every
-// triangle), so one prefetch per 64 bytes of it. (Measured: the scalar path's first-line-only
-// prefetch was 8% slower with 40-byte triangles; leaving out the ids here is 2% slower.)
+// triangle), so one prefetch per 64 bytes of it: faster than the scalar path's first line only,
+// and than leaving out the ids (benchmarks/results/cpu-design-decisions-2026-11-30.md).
 __attribute__((always_inline)) inline void prefetch_below_packet(const BvhView& bvh, const BvhNode& n) {
   if (n.count == 0) {
     __builtin_prefetch(bvh.nodes + n.first);
@@ -236,7 +228,6 @@ bool setup_packet(const PacketTile& tile, uint32_t u0, uint32_t v0, Packet* p) {
   const LaneF dx = r[0] * tx + r[1] * ty + r[2] * tz;
   const LaneF dy = r[3] * tx + r[4] * ty + r[5] * tz;
   const LaneF dz = r[6] * tx + r[7] * ty + r[8] * tz;
-  p->depth_scale = scale;
   p->tmin = tile.params->near_clip / scale;
   p->best_t = tile.params->far_clip / scale;
   p->best_id = LaneU{} + kInvalidIndex;
@@ -268,42 +259,36 @@ bool setup_packet(const PacketTile& tile, uint32_t u0, uint32_t v0, Packet* p) {
   return uniform;
 }
 
-// pixel_depth() of camera.h for every lane: t * depth_scale clamped into [near, far], or the
-// miss value. Lanes where the product equals a bound (or is NaN) are left to pixel_depth()
-// itself and returned in *scalar: fmax / fmin may return either zero when both are zeros.
-LaneF packet_depth(const Packet& p, const DepthParams& params, LaneBits* scalar) {
-  const LaneF x = p.best_t * p.depth_scale;
-  const LaneF near = splat(params.near_clip), far = splat(params.far_clip);
-  LaneF depth = blend(lt_bits(x, near), near, x);
-  depth = blend(lt_bits(far, depth), far, depth);
-  const LaneBits miss = bits_of(p.best_id == kInvalidIndex);
-  *scalar = (eq_bits(x, near) | eq_bits(x, far) | ne_bits(x, x)) & ~miss & p.active;
-  return blend(miss, splat(params.miss_value), depth);
+// The packet's pixels one by one through the whole per-pixel pipeline (render_pixel): for a
+// packet whose traversal would overflow its stack, where the scalar path overflows too and
+// finishes each ray exactly. Kept out of line: inlined, it made the packets' common path longer.
+__attribute__((noinline)) uint64_t render_packet_scalar(const PacketTile& tile, const Packet& p, uint32_t u0,
+                                                        uint32_t v0) {
+  uint64_t overflows = 0;
+  for (int l = 0; l < kLanes; ++l) {
+    if (!(p.active >> l & 1u)) continue;
+    const size_t pixel = static_cast<size_t>(v0 + l / kPacketW) * tile.width + u0 + l % kPacketW;
+    bool overflowed;
+    tile.image[pixel] = render_pixel<HostTraversal>(tile.bvh, tile.rays[pixel], tile.camera, *tile.params, &overflowed);
+    overflows += overflowed;
+  }
+  return overflows;
 }
 
-// Renders pixels [u0, u0 + kPacketW) x [v0, v0 + kPacketH) of the tile (clipped to it).
+// Renders pixels [u0, u0 + kPacketW) x [v0, v0 + kPacketH) of the tile (clipped to it): the
+// packet's rays traced together, then each lane's hit handed to the pipeline's value stage
+// (pixel_value), which everything after the trace goes through on every path.
 uint64_t render_packet(const PacketTile& tile, uint32_t u0, uint32_t v0) {
   Packet p;
   const bool uniform = setup_packet(tile, u0, v0, &p);
   const bool done = uniform ? trace_packet<true>(tile.bvh, &p) : trace_packet<false>(tile.bvh, &p);
-  uint64_t overflows = 0;
-  LaneBits scalar_depth;
-  const LaneF depth = packet_depth(p, *tile.params, &scalar_depth);
+  if (!done) return render_packet_scalar(tile, p, u0, v0);
   for (int l = 0; l < kLanes; ++l) {
     if (!(p.active >> l & 1u)) continue;
-    const uint32_t u = u0 + l % kPacketW, v = v0 + l / kPacketW;
-    const size_t pixel = static_cast<size_t>(v) * tile.width + u;
-    if (!done) {  // the stack would have overflowed: the scalar path finishes these rays exactly
-      bool overflowed;
-      tile.image[pixel] = render_depth_pixel(tile.bvh, tile.rays[pixel], tile.camera, *tile.params, &overflowed);
-      overflows += overflowed;
-    } else if (scalar_depth >> l & 1u) {
-      tile.image[pixel] = pixel_depth(p.best_t[l], p.best_id[l], tile.rays[pixel], *tile.params);
-    } else {
-      tile.image[pixel] = depth[l];
-    }
+    const size_t pixel = static_cast<size_t>(v0 + l / kPacketW) * tile.width + u0 + l % kPacketW;
+    tile.image[pixel] = pixel_value(p.best_t[l], p.best_id[l], tile.rays[pixel], *tile.params);
   }
-  return overflows;
+  return 0;
 }
 
 uint64_t render_tile_packets(const PacketTile& tile) {

@@ -49,4 +49,23 @@ class MemoryLedger {
   std::atomic<uint64_t> bytes_[2][static_cast<int>(MemoryTag::kCount)] = {};
 };
 
+// Bytes recorded in a ledger for as long as this lives: an object's own size, held as a member of
+// the object (sizeof of the enclosing class is known in a default member initializer).
+class LedgerRecord {
+ public:
+  LedgerRecord(MemoryLedger* ledger, MemorySpace space, MemoryTag tag, uint64_t bytes) noexcept
+      : ledger_(ledger), space_(space), tag_(tag), bytes_(bytes) {
+    ledger_->add(space_, tag_, bytes_);
+  }
+  ~LedgerRecord() { ledger_->remove(space_, tag_, bytes_); }
+  LedgerRecord(const LedgerRecord&) = delete;
+  LedgerRecord& operator=(const LedgerRecord&) = delete;
+
+ private:
+  MemoryLedger* ledger_;
+  MemorySpace space_;
+  MemoryTag tag_;
+  uint64_t bytes_;
+};
+
 }  // namespace wr

@@ -30,10 +30,10 @@ class TrackedAllocator {
 
   // Arrays of 2 MiB and more start on a 2 MiB boundary, so that where Linux hands out
   // transparent huge pages by itself (THP "always") they can be backed by them. They do not
-  // ask for them (madvise(MADV_HUGEPAGE)): measured on the bundled terrain with Debian's
-  // default THP settings, asking made the fastest BVH build 2% faster but the median one
-  // 20-30% slower (a fault in an madvised range compacts memory on the spot when no huge page
-  // is free) and traversal of the 11 MiB BVH no faster.
+  // ask for them (madvise(MADV_HUGEPAGE)): with Debian's default THP settings, asking made the
+  // median BVH build slower (a fault in an madvised range compacts memory on the spot when no
+  // huge page is free) and traversal no faster
+  // (benchmarks/results/cpu-design-decisions-2026-11-30.md).
   T* allocate(std::size_t n) {
     const std::size_t bytes = n * sizeof(T);
     T* p = static_cast<T*>(::operator new(bytes, std::align_val_t(alignment(bytes))));

@@ -21,32 +21,13 @@ struct BvhBuildOptions {
   float traversal_cost = 4.0f;    // SAH cost of visiting an inner node. 4 (with leaves of up
                                   // to 16): the CPU's 4x4 packets test a triangle for 16 rays
                                   // in a few instructions but wait on memory at every node, so
-                                  // fewer, fuller leaves trace the bundled terrain ~10% faster
-                                  // than cost 2 and leaves of 8, the scalar path as fast, and
-                                  // take less memory ...
+                                  // fewer, fuller leaves trace faster and take less memory
+                                  // (benchmarks/results/cpu-design-decisions-2026-11-30.md) ...
   float intersection_cost = 1.0f; // ... relative to testing one triangle
   MemoryLedger* ledger = nullptr; // where the result and the transient build arrays are accounted
   bool full_sweep = false;        // reference quality: SAH at every split position (slow; tests
                                   // and benchmarks use it to judge the binned build)
 };
-
-// The defaults above are tuned for the CPU's packet traversal. CUDA contexts build with the
-// SAH weights the GPU kernel was written for (traversal cost 2, leaves of up to 8: one thread
-// per ray tests every triangle of a leaf alone) until a GPU run says otherwise; the trees
-// differ, the depth does not (traversal is exact either way). Both are build-time knobs, like
-// those of kernels/cuda_tuning.h, so that scripts/gpu-check.sh can time variants side by side.
-#ifndef WR_CUDA_BVH_TRAVERSAL_COST
-#define WR_CUDA_BVH_TRAVERSAL_COST 2.0f
-#endif
-#ifndef WR_CUDA_BVH_MAX_LEAF
-#define WR_CUDA_BVH_MAX_LEAF 8
-#endif
-inline BvhBuildOptions cuda_bvh_build_options() {
-  BvhBuildOptions options;
-  options.traversal_cost = WR_CUDA_BVH_TRAVERSAL_COST;
-  options.max_leaf_size = WR_CUDA_BVH_MAX_LEAF;
-  return options;
-}
 
 // Zero-area triangles are left out (they are never hit), so the leaves may hold fewer
 // triangles than the input; a scene with no other triangle gets a root with an empty box.

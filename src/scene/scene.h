@@ -11,10 +11,10 @@ namespace wr {
 class Scene {
  public:
   // Validates the arrays (see mesh_validation.h; `function` prefixes error messages) and
-  // builds the BVH with `options` (their thread count and ledger are replaced by
-  // `build_threads`, 0: all hardware threads, and this scene's ledger).
+  // builds the BVH with `options` (the device's: DeviceBackend::bvh_build_options; their ledger
+  // is replaced by this scene's).
   Scene(const char* function, const float* vertices, uint64_t num_vertices, const uint32_t* indices,
-        uint64_t num_triangles, unsigned build_threads, BvhBuildOptions options = BvhBuildOptions{});
+        uint64_t num_triangles, BvhBuildOptions options = BvhBuildOptions{});
 
   const Bvh& bvh() const { return bvh_; }
   BvhView view() const { return bvh_.view(); }

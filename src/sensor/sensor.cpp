@@ -5,7 +5,6 @@
 #include <string>
 
 #include "common/status_error.h"
-#include "cpu/cpu_render.h"
 #include "sensor/camera_model.h"
 
 namespace wr {
@@ -38,22 +37,6 @@ void validate_body_poses(const char* function, const float* body_poses, uint32_t
                                         (finite ? ": the quaternion is zero" : ": not finite") +
                                         "; nothing was rendered");
   }
-}
-
-void Sensor::render_cpu(ThreadPool& pool, CpuSimd simd, const float* body_poses, float* depth_out) {
-  validate_body_poses("wr_sensor_render", body_poses, num_envs_, params_.quat_order);
-  CpuRenderJob job;
-  job.bvh = scene_.view();
-  job.rays = template_.data();
-  job.width = desc_.width;
-  job.height = desc_.height;
-  job.num_envs = num_envs_;
-  job.params = params_;
-  job.body_poses = body_poses;
-  job.depth_out = depth_out;
-  job.stack_overflows = &stack_overflows_;
-  job.simd = simd;
-  cpu_render(pool, job);
 }
 
 }  // namespace wr

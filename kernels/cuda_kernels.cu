@@ -1,0 +1,57 @@
+// The CUDA kernels: launches of kernel_threads.h, one thread per pixel or ray, and nothing else
+// (tests/test_kernel_threads.cpp runs every thread of an emulated launch on the CPU).
+//
+// One depth launch covers every env. Each warp renders a tile of one env's image (8x4 pixels; the
+// shape is a knob, cuda_tuning.h), so its 32 rays share an origin and nearly a direction
+// (coherent traversal, few divergent nodes). The BVH and the ray template are uploaded once and
+// only read; poses are read from and depth written to the caller's device buffers.
+#include "cuda_kernels.h"
+#include "kernel_threads.h"
+
+namespace wr {
+namespace cuda {
+namespace {
+
+// Occupancy knob (cuda_tuning.h): with a minimum of resident blocks, ptxas caps the registers.
+#if WR_CUDA_MIN_BLOCKS_PER_SM > 0
+#define WR_KERNEL_BOUNDS __launch_bounds__(kBlockThreads, WR_CUDA_MIN_BLOCKS_PER_SM)
+#else
+#define WR_KERNEL_BOUNDS __launch_bounds__(kBlockThreads)
+#endif
+
+__global__ void WR_KERNEL_BOUNDS
+    depth_kernel(BvhView bvh, const TemplateRay* __restrict__ rays, DepthParams params, WarpTiles tiles,
+                 const float* __restrict__ body_poses, float* __restrict__ depth_out,
+                 unsigned long long* __restrict__ overflows) {
+  const uint64_t thread = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (depth_thread(thread, bvh, rays, params, tiles, body_poses, depth_out)) atomicAdd(overflows, 1ull);
+}
+
+__global__ void WR_KERNEL_BOUNDS
+    intersect_kernel(BvhView bvh, const float* __restrict__ origins, const float* __restrict__ directions,
+                     const float* __restrict__ tmax, uint64_t count, float* __restrict__ out_t,
+                     uint32_t* __restrict__ out_triangle) {
+  const uint64_t i = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  intersect_thread(i, bvh, origins, directions, tmax, count, out_t, out_triangle);
+}
+
+}  // namespace
+
+cudaError_t launch_depth(const BvhView& bvh, const TemplateRay* rays, const DepthParams& params, const WarpTiles& tiles,
+                         const float* body_poses, float* depth_out, unsigned long long* overflows,
+                         cudaStream_t stream) {
+  const unsigned blocks = tiles.blocks > 0 ? static_cast<unsigned>(tiles.blocks) : 1u;
+  depth_kernel<<<blocks, kBlockThreads, 0, stream>>>(bvh, rays, params, tiles, body_poses, depth_out, overflows);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_intersect(const BvhView& bvh, const float* origins, const float* directions, const float* tmax,
+                             uint64_t count, float* out_t, uint32_t* out_triangle, cudaStream_t stream) {
+  const uint64_t blocks = blocks_for(count);
+  intersect_kernel<<<blocks > 0 ? static_cast<unsigned>(blocks) : 1u, kBlockThreads, 0, stream>>>(
+      bvh, origins, directions, tmax, count, out_t, out_triangle);
+  return cudaGetLastError();
+}
+
+}  // namespace cuda
+}  // namespace wr

@@ -1,0 +1,34 @@
+// The CUDA kernels as the host code of the backend (cuda_device.cpp) calls them: each enqueues one
+// launch of what kernel_threads.h does per thread, and returns the launch's error (cudaSuccess or
+// the error cudaGetLastError reports for it). Implemented in cuda_kernels.cu, the one file nvcc
+// compiles; nothing else there but the __global__ shells.
+#pragma once
+
+#include <cstdint>
+
+#include <cuda_runtime_api.h>
+
+#include "core/bvh_layout.h"
+#include "core/camera.h"
+#include "warp_tiles.h"
+
+namespace wr {
+namespace cuda {
+
+// The depth kernel over every warp of `tiles` (tiles.blocks blocks of kBlockThreads threads):
+// body_poses (num_envs x 7), depth_out (num_envs x height x width), device pointers; each ray that
+// overflows the traversal stack adds one to *overflows. With tiles of zero envs every thread
+// returns at once (the warm-up launch of sensor creation).
+cudaError_t launch_depth(const BvhView& bvh, const TemplateRay* rays, const DepthParams& params, const WarpTiles& tiles,
+                         const float* body_poses, float* depth_out, unsigned long long* overflows,
+                         cudaStream_t stream);
+
+// The intersect kernel over `count` rays (count = 0: the warm-up launch of scene creation).
+cudaError_t launch_intersect(const BvhView& bvh, const float* origins, const float* directions, const float* tmax,
+                             uint64_t count, float* out_t, uint32_t* out_triangle, cudaStream_t stream);
+
+// Blocks of kBlockThreads threads for `count` threads.
+inline uint64_t blocks_for(uint64_t count) { return (count + kBlockThreads - 1) / kBlockThreads; }
+
+}  // namespace cuda
+}  // namespace wr

@@ -1,0 +1,91 @@
+// The one seam between the C API and a backend (Embree's Device / DeviceGPU split is the model):
+// what a context's device, a scene's device data and a sensor's device data do. Plain C++, no
+// CUDA header. src/cpu implements it for the CPU (cpu_backend.cpp), kernels/ for CUDA; a build
+// without CUDA links src/backend/cuda_unavailable.cpp instead, whose make_cuda_backend reports
+// WR_ERROR_UNSUPPORTED with the reason (CMake decides which, once). src/api checks the
+// arguments every backend needs, owns the handles, and makes one call into the backend per
+// function.
+//
+// Every function may throw StatusError (common/status_error.h) with a message that starts with
+// `function` (the C API function's name) and names the culprit; a throw leaves every object as it
+// was. Host-side objects (Scene, Sensor) stay the API's: a backend reads them and records its own
+// allocations in their ledgers.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "scene/bvh_builder.h"
+
+namespace wr {
+
+class Scene;
+class Sensor;
+
+// One render of every env of a sensor (wr_sensor_render), arguments already checked for null
+// and alignment.
+struct RenderCall {
+  const float* body_poses;  // (num_envs x 7): host memory on the CPU, device memory on CUDA
+  float* depth_out;         // (num_envs x height x width), likewise
+  void* stream;             // a cudaStream_t on CUDA (null: the default stream); unused on the CPU
+};
+
+// Explicit rays (wr_scene_intersect), arguments already checked for null, alignment and count.
+struct IntersectCall {
+  const float* origins;     // (count x 3)
+  const float* directions;  // (count x 3)
+  const float* tmax;        // (count), or null for +inf
+  uint64_t count;
+  float* out_t;             // (count)
+  uint32_t* out_triangle;   // (count), or null
+  void* stream;             // as in RenderCall
+};
+
+// A sensor's data on its device, made by SceneBackend::create_sensor.
+class SensorBackend {
+ public:
+  virtual ~SensorBackend() = default;
+  // CPU: validates the poses (a bad one is named and nothing is written), renders, returns when
+  // done. CUDA: checks that the pointers are device memory, enqueues on call.stream, allocates
+  // and synchronises nothing.
+  virtual void render(const char* function, const RenderCall& call) = 0;
+  // Rays that overflowed the traversal stack since creation (CUDA: synchronises the device).
+  virtual uint64_t stack_overflows(const char* function) = 0;
+};
+
+// A scene's data on its device (the BVH, uploaded once where the device has its own memory).
+class SceneBackend {
+ public:
+  virtual ~SceneBackend() = default;
+  virtual void intersect(const char* function, const IntersectCall& call) = 0;
+  // The device data of `sensor`, a sensor of this scene; `sensor` (its camera model, template and
+  // ledger) outlives what this returns.
+  virtual std::unique_ptr<SensorBackend> create_sensor(const char* function, Sensor& sensor) = 0;
+};
+
+// A context's device: a CPU thread pool, or one CUDA GPU.
+class DeviceBackend {
+ public:
+  virtual ~DeviceBackend() = default;
+  // How this device's scenes build their BVH (the SAH weights its traversal was tuned for, and
+  // the host threads that build it).
+  virtual BvhBuildOptions bvh_build_options() const = 0;
+  // The device data of `scene` (built with bvh_build_options()); `scene` outlives it.
+  virtual std::unique_ptr<SceneBackend> create_scene(const char* function, Scene& scene) = 0;
+  // Threads a render runs on (wr_context_num_threads): the CPU pool's, 1 for a GPU's host side.
+  virtual uint32_t num_threads() const = 0;
+  // The CPU tracing path (a wr_cpu_path value) of this device's renders. A device that has none
+  // throws WR_ERROR_INVALID_ARGUMENT; a path this CPU cannot run, WR_ERROR_UNSUPPORTED.
+  virtual void set_cpu_path(const char* function, int path) = 0;
+  virtual int cpu_path(const char* function) const = 0;  // never WR_CPU_PATH_AUTO
+};
+
+// A CPU device with num_threads threads (0: one per hardware thread). src/cpu/cpu_backend.cpp.
+std::unique_ptr<DeviceBackend> make_cpu_backend(const char* function, uint32_t num_threads);
+
+// CUDA device `ordinal` (>= 0): kernels/cuda_device.cpp, or, in a build without CUDA,
+// src/backend/cuda_unavailable.cpp (WR_ERROR_UNSUPPORTED). No usable driver or device:
+// WR_ERROR_UNSUPPORTED; an ordinal past the last device: WR_ERROR_INVALID_ARGUMENT.
+std::unique_ptr<DeviceBackend> make_cuda_backend(const char* function, int ordinal);
+
+}  // namespace wr

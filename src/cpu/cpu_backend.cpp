@@ -1,0 +1,139 @@
+// The CPU backend behind the seam of backend/backend.h: a thread pool per context, and host
+// memory throughout. Scenes trace the host BVH the Scene built; sensors render through cpu_render
+// (SIMD packets or the scalar pipeline) and explicit rays through cpu_intersect.
+#include <atomic>
+#include <string>
+#include <system_error>
+
+#include <wr/wr.h>
+
+#include "backend/backend.h"
+#include "common/status_error.h"
+#include "cpu/cpu_intersect.h"
+#include "cpu/cpu_render.h"
+#include "cpu/cpu_simd.h"
+#include "cpu/thread_pool.h"
+#include "memory/memory_ledger.h"
+#include "scene/scene.h"
+#include "sensor/sensor.h"
+
+namespace wr {
+namespace {
+
+constexpr uint32_t kMaxThreads = 4096;
+
+// The tracing path of a wr_cpu_path value (AUTO excluded).
+CpuSimd simd_of_path(int path) {
+  return path == WR_CPU_PATH_AVX512 ? CpuSimd::kAvx512 : path == WR_CPU_PATH_AVX2 ? CpuSimd::kAvx2 : CpuSimd::kScalar;
+}
+
+int path_of_simd(CpuSimd simd) {
+  return simd == CpuSimd::kAvx512 ? WR_CPU_PATH_AVX512 : simd == CpuSimd::kAvx2 ? WR_CPU_PATH_AVX2 : WR_CPU_PATH_SCALAR;
+}
+
+class CpuDevice final : public DeviceBackend {
+ public:
+  CpuDevice(const char* function, uint32_t num_threads) {
+    if (num_threads > kMaxThreads)
+      fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": num_threads = " + std::to_string(num_threads) +
+                                          " exceeds " + std::to_string(kMaxThreads));
+    try {
+      pool_ = std::make_unique<ThreadPool>(num_threads);
+    } catch (const std::system_error& e) {
+      fail(WR_ERROR_OUT_OF_MEMORY, std::string(function) + ": could not start the thread pool's threads: " + e.what());
+    }
+  }
+
+  BvhBuildOptions bvh_build_options() const override {
+    BvhBuildOptions options;  // the defaults are the CPU's (bvh_builder.h)
+    options.num_threads = pool_->num_threads();
+    return options;
+  }
+  std::unique_ptr<SceneBackend> create_scene(const char* function, Scene& scene) override;
+  uint32_t num_threads() const override { return pool_->num_threads(); }
+
+  void set_cpu_path(const char* function, int path) override {
+    if (path < WR_CPU_PATH_AUTO || path > WR_CPU_PATH_AVX512)
+      fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": path = " + std::to_string(path) +
+                                          " is not a wr_cpu_path (0 auto, 1 scalar, 2 avx2, 3 avx512)");
+    if (path != WR_CPU_PATH_AUTO && !cpu_simd_supported(simd_of_path(path)))
+      fail(WR_ERROR_UNSUPPORTED, std::string(function) + ": this CPU cannot run the " +
+                                     cpu_simd_name(simd_of_path(path)) +
+                                     " path (the fastest it runs: " + cpu_simd_name(best_cpu_simd()) + ")");
+    path_.store(path);
+  }
+  int cpu_path(const char*) const override { return path_of_simd(simd()); }
+
+  // The path a render that starts now traces with.
+  CpuSimd simd() const {
+    const int path = path_.load();
+    return path == WR_CPU_PATH_AUTO ? best_cpu_simd() : simd_of_path(path);
+  }
+  ThreadPool& pool() const { return *pool_; }
+
+ private:
+  std::unique_ptr<ThreadPool> pool_;
+  std::atomic<int> path_{WR_CPU_PATH_AUTO};
+};
+
+class CpuSensor final : public SensorBackend {
+ public:
+  CpuSensor(const CpuDevice& device, Sensor& sensor) : device_(device), sensor_(sensor) {}
+
+  void render(const char* function, const RenderCall& call) override {
+    validate_body_poses(function, call.body_poses, sensor_.num_envs(), sensor_.params().quat_order);
+    CpuRenderJob job;
+    job.bvh = sensor_.scene().view();
+    job.rays = sensor_.ray_template().data();
+    job.width = sensor_.desc().width;
+    job.height = sensor_.desc().height;
+    job.num_envs = sensor_.num_envs();
+    job.params = sensor_.params();
+    job.body_poses = call.body_poses;
+    job.depth_out = call.depth_out;
+    job.stack_overflows = &stack_overflows_;
+    job.simd = device_.simd();
+    cpu_render(device_.pool(), job);
+  }
+
+  uint64_t stack_overflows(const char*) override { return stack_overflows_.load(std::memory_order_relaxed); }
+
+ private:
+  const CpuDevice& device_;
+  Sensor& sensor_;
+  std::atomic<uint64_t> stack_overflows_{0};
+  LedgerRecord self_{&sensor_.ledger(), MemorySpace::kHost, MemoryTag::kObjects, sizeof(CpuSensor)};
+};
+
+class CpuScene final : public SceneBackend {
+ public:
+  CpuScene(const CpuDevice& device, Scene& scene) : device_(device), scene_(scene) {}
+
+  void intersect(const char* function, const IntersectCall& call) override {
+    validate_explicit_rays(function, call.origins, call.directions, call.tmax, call.count);
+    const CpuIntersectJob job{scene_.view(), call.origins, call.directions, call.tmax,
+                              call.count,    call.out_t,   call.out_triangle};
+    cpu_intersect(device_.pool(), job);
+  }
+
+  std::unique_ptr<SensorBackend> create_sensor(const char*, Sensor& sensor) override {
+    return std::make_unique<CpuSensor>(device_, sensor);
+  }
+
+ private:
+  const CpuDevice& device_;
+  Scene& scene_;
+  LedgerRecord self_{&scene_.ledger(), MemorySpace::kHost, MemoryTag::kObjects, sizeof(CpuScene)};
+};
+
+std::unique_ptr<SceneBackend> CpuDevice::create_scene(const char*, Scene& scene) {
+  return std::make_unique<CpuScene>(*this, scene);
+}
+
+}  // namespace
+
+std::unique_ptr<DeviceBackend> make_cpu_backend(const char* function, uint32_t num_threads) {
+  return std::make_unique<CpuDevice>(function, num_threads);
+}
+
+}  // namespace wr
