@@ -14,6 +14,7 @@ packages=(
   libstb-dev                   # stb_image_write (demo PNG)
   libcli11-dev                 # command-line parsing (apps/, benchmarks/)
   libembree-dev                # independent reference ray tracer (tests, peer benchmarks)
+  pkg-config                   # the installed warp_raycaster.pc is checked (test_find_package)
 )
 
 missing=()
