@@ -8,12 +8,13 @@ set -euo pipefail
 packages=(
   cmake g++ make               # build
   libeigen3-dev                # host-side math (tests, demo, benchmarks)
-  libtinyobjloader-dev         # OBJ reading (src/scene)
+  libtinyobjloader-dev         # OBJ reading: its header, compiled into libwr (src/scene)
   catch2                       # tests (Catch2 v2)
   libbenchmark-dev             # Google Benchmark (benchmarks/)
   libstb-dev                   # stb_image_write (demo PNG)
   libcli11-dev                 # command-line parsing (apps/, benchmarks/)
   libembree-dev                # independent reference ray tracer (tests, peer benchmarks)
+  pkg-config                   # the installed warp_raycaster.pc is checked (test_find_package)
 )
 
 missing=()

@@ -1,5 +1,10 @@
-/* Links against the installed libwr through find_package(warp_raycaster) and renders one
-   depth value: a floor 2 m below a camera looking straight down. */
+/* A simulator's C program: renders one depth value, a floor 2 m below a camera looking straight
+   down. Built against the installed libwr through find_package(warp_raycaster) and through
+   pkg-config (tests/find_package), and against the source tree through add_subdirectory
+   (tests/add_subdirectory). */
+#ifdef WR_BUILDING_LIBRARY
+#error "WR_BUILDING_LIBRARY reached a consumer: it is for compiling libwr itself"
+#endif
 #include <math.h>
 #include <stdio.h>
 #include <wr/wr.h>
