@@ -40,6 +40,19 @@
  *    NULL does nothing.
  *  - Threads: different sensors may render from different threads at once;
  *    one sensor renders from one thread at a time.
+ *  - CUDA streams and graphs: wr_sensor_render and wr_scene_intersect on a
+ *    CUDA context only enqueue one kernel on the caller's stream; they never
+ *    allocate, copy or synchronise, so they may be captured into a CUDA graph
+ *    (cudaStreamBeginCapture, any capture mode) and replayed. Every other call
+ *    that touches the device is NOT capture-safe: wr_context_create,
+ *    wr_scene_create, wr_scene_load_obj and wr_sensor_create (they allocate,
+ *    upload and wait for their uploads), the releases (cudaFree) and
+ *    wr_sensor_stack_overflows (cudaDeviceSynchronize). Made while any thread
+ *    captures in cudaStreamCaptureModeGlobal (the default), they fail with
+ *    WR_ERROR_DEVICE and can invalidate that other thread's capture; make them
+ *    before capturing or after it ends. Calls that only read the host side
+ *    (wr_sensor_desc, the memory queries, wr_scene_bounds, ...) are safe at any
+ *    time. On a CPU context nothing is enqueued: render runs to completion.
  */
 #ifndef WR_WR_H
 #define WR_WR_H
@@ -100,9 +113,11 @@ typedef struct wr_sensor_* wr_sensor;   /* a camera model and its shared ray tem
 /* Creates a context on `device`. ordinal: CUDA device index; ignored for the
    CPU. A CPU context runs a thread pool with one thread per hardware thread.
    WR_ERROR_UNSUPPORTED when CUDA is asked for and the library was built
-   without it, or no usable CUDA device or driver is present. Calls on a CUDA
-   context make its device the calling thread's current one while they run
-   and restore the caller's before returning. */
+   without it, or no usable CUDA device or driver is present (the message
+   says which, and the minimum driver this build needs). Calls on a CUDA
+   context make its device's primary context the calling thread's current one
+   while they run and put back exactly what was current before returning
+   (nothing, on a thread that had no current context). */
 WR_API wr_status wr_context_create(wr_device device, int ordinal, wr_context* out);
 
 /* Creates a CPU context whose thread pool has num_threads threads (the calling
@@ -209,7 +224,8 @@ WR_API wr_status wr_sensor_create(wr_scene scene, const wr_camera_desc* desc, ui
    may return before the work is done. A non-finite pose (or a zero
    quaternion) fails with WR_ERROR_INVALID_ARGUMENT naming the env where the
    check is free (host data), writing nothing; on the device that env's image
-   is filled with NaN instead. */
+   is filled with NaN instead. Capture-safe on a CUDA context (see CUDA streams
+   and graphs above). */
 WR_API wr_status wr_sensor_render(wr_sensor sensor, const float* body_poses, float* depth_out, void* stream);
 
 /* The sensor's camera description (as given to wr_sensor_create) and env count.
@@ -219,7 +235,8 @@ WR_API wr_status wr_sensor_desc(wr_sensor sensor, wr_camera_desc* out_desc, uint
 /* How many rays of this sensor, since creation, overflowed the fixed
    traversal stack. Such rays are finished by a slower stackless walk and
    are still exact; a non-zero count only means the BVH is unusually deep.
-   On a CUDA context this synchronises with the device to read the counter. */
+   On a CUDA context this synchronises with the device to read the counter, so
+   it must not be called while a stream capture is under way (see above). */
 WR_API wr_status wr_sensor_stack_overflows(wr_sensor sensor, uint64_t* out);
 
 /* Drops the caller's reference. NULL does nothing. */
@@ -281,7 +298,7 @@ WR_API wr_status wr_sensor_memory_tag(wr_sensor sensor, wr_memory_tag tag, uint6
    CPU context: host pointers, returns when done; a non-finite origin or direction, a zero
    direction or a negative/NaN tmax fails with WR_ERROR_INVALID_ARGUMENT naming the ray and
    writes nothing. CUDA context: device pointers, enqueued on stream (a cudaStream_t);
-   such a ray gets out_t = NaN there. */
+   such a ray gets out_t = NaN there. Capture-safe on a CUDA context (Conventions). */
 WR_API wr_status wr_scene_intersect(wr_scene scene, const float* origins, const float* directions, const float* tmax,
                                     uint64_t count, float* out_t, uint32_t* out_triangle, void* stream);
 
