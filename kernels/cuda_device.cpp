@@ -227,6 +227,18 @@ class CudaSensor final : public SensorBackend {
     const WarpTiles none = WarpTiles::make(width(), height(), 0);
     check(function, "first launch of the depth kernel",
           launch_depth(bvh_, rays_.get(), sensor_.params(), none, nullptr, nullptr, overflows_.get(), stream.get()));
+    // The pipeline's state (sensor/pipeline_options.h) and its kernels' first launch, likewise.
+    const PipelineParams& p = sensor.pipeline().params;
+    const uint64_t n = sensor.num_envs();
+    if (p.camera_image) camera_images_.allocate(function, "allocating the camera images", n * p.win_w * p.win_h);
+    if (p.history > 1) {
+      history_.allocate(function, "allocating the history rings", n * p.history * sensor.pipeline().out_bytes_per_env);
+      frames_.allocate(function, "allocating the frame counts", n);
+      stream.zero("clearing the frame counts", &frames_);
+    }
+    PipelineCall nothing{};
+    check(function, "first launch of the pipeline's kernels",
+          launch_pipeline(bvh_, rays_.get(), p, nothing, state(), 0, overflows_.get(), stream.get()));
     stream.finish();
   }
 
@@ -240,6 +252,29 @@ class CudaSensor final : public SensorBackend {
     check(function, "launching the depth kernel",
           launch_depth(bvh_, rays_.get(), sensor_.params(), tiles, call.body_poses, call.depth_out, overflows_.get(),
                        static_cast<cudaStream_t>(call.stream)));
+  }
+
+  void render_pipeline(const char* function, const PipelineCall& call, void* stream) override {
+    const CurrentDevice device(function, ordinal_);
+    require_device_pointer(function, call.body_poses, "args->body_poses", ordinal_);
+    require_device_pointer(function, call.out, "args->out", ordinal_);
+    const struct {
+      const void* p;
+      const char* name;
+    } optional[] = {{call.intrinsics, "args->intrinsics"},     {call.mounts, "args->mounts"},
+                    {call.latency, "args->latency"},           {call.update_mask, "args->update_mask"},
+                    {call.reset_mask, "args->reset_mask"},     {call.bad_env_count, "args->bad_env_count"},
+                    {call.bad_env_mask, "args->bad_env_mask"}};
+    for (const auto& a : optional)
+      if (a.p) require_device_pointer(function, a.p, a.name, ordinal_);
+    const PipelineParams& p = sensor_.pipeline().params;
+    const uint32_t n = sensor_.num_envs();
+    const uint64_t warps = WarpTiles::make(p.output.out_w, p.output.out_h, n).blocks;
+    const uint64_t window = p.camera_image ? WarpTiles::make(p.win_w, p.win_h, n).blocks : 0;
+    if (warps > 0x7fffffffull || window > 0x7fffffffull)
+      fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": too many envs x pixels for one launch");
+    check(function, "launching the pipeline's kernels",
+          launch_pipeline(bvh_, rays_.get(), p, call, state(), n, overflows_.get(), static_cast<cudaStream_t>(stream)));
   }
 
   uint64_t stack_overflows(const char* function) override {
@@ -256,6 +291,7 @@ class CudaSensor final : public SensorBackend {
  private:
   uint32_t width() const { return sensor_.desc().width; }
   uint32_t height() const { return sensor_.desc().height; }
+  PipelineState state() const { return PipelineState{camera_images_.get(), history_.get(), frames_.get()}; }
 
   int ordinal_;
   BvhView bvh_;  // the scene's, on this device
@@ -263,6 +299,11 @@ class CudaSensor final : public SensorBackend {
   LedgerRecord self_{&sensor_.ledger(), MemorySpace::kHost, MemoryTag::kObjects, sizeof(CudaSensor)};
   DeviceArray<TemplateRay> rays_{ordinal_, &sensor_.ledger(), MemoryTag::kRayTemplate};  // (height x width)
   DeviceArray<unsigned long long> overflows_{ordinal_, &sensor_.ledger(), MemoryTag::kCounters};  // one counter
+  // The pipeline's per-env state: (num_envs x win_h x win_w) clean depth, (num_envs x history x the
+  // output's bytes) rings, (num_envs) frame counts.
+  DeviceArray<float> camera_images_{ordinal_, &sensor_.ledger(), MemoryTag::kCameraImages};
+  DeviceArray<unsigned char> history_{ordinal_, &sensor_.ledger(), MemoryTag::kHistory};
+  DeviceArray<uint32_t> frames_{ordinal_, &sensor_.ledger(), MemoryTag::kHistory};
 };
 
 class CudaScene final : public SceneBackend {

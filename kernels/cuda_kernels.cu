@@ -35,7 +35,52 @@ __global__ void WR_KERNEL_BOUNDS
   intersect_thread(i, bvh, origins, directions, tmax, count, out_t, out_triangle);
 }
 
+__global__ void WR_KERNEL_BOUNDS pipeline_camera_kernel(BvhView bvh, const TemplateRay* __restrict__ rays,
+                                                       PipelineParams p, PipelineCall c, WarpTiles tiles,
+                                                       PipelineState s, unsigned long long* __restrict__ overflows) {
+  const uint64_t thread = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (pipeline_camera_thread(thread, bvh, rays, p, c, tiles, s)) atomicAdd(overflows, 1ull);
+}
+
+__global__ void WR_KERNEL_BOUNDS pipeline_output_kernel(BvhView bvh, const TemplateRay* __restrict__ rays,
+                                                       PipelineParams p, PipelineCall c, WarpTiles tiles,
+                                                       PipelineState s, unsigned long long* __restrict__ overflows) {
+  const uint64_t thread = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const OutputThreadResult r = pipeline_output_thread(thread, bvh, rays, p, c, tiles, s);
+  if (r.overflowed) atomicAdd(overflows, 1ull);
+  if (r.bad_env && c.bad_env_count) atomicAdd(c.bad_env_count, 1u);
+}
+
+__global__ void WR_KERNEL_BOUNDS pipeline_history_kernel(uint32_t num_envs, PipelineParams p, PipelineCall c,
+                                                        PipelineState s) {
+  pipeline_history_thread(static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x, num_envs, p, c, s);
+}
+
+unsigned grid_of(uint64_t blocks) { return blocks > 0 ? static_cast<unsigned>(blocks) : 1u; }
+
 }  // namespace
+
+cudaError_t launch_pipeline(const BvhView& bvh, const TemplateRay* rays, const PipelineParams& p, const PipelineCall& c,
+                            const PipelineState& s, uint32_t num_envs, unsigned long long* overflows,
+                            cudaStream_t stream) {
+  if (c.bad_env_count) {
+    const cudaError_t err = cudaMemsetAsync(c.bad_env_count, 0, sizeof(uint32_t), stream);
+    if (err != cudaSuccess) return err;
+  }
+  if (p.camera_image) {
+    const WarpTiles window = WarpTiles::make(p.win_w, p.win_h, num_envs);
+    pipeline_camera_kernel<<<grid_of(window.blocks), kBlockThreads, 0, stream>>>(bvh, rays, p, c, window, s,
+                                                                                overflows);
+    const cudaError_t err = cudaGetLastError();
+    if (err != cudaSuccess) return err;
+  }
+  const WarpTiles out = WarpTiles::make(p.output.out_w, p.output.out_h, num_envs);
+  pipeline_output_kernel<<<grid_of(out.blocks), kBlockThreads, 0, stream>>>(bvh, rays, p, c, out, s, overflows);
+  cudaError_t err = cudaGetLastError();
+  if (err != cudaSuccess || p.history <= 1) return err;
+  pipeline_history_kernel<<<grid_of(blocks_for(num_envs)), kBlockThreads, 0, stream>>>(num_envs, p, c, s);
+  return cudaGetLastError();
+}
 
 cudaError_t launch_depth(const BvhView& bvh, const TemplateRay* rays, const DepthParams& params, const WarpTiles& tiles,
                          const float* body_poses, float* depth_out, unsigned long long* overflows,

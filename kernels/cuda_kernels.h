@@ -10,6 +10,7 @@
 
 #include "core/bvh_layout.h"
 #include "core/camera.h"
+#include "core/depth_pipeline.h"
 #include "warp_tiles.h"
 
 namespace wr {
@@ -27,8 +28,12 @@ cudaError_t launch_depth(const BvhView& bvh, const TemplateRay* rays, const Dept
 cudaError_t launch_intersect(const BvhView& bvh, const float* origins, const float* directions, const float* tmax,
                              uint64_t count, float* out_t, uint32_t* out_triangle, cudaStream_t stream);
 
-// Blocks of kBlockThreads threads for `count` threads.
-inline uint64_t blocks_for(uint64_t count) { return (count + kBlockThreads - 1) / kBlockThreads; }
+// One render through the RL depth pipeline, all of it enqueued on `stream`: the bad-env count
+// cleared, the camera-image kernel (where p.camera_image), the output kernel, the history kernel
+// (history > 1). Device pointers throughout.
+cudaError_t launch_pipeline(const BvhView& bvh, const TemplateRay* rays, const PipelineParams& p, const PipelineCall& c,
+                            const PipelineState& s, uint32_t num_envs, unsigned long long* overflows,
+                            cudaStream_t stream);
 
 }  // namespace cuda
 }  // namespace wr

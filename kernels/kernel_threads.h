@@ -5,6 +5,7 @@
 // rays, and their output layout are checked without a GPU.
 #pragma once
 
+#include "core/depth_pipeline.h"
 #include "core/pixel_pipeline.h"
 #include "core/traversal_variant.h"
 #include "cuda_tuning.h"
@@ -16,16 +17,6 @@ namespace cuda {
 // The traversal as the kernels run it: the GPU's form, with the loop shape of the tuning knob.
 using CudaTraversal = TraversalVariant<WR_CUDA_NESTED_LOOPS != 0, GpuTraversal::select_node_planes,
                                        GpuTraversal::minmax_slab>;
-
-// One pixel of the ray template: one 16-byte read-only load on the GPU.
-WR_HD TemplateRay load_template_ray(const TemplateRay* p) {
-#if defined(__CUDA_ARCH__)
-  const float4 r = __ldg(reinterpret_cast<const float4*>(p));
-  return TemplateRay{{r.x, r.y, r.z}, r.w};
-#else
-  return *p;
-#endif
-}
 
 // Thread `thread` of the depth kernel: renders the pixel WarpTiles assigns it, if any, into
 // depth_out (num_envs x height x width). body_poses: (num_envs x 7); rays: (height x width).
@@ -69,6 +60,74 @@ WR_HD void intersect_thread(uint64_t i, const BvhView& bvh, const float* origins
   const TraceResult hit = trace_closest_hit<CudaTraversal>(bvh, o, d, 0.0f, t_far);
   out_t[i] = hit.triangle != kInvalidIndex ? hit.t : infinity_();
   if (out_triangle) out_triangle[i] = hit.triangle;
+}
+
+// ---- the RL depth pipeline (core/depth_pipeline.h): three kernels per render ----------------------
+
+// Thread `thread` of the camera-image kernel (only where p.camera_image): the pixel of env's traced
+// window that `tiles` (over win_w x win_h) assigns it, its clean depth into s.camera_images. Envs
+// the call leaves out or whose camera is bad are skipped (the output kernel handles them).
+// Returns true when its ray overflowed the traversal stack.
+WR_HD bool pipeline_camera_thread(uint64_t thread, const BvhView& bvh, const TemplateRay* rays,
+                                  const PipelineParams& p, const PipelineCall& c, const WarpTiles& tiles,
+                                  const PipelineState& s) {
+  uint32_t env, x, y;
+  if (!tiles.pixel_of(thread, &env, &x, &y) || !env_updated(c, env)) return false;
+  RigidTransform camera;
+  Intrinsics k;
+  if (!env_camera(c, env, p, &camera, &k)) return false;
+  bool overflowed;
+  const float d = camera_depth<CudaTraversal>(bvh, rays, c, p.win_x + x, p.win_y + y, camera, k, p, &overflowed);
+  s.camera_images[(static_cast<uint64_t>(env) * p.win_h + y) * p.win_w + x] = d;
+  return overflowed;
+}
+
+struct OutputThreadResult {
+  bool overflowed;  // its ray overflowed the traversal stack
+  bool bad_env;     // it reports its env as bad (one thread per env: output pixel 0)
+};
+
+// Thread `thread` of the output kernel: the output pixel of env that `tiles` (over out_w x out_h)
+// assigns it, made from the camera window (p.camera_image) or from its own camera pixel traced
+// here, emitted into the history and the output. A bad env's output is NaN, and its pixel 0
+// writes the env's bad_env_mask entry and reports it for the count.
+WR_HD OutputThreadResult pipeline_output_thread(uint64_t thread, const BvhView& bvh, const TemplateRay* rays,
+                                                const PipelineParams& p, const PipelineCall& c, const WarpTiles& tiles,
+                                                const PipelineState& s) {
+  OutputThreadResult r{false, false};
+  uint32_t env, x, y;
+  if (!tiles.pixel_of(thread, &env, &x, &y) || !env_updated(c, env)) return r;
+  RigidTransform camera;
+  Intrinsics k;
+  const bool valid = env_camera(c, env, p, &camera, &k) && env_latency(c, env) < p.history;
+  if (x == 0 && y == 0) {
+    if (c.bad_env_mask) c.bad_env_mask[env] = valid ? 0 : 1;
+    r.bad_env = !valid;
+  }
+  const uint32_t i = y * p.output.out_w + x;
+  if (!valid) {
+    emit_output(p, c, s, env, i, quiet_nan_());
+    return r;
+  }
+  const float offset = env_offset(p.noise, env, c.frame);
+  float v;
+  if (p.camera_image) {
+    v = output_from_window(s.camera_images + static_cast<uint64_t>(env) * p.win_w * p.win_h, x, y, p, env, c.frame,
+                           offset);
+  } else {
+    const float d = camera_depth<CudaTraversal>(bvh, rays, c, p.output.crop_x + x, p.output.crop_y + y, camera, k, p,
+                                                &r.overflowed);
+    v = output_from_pixel(d, x, y, p, env, c.frame, offset);
+  }
+  emit_output(p, c, s, env, i, v);
+  return r;
+}
+
+// Thread `env` of the history kernel (history > 1): the env's frame count, after its frame.
+WR_HD void pipeline_history_thread(uint64_t env, uint32_t num_envs, const PipelineParams& p, const PipelineCall& c,
+                                   const PipelineState& s) {
+  if (env >= num_envs || !env_updated(c, static_cast<uint32_t>(env))) return;
+  advance_history(p, s, static_cast<uint32_t>(env));
 }
 
 }  // namespace cuda

@@ -14,6 +14,9 @@ namespace cuda {
 constexpr uint32_t kTileWShift = WR_CUDA_TILE_W_SHIFT;     // 3: 8x4 tiles
 constexpr uint32_t kBlockThreads = WR_CUDA_BLOCK_THREADS;  // 128: four warps per block
 
+// Blocks of kBlockThreads threads for `count` threads, one per element (rays, envs).
+WR_HD uint64_t blocks_for(uint64_t count) { return (count + kBlockThreads - 1) / kBlockThreads; }
+
 struct WarpTiles {
   uint32_t width, height, num_envs;
   uint32_t tile_w_shift;  // tile: (1 << tile_w_shift) x (32 >> tile_w_shift) pixels

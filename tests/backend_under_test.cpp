@@ -82,6 +82,47 @@ wr_status render_on_backend(wr_sensor sensor, const float* poses, size_t pose_fl
 #endif
 }
 
+wr_status render_ex_on_backend(wr_sensor sensor, const wr_render_args& args) {
+  if (g_backend == Backend::kCpu) return wr_sensor_render_ex(sensor, &args);
+#if defined(WR_TEST_WITH_CUDA)
+  uint32_t n = 0;
+  REQUIRE(wr_sensor_desc(sensor, nullptr, &n) == WR_SUCCESS);
+  const size_t stride = args.pose_stride ? args.pose_stride : 7;
+  const size_t pose_floats = n ? (n - 1) * stride + args.pose_offset + 7 : 0;
+  const Stream stream;
+  const DeviceCopy d_poses(args.body_poses, pose_floats * sizeof(float), stream.get());
+  const DeviceCopy d_intrinsics(args.intrinsics, 4ull * n * sizeof(float), stream.get());
+  const DeviceCopy d_mounts(args.mounts, 7ull * n * sizeof(float), stream.get());
+  const DeviceCopy d_latency(args.latency, n * sizeof(uint32_t), stream.get());
+  const DeviceCopy d_update(args.update_mask, n, stream.get());
+  const DeviceCopy d_reset(args.reset_mask, n, stream.get());
+  const DeviceCopy d_out(args.out, static_cast<size_t>(args.out_bytes), stream.get());
+  const DeviceCopy d_bad_mask(args.bad_env_mask, n, stream.get());
+  const DeviceCopy d_bad_count(args.bad_env_count, sizeof(uint32_t), stream.get());
+  wr_render_args d = args;
+  d.body_poses = d_poses.get<float>();
+  d.intrinsics = d_intrinsics.get<float>();
+  d.mounts = d_mounts.get<float>();
+  d.latency = d_latency.get<uint32_t>();
+  d.update_mask = d_update.get<uint8_t>();
+  d.reset_mask = d_reset.get<uint8_t>();
+  d.out = d_out.get<void>();
+  d.bad_env_mask = d_bad_mask.get<uint8_t>();
+  d.bad_env_count = d_bad_count.get<uint32_t>();
+  d.stream = stream.get();
+  const wr_status s = wr_sensor_render_ex(sensor, &d);
+  d_out.copy_back(args.out, stream.get());
+  d_bad_mask.copy_back(args.bad_env_mask, stream.get());
+  d_bad_count.copy_back(args.bad_env_count, stream.get());
+  REQUIRE_CUDA(cudaStreamSynchronize(stream.get()));
+  return s;
+#else
+  (void)sensor;
+  FAIL("the CUDA backend is under test, but the tests were built without CUDA");
+  return WR_ERROR_UNSUPPORTED;
+#endif
+}
+
 wr_status intersect_on_backend(wr_scene scene, const float* origins, const float* directions, const float* tmax,
                                uint64_t count, float* out_t, uint32_t* out_triangle) {
   if (g_backend == Backend::kCpu)

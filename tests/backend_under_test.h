@@ -43,6 +43,11 @@ wr_status create_backend_context(uint32_t cpu_threads, wr_context* out);
 wr_status render_on_backend(wr_sensor sensor, const float* poses, size_t pose_floats, float* region,
                             size_t region_floats, size_t out_offset = 0);
 
+// wr_sensor_render_ex with `args` as a caller fills it with host arrays: on CUDA every array it
+// points to is copied to the device first (its size from the sensor's env count, stride and
+// output), the outputs (out, bad_env_mask, bad_env_count) copied back after the stream finished.
+wr_status render_ex_on_backend(wr_sensor sensor, const wr_render_args& args);
+
 // wr_scene_intersect with host arrays: origins, directions (count x 3), tmax (count, or null),
 // out_t (count), out_triangle (count, or null).
 wr_status intersect_on_backend(wr_scene scene, const float* origins, const float* directions, const float* tmax,

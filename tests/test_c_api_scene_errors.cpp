@@ -301,7 +301,7 @@ TEST_CASE("memory per tag adds up to the totals, names every tag, and rejects ba
   CHECK(std::string(wr_memory_tag_string(static_cast<wr_memory_tag>(99))) == "unknown");
 
   uint64_t host = 0;
-  EXPECT_FAIL(wr_scene_memory_tag(w.scene, static_cast<wr_memory_tag>(7), &host, nullptr), WR_ERROR_INVALID_ARGUMENT,
+  EXPECT_FAIL(wr_scene_memory_tag(w.scene, WR_MEMORY_TAG_COUNT, &host, nullptr), WR_ERROR_INVALID_ARGUMENT,
               "wr_scene_memory_tag", "tag");
   EXPECT_FAIL(wr_scene_memory_tag(w.scene, WR_MEMORY_BVH_NODES, nullptr, nullptr), WR_ERROR_INVALID_ARGUMENT,
               "wr_scene_memory_tag", "out_host_bytes");

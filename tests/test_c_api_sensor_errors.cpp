@@ -66,6 +66,7 @@ TEST_CASE("wr_sensor_create: error paths", "[c_api]") {
   }
   expect_bad("desc->mount_rotation", [](wr_camera_desc& d) {
     for (float& q : d.mount_rotation) q = 0.0f;
+    d.mount_rotation[3] = -kInf;
   });
 
   SECTION("the edges of the valid ranges are accepted, and the desc is kept as given") {
@@ -216,8 +217,26 @@ TEST_CASE("wr_camera_desc_pinhole fills exactly the documented values", "[c_api]
     CHECK(d.depth_kind == WR_DEPTH_PLANE);
     CHECK(d.quat_order == WR_QUAT_WXYZ);
     CHECK((d.mount_position[0] == 0 && d.mount_position[1] == 0 && d.mount_position[2] == 0));
-    CHECK((d.mount_rotation[0] == 1 && d.mount_rotation[1] == 0 && d.mount_rotation[2] == 0 &&
+    // all 0: the identity whatever quat_order (wr.h), so setting WR_QUAT_XYZW afterwards keeps it
+    CHECK((d.mount_rotation[0] == 0 && d.mount_rotation[1] == 0 && d.mount_rotation[2] == 0 &&
            d.mount_rotation[3] == 0));
   }
-  wr_camera_desc_pinhole(nullptr, 640, 480, 90.0f);  // does nothing, and does not crash
+  CHECK(wr_camera_desc_pinhole(nullptr, 640, 480, 90.0f) == WR_ERROR_INVALID_ARGUMENT);
+  CHECK_THAT(wr_last_error(), Catch::Contains("desc is NULL"));
+}
+
+TEST_CASE("wr_camera_desc_pinhole refuses a FOV outside [1, 180) degrees and a zero size, by name", "[c_api]") {
+  wr_camera_desc d;
+  REQUIRE(wr_camera_desc_pinhole(&d, 106, 60, 87.0f) == WR_SUCCESS);
+  const wr_camera_desc before = d;
+  for (float hfov : {180.0f, 200.0f, 0.99f, 0.0f, -87.0f, kNaN, kInf}) {
+    INFO("hfov " << hfov);
+    CHECK(wr_camera_desc_pinhole(&d, 106, 60, hfov) == WR_ERROR_INVALID_ARGUMENT);
+    CHECK_THAT(wr_last_error(), Catch::Contains("wr_camera_desc_pinhole: hfov_degrees"));
+    CHECK(std::memcmp(&d, &before, sizeof d) == 0);  // untouched
+  }
+  CHECK(wr_camera_desc_pinhole(&d, 106, 60, 1.0f) == WR_SUCCESS);    // the bounds themselves
+  CHECK(wr_camera_desc_pinhole(&d, 106, 60, 179.9f) == WR_SUCCESS);
+  CHECK(wr_camera_desc_pinhole(&d, 0, 60, 87.0f) == WR_ERROR_INVALID_ARGUMENT);
+  CHECK_THAT(wr_last_error(), Catch::Contains("width x height = 0 x 60"));
 }

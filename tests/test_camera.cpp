@@ -137,5 +137,7 @@ TEST_CASE("camera description validation names the bad field") {
   d = good; d.depth_kind = static_cast<wr_depth_kind>(7); expect_bad(d, "desc->depth_kind");
   d = good; d.quat_order = static_cast<wr_quat_order>(-1); expect_bad(d, "desc->quat_order");
   d = good; d.mount_position[2] = NAN; expect_bad(d, "desc->mount_position");
-  d = good; d.mount_rotation[0] = 0; expect_bad(d, "desc->mount_rotation");
+  d = good; d.mount_rotation[1] = NAN; expect_bad(d, "desc->mount_rotation");
+  d = good; for (float& q : d.mount_rotation) q = 0.0f;  // all 0: the identity (wr.h), accepted
+  CHECK_NOTHROW(wr::validate_camera_desc("f", d));
 }

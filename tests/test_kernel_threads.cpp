@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <atomic>
 #include <cstring>
 #include <random>
 #include <string>
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "cpu/cpu_intersect.h"
+#include "cpu/cpu_pipeline.h"
 #include "cpu_render_reference.h"
 #include "cuda_policy.h"
 #include "deep_chain_bvh.h"
@@ -24,6 +26,7 @@
 #include "scene/bvh_builder.h"
 #include "scene/obj_loader.h"
 #include "sensor/camera_model.h"
+#include "sensor/pipeline_options.h"
 
 // The kernels trace with the GPU's form of the traversal (core/traversal_variant.h), which the
 // CPU backend's host form must match bit for bit.
@@ -241,4 +244,171 @@ TEST_CASE("an emulated intersect launch equals the CPU backend, and marks the ra
     different += !same_bits(got_t[i], want_inf_t[i]) || got_id[i] != want_inf_id[i];
   CHECK(different == 0);
   CHECK(guards_touched(got_t, count) == 0);
+}
+
+// ---- the RL depth pipeline's kernels ------------------------------------------------------------
+
+namespace {
+
+// One pipeline sensor's inputs, rendered twice: by the CPU backend (cpu_render_pipeline) and by an
+// emulated launch of the three pipeline kernels, every thread run on the CPU, each with its own
+// state (history rings, frame counts, the kernels' camera images).
+struct PipelineRig {
+  wr::Bvh bvh;
+  wr_camera_desc desc;
+  std::vector<wr::TemplateRay> rays;
+  wr::SensorPipeline pipeline;
+  uint32_t num_envs;
+};
+
+struct PipelineOutputs {
+  std::vector<uint16_t> out;  // as bytes of the dtype, two per uint16 (float32: two of them)
+  std::vector<uint8_t> bad_mask;
+  uint32_t bad_count = 0;
+  uint64_t overflows = 0;
+};
+
+struct PipelineStateBuffers {
+  std::vector<unsigned char> history;
+  std::vector<uint32_t> frames;
+  std::vector<float> images;
+  PipelineStateBuffers(const PipelineRig& r) {
+    const wr::PipelineParams& p = r.pipeline.params;
+    if (p.history > 1) {
+      history.assign(size_t(r.num_envs) * p.history * r.pipeline.out_bytes_per_env, 0);
+      frames.assign(r.num_envs, 0);
+    }
+    images.assign(size_t(r.num_envs) * p.win_w * p.win_h, 0.0f);
+  }
+  wr::PipelineState state() { return wr::PipelineState{images.data(), history.data(), frames.data()}; }
+};
+
+wr::PipelineCall make_call(const PipelineRig& r, const std::vector<float>& poses, PipelineOutputs* o,
+                           const std::vector<float>* intrinsics, uint64_t frame, const std::vector<uint32_t>* latency) {
+  wr::PipelineCall c{};
+  c.body_poses = poses.data();
+  c.pose_stride = 7;
+  c.intrinsics = intrinsics ? intrinsics->data() : nullptr;
+  c.frame = frame;
+  c.latency = latency ? latency->data() : nullptr;
+  o->out.assign(r.num_envs * r.pipeline.out_bytes_per_env / 2, 0xEEEE);
+  o->bad_mask.assign(r.num_envs, 9);
+  c.out = o->out.data();
+  c.bad_env_mask = o->bad_mask.data();
+  c.bad_env_count = &o->bad_count;
+  return c;
+}
+
+void cpu_pipeline(const PipelineRig& r, const wr::PipelineCall& c, PipelineStateBuffers* s, PipelineOutputs* o) {
+  const wr::PipelineParams& p = r.pipeline.params;
+  wr::ThreadPool pool(2);
+  std::vector<float> windows(2ull * p.win_w * p.win_h);
+  std::atomic<uint64_t> overflows{0};
+  wr::CpuPipelineJob job;
+  job.bvh = r.bvh.view();
+  job.rays = r.rays.data();
+  job.params = &p;
+  job.call = c;
+  job.state = s->state();
+  job.num_envs = r.num_envs;
+  job.thread_windows = windows.data();
+  job.stack_overflows = &overflows;
+  job.simd = wr::best_cpu_simd();
+  wr::cpu_render_pipeline(pool, job);
+  o->overflows = overflows.load();
+}
+
+void emulated_pipeline(const PipelineRig& r, const wr::PipelineCall& c, PipelineStateBuffers* s, PipelineOutputs* o) {
+  const wr::PipelineParams& p = r.pipeline.params;
+  const wr::PipelineState state = s->state();
+  const uint32_t threads = wr::cuda::kBlockThreads;
+  o->bad_count = 0;
+  if (p.camera_image) {
+    const wr::cuda::WarpTiles window = wr::cuda::WarpTiles::make(p.win_w, p.win_h, r.num_envs);
+    for (uint64_t t = 0; t < window.blocks * threads; ++t)
+      o->overflows += wr::cuda::pipeline_camera_thread(t, r.bvh.view(), r.rays.data(), p, c, window, state);
+  }
+  const wr::cuda::WarpTiles out = wr::cuda::WarpTiles::make(p.output.out_w, p.output.out_h, r.num_envs);
+  for (uint64_t t = 0; t < out.blocks * threads; ++t) {
+    const wr::cuda::OutputThreadResult res = wr::cuda::pipeline_output_thread(t, r.bvh.view(), r.rays.data(), p, c, out, state);
+    o->overflows += res.overflowed;
+    o->bad_count += res.bad_env;
+  }
+  for (uint64_t t = 0; t < wr::cuda::blocks_for(r.num_envs) * threads; ++t)
+    wr::cuda::pipeline_history_thread(t, r.num_envs, p, c, state);
+}
+
+}  // namespace
+
+TEST_CASE("an emulated launch of the pipeline's kernels equals the CPU backend's pipeline bit for bit") {
+  const char* dir = std::getenv("WR_SOURCE_DIR");
+  const wr::Mesh mesh = wr::load_obj(std::string(dir ? dir : ".") + "/assets/parkour_small.obj");
+  PipelineRig r;
+  r.bvh = wr::build_bvh(mesh.vertices.data(), mesh.indices.data(), mesh.indices.size() / 3,
+                        wr::cuda::bvh_build_options());
+  wr_camera_desc_pinhole(&r.desc, 41, 27, 87.0f);
+  r.desc.miss_value = 2.0f;
+  r.num_envs = 5;
+  r.rays.resize(size_t(r.desc.width) * r.desc.height);
+  wr::build_ray_template(r.desc, r.rays.data());
+  float lo[3], hi[3];
+  wr_test::vertex_bounds(mesh.vertices, lo, hi);
+  hi[2] += 2.0f;
+  std::vector<float> poses = wr_test::random_poses_in_box(5, r.num_envs, lo, hi);
+  poses[7 * 3 + 4] = kNaN;  // env 3: a bad pose (the kernels and an isolating CPU make it invalid)
+  const std::vector<float> intrinsics = {30, 31, 20.5f, 13.5f, 25, 25, 19, 14, 40, 38, 21, 12, 33, 30, 20, 13, 28, 29, 22, 15};
+
+  struct Case {
+    const char* name;
+    void (*options)(wr_sensor_options&);
+    bool per_env_intrinsics;
+  };
+  const Case cases[] = {
+      {"crop, normalise, float16, fused", [](wr_sensor_options& o) {
+         o.crop_x = 2, o.crop_width = 37, o.normalize = 1, o.norm_b = 2, o.dtype = WR_DTYPE_FLOAT16;
+       }, false},
+      {"bicubic with noise and edges, per-env intrinsics", [](wr_sensor_options& o) {
+         o.crop_y = 1, o.out_width = 30, o.out_height = 19, o.resample = WR_RESAMPLE_BICUBIC;
+         o.clip = 1, o.clip_max = 2;
+         o.noise.seed = 9, o.noise.range_sigma[0] = 0.01f, o.noise.dropout_probability = 0.05f;
+         o.noise.edge_threshold = 0.1f, o.noise.edge_probability = 0.5f, o.noise.env_offset = 0.02f;
+         o.noise.disparity_focal_baseline = 3, o.noise.disparity_step = 0.25f;
+       }, true},
+      {"area, REP 117, uint16, history", [](wr_sensor_options& o) {
+         o.out_width = 20, o.out_height = 13, o.resample = WR_RESAMPLE_AREA, o.invalid_mode = WR_INVALID_REP117;
+         o.noise.min_range = 0.5f, o.dtype = WR_DTYPE_UINT16_MM, o.history_length = 3;
+       }, false},
+  };
+  for (const Case& k : cases) {
+    INFO(k.name);
+    wr_sensor_options o;
+    wr_sensor_options_init(&o);
+    k.options(o);
+    o.bad_pose_mode = WR_BAD_POSE_ISOLATE;
+    r.pipeline = wr::make_sensor_pipeline("test", r.desc, &o);
+    PipelineStateBuffers cpu_state(r), gpu_state(r);
+    const std::vector<uint32_t> latency = {0, 1, 2, 0, 2};
+    for (uint64_t frame = 0; frame < 3; ++frame) {
+      const bool history = r.pipeline.params.history > 1;
+      PipelineOutputs want, got;
+      const wr::PipelineCall cw = make_call(r, poses, &want, k.per_env_intrinsics ? &intrinsics : nullptr, frame,
+                                            history ? &latency : nullptr);
+      const wr::PipelineCall cg = make_call(r, poses, &got, k.per_env_intrinsics ? &intrinsics : nullptr, frame,
+                                            history ? &latency : nullptr);
+      cpu_pipeline(r, cw, &cpu_state, &want);
+      emulated_pipeline(r, cg, &gpu_state, &got);
+      INFO("frame " << frame);
+      CHECK(got.out == want.out);
+      CHECK(got.bad_mask == want.bad_mask);
+      CHECK(got.bad_mask == std::vector<uint8_t>{0, 0, 0, 1, 0});
+      CHECK((got.bad_count == 1 && want.bad_count == 1));
+      CHECK(got.overflows == want.overflows);
+      size_t written = 0;
+      for (uint16_t w : want.out) written += w != 0xEEEE;
+      CHECK(written > want.out.size() / 2);
+      // poses move between frames, so that the history holds different images
+      for (size_t i = 0; i < poses.size(); i += 7) poses[i] += 0.05f;
+    }
+    CHECK(gpu_state.history == cpu_state.history);
+  }
 }

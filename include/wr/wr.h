@@ -196,15 +196,28 @@ typedef struct wr_camera_desc {
   wr_depth_kind depth_kind;
   wr_quat_order quat_order;        /* of body poses and of mount_rotation */
   float mount_position[3];         /* camera position in the body frame, metres */
-  float mount_rotation[4];         /* camera orientation in the body frame, quaternion in quat_order */
+  float mount_rotation[4];         /* camera orientation in the body frame, quaternion in quat_order;
+                                      all four 0: the identity, whatever the quat_order */
 } wr_camera_desc;
 
 /* Fills desc for a pinhole camera with square pixels:
    fx = fy = (width / 2) / tan(hfov / 2), cx = width / 2, cy = height / 2,
    near_clip = 0, far_clip = +infinity, miss_value = +infinity (REP 117: no
-   return), WR_DEPTH_PLANE, WR_QUAT_WXYZ, identity mount. A NULL desc does
-   nothing. */
-WR_API void wr_camera_desc_pinhole(wr_camera_desc* desc, uint32_t width, uint32_t height, float hfov_degrees);
+   return), WR_DEPTH_PLANE, WR_QUAT_WXYZ, identity mount (mount_rotation all
+   0, so that setting quat_order to WR_QUAT_XYZW afterwards, as IsaacGym users
+   do, still gives an upright camera). WR_ERROR_INVALID_ARGUMENT, desc untouched,
+   for a NULL desc, a zero width or height, or hfov_degrees outside [1, 180)
+   (a value below 1 is most likely radians). */
+WR_API wr_status wr_camera_desc_pinhole(wr_camera_desc* desc, uint32_t width, uint32_t height, float hfov_degrees);
+
+/* Sets desc's mount rotation from angles in degrees, written as a quaternion in desc->quat_order
+   (set the order first): rotation = Rz(yaw) * Ry(pitch) * Rx(roll), so the optical axis is
+   pitched by pitch_deg about the body's +Y (positive looks down, as extreme-parkour's camera
+   angle and IsaacGym's Quat.from_euler_zyx(0, pitch, 0)) and then turned by yaw_deg about the
+   body's +Z (positive looks left), and roll_deg turns the camera about its own optical axis
+   (right-handed: positive takes the camera's +Y, its left, towards its +Z, up).
+   WR_ERROR_INVALID_ARGUMENT, desc untouched, for a NULL desc or a non-finite angle. */
+WR_API wr_status wr_camera_desc_set_mount_angles(wr_camera_desc* desc, float pitch_deg, float yaw_deg, float roll_deg);
 
 /* Creates a sensor of num_envs (>= 1) cameras that share `desc` and the
    scene. Builds the ray template (height x width directions, shared by every
@@ -242,6 +255,138 @@ WR_API wr_status wr_sensor_stack_overflows(wr_sensor sensor, uint64_t* out);
 /* Drops the caller's reference. NULL does nothing. */
 WR_API void wr_sensor_release(wr_sensor sensor);
 
+/* ---- The RL depth pipeline: randomised cameras, policy-ready output, noise, latency ----------
+   Every stage is opt-in and its zero-initialised fields mean "off": a sensor made with all
+   options off renders exactly what wr_sensor_render renders. Per env the library holds only what
+   the options imply (a history ring, and on a CUDA context with resampling or edge dropout the
+   camera-resolution image of each env); wr_sensor_memory reports it as per_env_bytes. The
+   structs carry their size (struct_size, set by the _init functions) so that they can grow:
+   fields past a caller's struct_size count as 0.
+
+   What one pixel goes through, in order:
+     1. its ray from the shared template and the env's camera: body pose (pose_stride and
+        pose_offset read simulator state in place) x mount (the desc's, or the env's own), the
+        desc's intrinsics or the env's own; the trace; the depth kind and the desc's near/far
+        (nearer geometry does not occlude, nothing in range: no return);
+     2. noise (wr_noise_desc, in the order listed there), keyed by (seed, env, frame, pixel)
+        through Philox4x32-10: the same bits on every backend, thread count and CPU path;
+     3. the output stage (wr_sensor_options): crop, invalid pixels (the miss value, or REP 117's
+        sentinels), clip, resampling (area or bicubic, as torch's interpolate), normalisation,
+        clamp, dtype;
+     4. the env's history: with history_length T, the frame goes into the env's ring of T frames,
+        and the output holds the frame latency[env] renders (of that env) ago. */
+
+typedef enum wr_resample {
+  WR_RESAMPLE_NONE = 0,    /* the crop as it is (out_width, out_height must be 0 or the crop's) */
+  WR_RESAMPLE_AREA = 1,    /* box average: torch.nn.functional.interpolate(mode="area") */
+  WR_RESAMPLE_BICUBIC = 2  /* interpolate(mode="bicubic", align_corners=False): Keys' cubic, a = -0.75,
+                              sample indices clamped at the borders, no antialiasing */
+} wr_resample;
+
+typedef enum wr_invalid_mode {
+  WR_INVALID_MISS_VALUE = 0, /* every pixel without a valid depth holds desc.miss_value (as wr_sensor_render) */
+  WR_INVALID_REP117 = 1      /* REP 117: -inf nearer than noise.min_range, +inf no return, NaN invalid
+                                (dropped out); sentinels are neither clipped nor mapped, and resampling
+                                propagates them as IEEE arithmetic does (as torch does) */
+} wr_invalid_mode;
+
+typedef enum wr_dtype {
+  WR_DTYPE_FLOAT32 = 0,
+  WR_DTYPE_FLOAT16 = 1,   /* IEEE binary16, rounded to nearest even */
+  WR_DTYPE_UINT16_MM = 2  /* REP 118: round(1000 x value) millimetres, 0 where the value is not finite or
+                             rounds to <= 0, 65535 at and beyond 65.535 m */
+} wr_dtype;
+
+typedef enum wr_bad_pose_mode {
+  WR_BAD_POSE_FAIL = 0,   /* the contract of wr_sensor_render: on host data a bad pose (or per-env
+                             intrinsics or mount) fails the call naming the env and writes nothing; on
+                             device data that env's output is invalid */
+  WR_BAD_POSE_ISOLATE = 1 /* on either backend: a bad env's output is invalid (NaN; 0 for
+                             WR_DTYPE_UINT16_MM), every other env is rendered, and the bad envs are
+                             reported (wr_render_args.bad_env_count, bad_env_mask) */
+} wr_bad_pose_mode;
+
+/* Noise models, each off at 0. Applied to a pixel with a return, in this order. */
+typedef struct wr_noise_desc {
+  uint64_t seed;                  /* Philox key */
+  float min_range;                /* metres: a depth below it is invalid (too close: -inf in REP 117) */
+  float edge_threshold;           /* metres: a pixel whose clean depth differs from a 4-neighbour's by
+                                     more (a neighbour without a return counts as infinitely far) ... */
+  float edge_probability;         /* ... is invalid with this probability (stereo fails at depth steps) */
+  float dropout_probability;      /* any pixel is invalid with this probability */
+  float range_sigma[3];           /* Gaussian, sigma(d) = a + b d + c d^2 metres */
+  float disparity_focal_baseline; /* f (pixels) x B (metres): disparity f B / d is quantised ... */
+  float disparity_step;           /* ... to multiples of this many pixels (> 0 when the above is set) */
+  float env_offset;               /* metres: every pixel of an env's frame moves by one offset, uniform in
+                                     [-env_offset, env_offset] per env and frame (extreme-parkour's dis_noise) */
+} wr_noise_desc;
+
+typedef struct wr_sensor_options {
+  uint32_t struct_size;                /* sizeof(wr_sensor_options) */
+  uint32_t crop_x, crop_y;             /* top-left camera pixel of the crop */
+  uint32_t crop_width, crop_height;    /* 0: to the image's right / bottom edge */
+  uint32_t out_width, out_height;      /* the output image; 0: the crop's */
+  wr_resample resample;
+  wr_invalid_mode invalid_mode;
+  uint32_t clip;                       /* nonzero: finite depths clamped to [clip_min, clip_max] */
+  float clip_min, clip_max;
+  uint32_t normalize;                  /* nonzero: value = (value - norm_a) / (norm_b - norm_a) + norm_c */
+  float norm_a, norm_b, norm_c;
+  uint32_t clamp;                      /* nonzero: after normalisation, values clamped to [clamp_min, clamp_max] */
+  float clamp_min, clamp_max;
+  wr_dtype dtype;
+  uint32_t history_length;             /* frames kept per env (0 and 1: none; latency must then be 0) */
+  wr_bad_pose_mode bad_pose_mode;
+  wr_noise_desc noise;
+} wr_sensor_options;
+
+/* Every option off; struct_size set. A NULL options does nothing. */
+WR_API void wr_sensor_options_init(wr_sensor_options* options);
+
+/* As wr_sensor_create, with the pipeline's options (NULL: all off). Every option is checked and
+   named on failure ("wr_sensor_create_ex: options->crop_width ..."). Everything render needs is
+   allocated here (the history rings, the camera images a resampled output is made from). */
+WR_API wr_status wr_sensor_create_ex(wr_scene scene, const wr_camera_desc* desc, const wr_sensor_options* options,
+                                     uint32_t num_envs, wr_sensor* out);
+
+/* The shape of one env's output: width, height, dtype, and bytes (width x height x the dtype's
+   size). Any output may be NULL. */
+WR_API wr_status wr_sensor_output_shape(wr_sensor sensor, uint32_t* out_width, uint32_t* out_height,
+                                        wr_dtype* out_dtype, uint64_t* out_bytes_per_env);
+
+typedef struct wr_render_args {
+  uint32_t struct_size;          /* sizeof(wr_render_args) */
+  const float* body_poses;       /* env e's pose is the 7 floats at body_poses + e x pose_stride + pose_offset */
+  uint32_t pose_stride;          /* floats from one env's record to the next; 0: 7. IsaacGym root states
+                                    (N x 13, xyzw): 13; rigid-body states (N x B x 13), body b: 13 B */
+  uint32_t pose_offset;          /* floats before the pose in an env's record (body b: 13 b); +7 <= stride */
+  const float* intrinsics;       /* (num_envs x 4) fx, fy, cx, cy per env, or NULL: the desc's */
+  const float* mounts;           /* (num_envs x 7) each env's mount (position, quaternion in quat_order), or
+                                    NULL: the desc's */
+  uint64_t frame;                /* the frame number of the noise (replaying a frame reproduces it) */
+  const uint32_t* latency;       /* (num_envs) frames ago, each < max(history_length, 1); NULL: 0 */
+  const uint8_t* update_mask;    /* (num_envs) 0: the env is not rendered, its output and history are left
+                                    untouched; NULL: every env */
+  const uint8_t* reset_mask;     /* (num_envs) nonzero: the env's whole history becomes this frame (an env's
+                                    first rendered frame always does); NULL: none */
+  void* out;                     /* (num_envs x out_height x out_width) of the dtype */
+  uint64_t out_bytes;            /* the size of out: at least num_envs x wr_sensor_output_shape's bytes */
+  uint32_t* bad_env_count;       /* WR_BAD_POSE_ISOLATE: set to the number of bad envs (on CUDA a device
+                                    pointer, written by the stream); or NULL */
+  uint8_t* bad_env_mask;         /* (num_envs) WR_BAD_POSE_ISOLATE: 1 for a bad env, 0 otherwise; or NULL */
+  void* stream;                  /* cudaStream_t on a CUDA context */
+} wr_render_args;
+
+/* Zeroes args and sets struct_size. A NULL args does nothing. */
+WR_API void wr_render_args_init(wr_render_args* args);
+
+/* Renders every env (whose update_mask allows) through the pipeline into args->out. Arrays are host
+   memory on a CPU context and device memory on a CUDA context, like the poses. On the host every
+   array is checked before anything is written (a bad value names its env); on the device the
+   checks that need the data (a pose, intrinsics, mount or latency out of range) make that env's
+   output invalid. As wr_sensor_render: allocates nothing, synchronises nothing, capture-safe. */
+WR_API wr_status wr_sensor_render_ex(wr_sensor sensor, const wr_render_args* args);
+
 /* ---- Memory accounting ----------------------------------------------------- */
 
 /* Bytes an object holds, as recorded by the library's one allocator (every host and
@@ -272,7 +417,12 @@ typedef enum wr_memory_tag {
   WR_MEMORY_RAY_TEMPLATE = 4,   /* a direction per pixel, shared by every env */
   WR_MEMORY_COUNTERS = 5,       /* small device counters */
   WR_MEMORY_BUILD_SCRATCH = 6,  /* BVH build working arrays: 0 once the scene exists */
-  WR_MEMORY_TAG_COUNT = 7
+  WR_MEMORY_HISTORY = 7,        /* per env: the pipeline's history ring (history_length frames of the
+                                   output) and its frame count (4 bytes) */
+  WR_MEMORY_CAMERA_IMAGES = 8,  /* per env, CUDA: the camera-resolution image (its traced window, 4 bytes a
+                                   pixel) a resampled or edge-dropout output is made from */
+  WR_MEMORY_RENDER_SCRATCH = 9, /* shared, CPU: each thread's camera window for the same */
+  WR_MEMORY_TAG_COUNT = 10
 } wr_memory_tag;
 
 /* Static name of a tag, e.g. "bvh_nodes"; "unknown" outside the enum. Never NULL. */

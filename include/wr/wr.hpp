@@ -190,10 +190,11 @@ class Sensor {
   std::unique_ptr<wr_sensor_, detail::SensorRelease> handle_;
 };
 
-/// A pinhole description with square pixels and the defaults of wr_camera_desc_pinhole.
+/// A pinhole description with square pixels and the defaults of wr_camera_desc_pinhole; throws
+/// wr::Error for a zero size or a horizontal FOV outside [1, 180) degrees.
 inline wr_camera_desc pinhole(uint32_t width, uint32_t height, float hfov_degrees) {
   wr_camera_desc d{};
-  wr_camera_desc_pinhole(&d, width, height, hfov_degrees);
+  detail::check(wr_camera_desc_pinhole(&d, width, height, hfov_degrees));
   return d;
 }
 

@@ -5,7 +5,7 @@
 
 #include <wr/wr.h>
 
-#include "api/api_guard.h"
+#include "common/api_guard.h"
 #include "api/handles.h"
 #include "scene/obj_loader.h"
 
@@ -15,30 +15,6 @@ using wr::require_array;
 using wr::require_element_aligned;
 using wr::require_non_null;
 
-namespace wr {
-
-std::string& last_error_message() {
-  thread_local std::string message;
-  return message;
-}
-
-void set_last_error(wr_status status, const char* message) {
-  try {
-    last_error_message() = std::string(message) + " [" + wr_status_string(status) + "]";
-  } catch (...) {
-    // Out of memory while reporting: keep the previous message rather than throw.
-  }
-}
-
-void set_last_error(const char* function, wr_status status, const char* what) {
-  try {
-    set_last_error(status, (std::string(function) + ": " + what).c_str());
-  } catch (...) {
-    set_last_error(status, what);  // no memory for the prefix: the bare message still says what
-  }
-}
-
-}  // namespace wr
 
 namespace {
 
@@ -63,14 +39,18 @@ wr_status create_context(const char* function, wr_context* out, Make&& make) {
   });
 }
 
-// Nothing the library holds grows with num_envs: each env's pose and depth image live in
-// the caller's buffers, so every byte of a scene or sensor is shared and per_env_bytes is 0.
-wr_memory_stats memory_stats(const wr::MemoryLedger& ledger) {
+// Each env's pose and output live in the caller's buffers; what the library holds per env is
+// what the sensor's options imply (the pipeline's history, CUDA's camera images: their tags), the
+// same for every env. A scene holds nothing per env (num_envs 0).
+wr_memory_stats memory_stats(const wr::MemoryLedger& ledger, uint32_t num_envs) {
   wr_memory_stats stats{};
   stats.host_bytes = ledger.total(wr::MemorySpace::kHost);
   stats.device_bytes = ledger.total(wr::MemorySpace::kDevice);
-  stats.shared_bytes = stats.host_bytes + stats.device_bytes;
-  stats.per_env_bytes = 0;
+  uint64_t per_env_total = 0;
+  for (wr::MemoryTag tag : {wr::MemoryTag::kHistory, wr::MemoryTag::kCameraImages})
+    per_env_total += ledger.bytes(wr::MemorySpace::kHost, tag) + ledger.bytes(wr::MemorySpace::kDevice, tag);
+  stats.per_env_bytes = num_envs ? per_env_total / num_envs : 0;
+  stats.shared_bytes = stats.host_bytes + stats.device_bytes - per_env_total;
   return stats;
 }
 
@@ -105,25 +85,27 @@ wr_status create_scene(const char* function, wr_context context, const float* ve
   });
 }
 
+wr_status create_sensor(const char* fn, wr_scene scene, const wr_camera_desc* desc, const wr_sensor_options* options,
+                        uint32_t num_envs, wr_sensor* out) {
+  return api_guard(fn, [&] {
+    require_non_null(fn, scene, "scene");
+    require_non_null(fn, desc, "desc");
+    require_non_null(fn, out, "out");
+    auto sensor = std::make_unique<wr_sensor_>();
+    sensor->sensor = std::make_unique<wr::Sensor>(fn, *scene->scene, *desc, options, num_envs);
+    sensor->device = scene->device->create_sensor(fn, *sensor->sensor);
+    sensor->sensor->ledger().add(wr::MemorySpace::kHost, wr::MemoryTag::kObjects,
+                                 sizeof(wr_sensor_) + sizeof(wr::Sensor));
+    retain(scene);
+    sensor->scene = scene;
+    *out = sensor.release();
+  });
+}
+
 }  // namespace
 
 extern "C" {
 
-const char* wr_status_string(wr_status status) {
-  switch (status) {
-    case WR_SUCCESS: return "WR_SUCCESS";
-    case WR_ERROR_INVALID_ARGUMENT: return "WR_ERROR_INVALID_ARGUMENT";
-    case WR_ERROR_IO: return "WR_ERROR_IO";
-    case WR_ERROR_PARSE: return "WR_ERROR_PARSE";
-    case WR_ERROR_OUT_OF_MEMORY: return "WR_ERROR_OUT_OF_MEMORY";
-    case WR_ERROR_UNSUPPORTED: return "WR_ERROR_UNSUPPORTED";
-    case WR_ERROR_DEVICE: return "WR_ERROR_DEVICE";
-    case WR_ERROR_INTERNAL: return "WR_ERROR_INTERNAL";
-  }
-  return "WR_STATUS_UNKNOWN";
-}
-
-const char* wr_last_error(void) { return wr::last_error_message().c_str(); }
 
 wr_status wr_context_create(wr_device device_enum, int ordinal, wr_context* out) {
   const char* fn = "wr_context_create";
@@ -250,20 +232,12 @@ void wr_scene_release(wr_scene scene) {
 }
 
 wr_status wr_sensor_create(wr_scene scene, const wr_camera_desc* desc, uint32_t num_envs, wr_sensor* out) {
-  const char* fn = "wr_sensor_create";
-  return api_guard(fn, [&] {
-    require_non_null(fn, scene, "scene");
-    require_non_null(fn, desc, "desc");
-    require_non_null(fn, out, "out");
-    auto sensor = std::make_unique<wr_sensor_>();
-    sensor->sensor = std::make_unique<wr::Sensor>(fn, *scene->scene, *desc, num_envs);
-    sensor->device = scene->device->create_sensor(fn, *sensor->sensor);
-    sensor->sensor->ledger().add(wr::MemorySpace::kHost, wr::MemoryTag::kObjects,
-                                 sizeof(wr_sensor_) + sizeof(wr::Sensor));
-    retain(scene);
-    sensor->scene = scene;
-    *out = sensor.release();
-  });
+  return create_sensor("wr_sensor_create", scene, desc, nullptr, num_envs, out);
+}
+
+wr_status wr_sensor_create_ex(wr_scene scene, const wr_camera_desc* desc, const wr_sensor_options* options,
+                              uint32_t num_envs, wr_sensor* out) {
+  return create_sensor("wr_sensor_create_ex", scene, desc, options, num_envs, out);
 }
 
 wr_status wr_sensor_render(wr_sensor sensor, const float* body_poses, float* depth_out, void* stream) {
@@ -272,7 +246,51 @@ wr_status wr_sensor_render(wr_sensor sensor, const float* body_poses, float* dep
     require_non_null(fn, sensor, "sensor");
     require_array(fn, body_poses, "body_poses");
     require_array(fn, depth_out, "depth_out");
-    sensor->device->render(fn, wr::RenderCall{body_poses, depth_out, stream});
+    const wr::SensorPipeline& pipeline = sensor->sensor->pipeline();
+    if (!pipeline.active) {
+      sensor->device->render(fn, wr::RenderCall{body_poses, depth_out, stream});
+      return;
+    }
+    // A sensor with options: its pipeline, frame 0, nothing per env; depth_out of its output's size.
+    wr_render_args args;
+    wr_render_args_init(&args);
+    args.body_poses = body_poses;
+    args.out = depth_out;
+    args.out_bytes = uint64_t(sensor->sensor->num_envs()) * pipeline.out_bytes_per_env;
+    sensor->device->render_pipeline(fn, wr::make_pipeline_call(fn, pipeline, sensor->sensor->num_envs(), args),
+                                    stream);
+  });
+}
+
+wr_status wr_sensor_render_ex(wr_sensor sensor, const wr_render_args* args_in) {
+  const char* fn = "wr_sensor_render_ex";
+  return api_guard(fn, [&] {
+    require_non_null(fn, sensor, "sensor");
+    require_non_null(fn, args_in, "args");
+    const wr_render_args args = wr::read_sized_struct(fn, args_in, "args");
+    const wr::SensorPipeline& pipeline = sensor->sensor->pipeline();
+    const wr::PipelineCall call = wr::make_pipeline_call(fn, pipeline, sensor->sensor->num_envs(), args);
+    const bool per_env = call.pose_stride != 7 || call.pose_offset != 0 || call.intrinsics || call.mounts ||
+                         call.latency || call.update_mask || call.reset_mask || call.bad_env_count ||
+                         call.bad_env_mask;
+    if (!pipeline.active && !per_env) {  // nothing of the pipeline: the plain render, its very bits
+      sensor->device->render(fn, wr::RenderCall{call.body_poses, static_cast<float*>(call.out), args.stream});
+      return;
+    }
+    sensor->device->render_pipeline(fn, call, args.stream);
+  });
+}
+
+wr_status wr_sensor_output_shape(wr_sensor sensor, uint32_t* out_width, uint32_t* out_height, wr_dtype* out_dtype,
+                                 uint64_t* out_bytes_per_env) {
+  const char* fn = "wr_sensor_output_shape";
+  return api_guard(fn, [&] {
+    require_non_null(fn, sensor, "sensor");
+    const wr::SensorPipeline& pipeline = sensor->sensor->pipeline();
+    if (out_width) *out_width = pipeline.out_width;
+    if (out_height) *out_height = pipeline.out_height;
+    if (out_dtype) *out_dtype = static_cast<wr_dtype>(pipeline.params.output.dtype);
+    if (out_bytes_per_env) *out_bytes_per_env = pipeline.out_bytes_per_env;
   });
 }
 
@@ -300,7 +318,7 @@ wr_status wr_scene_memory(wr_scene scene, wr_memory_stats* out) {
   return api_guard(fn, [&] {
     require_non_null(fn, scene, "scene");
     require_non_null(fn, out, "out");
-    *out = memory_stats(scene->scene->ledger());
+    *out = memory_stats(scene->scene->ledger(), 0);
   });
 }
 
@@ -309,7 +327,7 @@ wr_status wr_sensor_memory(wr_sensor sensor, wr_memory_stats* out) {
   return api_guard(fn, [&] {
     require_non_null(fn, sensor, "sensor");
     require_non_null(fn, out, "out");
-    *out = memory_stats(sensor->sensor->ledger());
+    *out = memory_stats(sensor->sensor->ledger(), sensor->sensor->num_envs());
   });
 }
 
@@ -324,6 +342,9 @@ const char* wr_memory_tag_string(wr_memory_tag tag) {
     case WR_MEMORY_RAY_TEMPLATE: return "ray_template";
     case WR_MEMORY_COUNTERS: return "counters";
     case WR_MEMORY_BUILD_SCRATCH: return "build_scratch";
+    case WR_MEMORY_HISTORY: return "history";
+    case WR_MEMORY_CAMERA_IMAGES: return "camera_images";
+    case WR_MEMORY_RENDER_SCRATCH: return "render_scratch";
   }
   return "unknown";
 }
@@ -379,5 +400,8 @@ static_assert(int(wr::MemoryTag::kObjects) == WR_MEMORY_OBJECTS && int(wr::Memor
                   int(wr::MemoryTag::kRayTemplate) == WR_MEMORY_RAY_TEMPLATE &&
                   int(wr::MemoryTag::kCounters) == WR_MEMORY_COUNTERS &&
                   int(wr::MemoryTag::kBuildScratch) == WR_MEMORY_BUILD_SCRATCH &&
+                  int(wr::MemoryTag::kHistory) == WR_MEMORY_HISTORY &&
+                  int(wr::MemoryTag::kCameraImages) == WR_MEMORY_CAMERA_IMAGES &&
+                  int(wr::MemoryTag::kRenderScratch) == WR_MEMORY_RENDER_SCRATCH &&
                   int(wr::MemoryTag::kCount) == WR_MEMORY_TAG_COUNT,
               "wr.h's wr_memory_tag and the ledger's MemoryTag are out of step");

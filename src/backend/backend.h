@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "core/depth_pipeline.h"
 #include "scene/bvh_builder.h"
 
 namespace wr {
@@ -49,6 +50,10 @@ class SensorBackend {
   // done. CUDA: checks that the pointers are device memory, enqueues on call.stream, allocates
   // and synchronises nothing.
   virtual void render(const char* function, const RenderCall& call) = 0;
+  // A render through the RL depth pipeline (core/depth_pipeline.h; the call's arrays checked for
+  // what needs no reading of their data). CPU: checks the host data (bad envs named, or left to
+  // be made invalid where the sensor isolates them), renders, returns when done. CUDA: as render.
+  virtual void render_pipeline(const char* function, const PipelineCall& call, void* stream) = 0;
   // Rays that overflowed the traversal stack since creation (CUDA: synchronises the device).
   virtual uint64_t stack_overflows(const char* function) = 0;
 };

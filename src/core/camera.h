@@ -25,6 +25,49 @@ struct alignas(16) TemplateRay {
 };
 static_assert(sizeof(TemplateRay) == 16, "TemplateRay must stay 16 bytes");
 
+// One pixel of the ray template, read where it lies: one 16-byte read-only load on the GPU.
+WR_HD TemplateRay load_template_ray(const TemplateRay* p) {
+#if defined(__CUDA_ARCH__)
+  const float4 r = __ldg(reinterpret_cast<const float4*>(p));
+  return TemplateRay{{r.x, r.y, r.z}, r.w};
+#else
+  return *p;
+#endif
+}
+
+// Pinhole intrinsics in pixels (wr.h: d_cam = normalize(1, -(u + 0.5 - cx) / fx, -(v + 0.5 - cy) / fy)).
+struct Intrinsics {
+  float fx, fy, cx, cy;
+};
+
+WR_HD bool valid_intrinsics(const Intrinsics& k) {
+  return is_finite_(k.fx) && k.fx > 0.0f && is_finite_(k.fy) && k.fy > 0.0f && is_finite_(k.cx) && is_finite_(k.cy);
+}
+
+// The template ray of pixel (u, v) for intrinsics k, computed in double and rounded once. The
+// sensor's shared template is built with it on the host (sensor/camera_model.cpp), and a render
+// with per-env intrinsics makes each env's rays with it where it traces (on the GPU too, whose
+// double arithmetic and square root are IEEE's): so a ray made per env is bit for bit the ray a
+// sensor built with that env's camera holds. What the template keeps of a pixel is its
+// coordinates, which are its index.
+WR_HD TemplateRay make_template_ray(uint32_t u, uint32_t v, const Intrinsics& k, bool plane_depth) {
+  const double y = -((u + 0.5) - static_cast<double>(k.cx)) / static_cast<double>(k.fx);
+  const double z = -((v + 0.5) - static_cast<double>(k.cy)) / static_cast<double>(k.fy);
+  double n2 = 1.0 + y * y;
+  n2 = n2 + z * z;
+#if defined(__CUDA_ARCH__)
+  const double inv_norm = 1.0 / sqrt(n2);
+#else
+  const double inv_norm = 1.0 / __builtin_sqrt(n2);
+#endif
+  TemplateRay r;
+  r.dir[0] = static_cast<float>(inv_norm);
+  r.dir[1] = static_cast<float>(y * inv_norm);
+  r.dir[2] = static_cast<float>(z * inv_norm);
+  r.depth_scale = plane_depth ? static_cast<float>(inv_norm) : 1.0f;
+  return r;
+}
+
 // Sensor constants every pixel reads. The mount's rotation is precomputed on the host.
 struct DepthParams {
   RigidTransform mount;  // camera in the body frame
@@ -54,6 +97,7 @@ WR_HD bool quat_to_matrix(float w, float x, float y, float z, float r[9]) {
 
 // Reads a 7-float pose (position, quaternion in `order`) into a transform. False when any
 // value is not finite or the quaternion is zero.
+// (A mount is read by mount_to_transform below, where a zero quaternion means the identity.)
 WR_HD bool pose_to_transform(const float* pose, int order, RigidTransform* out) {
   for (int i = 0; i < 7; ++i)
     if (!is_finite_(pose[i])) return false;
@@ -63,6 +107,16 @@ WR_HD bool pose_to_transform(const float* pose, int order, RigidTransform* out) 
   const float z = order == kQuatXYZW ? pose[5] : pose[6];
   out->pos = Vec3{pose[0], pose[1], pose[2]};
   return quat_to_matrix(w, x, y, z, out->rot);
+}
+
+// A 7-float mount (camera in the body frame): as pose_to_transform, but a quaternion of four zeros
+// is the identity in either order (wr.h: so that the identity mount does not depend on it).
+WR_HD bool mount_to_transform(const float* mount, int order, RigidTransform* out) {
+  if (mount[3] == 0.0f && mount[4] == 0.0f && mount[5] == 0.0f && mount[6] == 0.0f) {
+    const float identity[7] = {mount[0], mount[1], mount[2], 1.0f, 0.0f, 0.0f, 0.0f};
+    return pose_to_transform(identity, kQuatWXYZ, out);
+  }
+  return pose_to_transform(mount, order, out);
 }
 
 // camera_in_world = body_in_world * mount.

@@ -48,6 +48,31 @@ WR_HD float fmax_(float a, float b) {
 }
 WR_HD float fabs_(float a) { return a < 0.0f ? -a : a; }
 
+// Correctly rounded on both sides (IEEE square root; nvcc's default -prec-sqrt=true).
+WR_HD float sqrt_(float a) {
+#if defined(__CUDA_ARCH__)
+  return sqrtf(a);
+#else
+  return __builtin_sqrtf(a);
+#endif
+}
+
+// Exact on both sides: the nearest integer, halves away from zero; and the largest integer <= a.
+WR_HD float round_(float a) {
+#if defined(__CUDA_ARCH__)
+  return roundf(a);
+#else
+  return __builtin_roundf(a);
+#endif
+}
+WR_HD float floor_(float a) {
+#if defined(__CUDA_ARCH__)
+  return floorf(a);
+#else
+  return __builtin_floorf(a);
+#endif
+}
+
 WR_HD bool is_finite_(float a) { return a - a == 0.0f; }  // false for inf and NaN
 
 WR_HD float infinity_() {

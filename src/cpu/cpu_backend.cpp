@@ -10,10 +10,12 @@
 #include "backend/backend.h"
 #include "common/status_error.h"
 #include "cpu/cpu_intersect.h"
+#include "cpu/cpu_pipeline.h"
 #include "cpu/cpu_render.h"
 #include "cpu/cpu_simd.h"
 #include "cpu/thread_pool.h"
 #include "memory/memory_ledger.h"
+#include "memory/tracked_allocator.h"
 #include "scene/scene.h"
 #include "sensor/sensor.h"
 
@@ -78,7 +80,14 @@ class CpuDevice final : public DeviceBackend {
 
 class CpuSensor final : public SensorBackend {
  public:
-  CpuSensor(const CpuDevice& device, Sensor& sensor) : device_(device), sensor_(sensor) {}
+  CpuSensor(const CpuDevice& device, Sensor& sensor) : device_(device), sensor_(sensor) {
+    const PipelineParams& p = sensor.pipeline().params;
+    if (p.history > 1) {
+      history_.resize(static_cast<size_t>(sensor.num_envs()) * p.history * sensor.pipeline().out_bytes_per_env);
+      frames_.assign(sensor.num_envs(), 0u);
+    }
+    if (p.camera_image) windows_.resize(static_cast<size_t>(device.num_threads()) * p.win_w * p.win_h);
+  }
 
   void render(const char* function, const RenderCall& call) override {
     validate_body_poses(function, call.body_poses, sensor_.num_envs(), sensor_.params().quat_order);
@@ -96,6 +105,22 @@ class CpuSensor final : public SensorBackend {
     cpu_render(device_.pool(), job);
   }
 
+  void render_pipeline(const char* function, const PipelineCall& call, void*) override {
+    const PipelineParams& p = sensor_.pipeline().params;
+    validate_pipeline_host_data(function, p, call, sensor_.num_envs());
+    CpuPipelineJob job;
+    job.bvh = sensor_.scene().view();
+    job.rays = sensor_.ray_template().data();
+    job.params = &p;
+    job.call = call;
+    job.state = PipelineState{nullptr, history_.data(), frames_.data()};
+    job.num_envs = sensor_.num_envs();
+    job.thread_windows = windows_.data();
+    job.stack_overflows = &stack_overflows_;
+    job.simd = device_.simd();
+    cpu_render_pipeline(device_.pool(), job);
+  }
+
   uint64_t stack_overflows(const char*) override { return stack_overflows_.load(std::memory_order_relaxed); }
 
  private:
@@ -103,6 +128,11 @@ class CpuSensor final : public SensorBackend {
   Sensor& sensor_;
   std::atomic<uint64_t> stack_overflows_{0};
   LedgerRecord self_{&sensor_.ledger(), MemorySpace::kHost, MemoryTag::kObjects, sizeof(CpuSensor)};
+  // The pipeline's state (sensor/pipeline_options.h): each env's history ring (num_envs x history x
+  // the output's bytes) and frame count, and each thread's camera window (threads x win_h x win_w).
+  TrackedVector<unsigned char> history_{TrackedAllocator<unsigned char>(&sensor_.ledger(), MemoryTag::kHistory)};
+  TrackedVector<uint32_t> frames_{TrackedAllocator<uint32_t>(&sensor_.ledger(), MemoryTag::kHistory)};
+  TrackedVector<float> windows_{TrackedAllocator<float>(&sensor_.ledger(), MemoryTag::kRenderScratch)};
 };
 
 class CpuScene final : public SceneBackend {

@@ -17,26 +17,13 @@ void render_tile(const TileGrid& grid, uint32_t env, uint32_t tile, bool valid, 
   const uint32_t u1 = u0 + kCpuTileSize < job.width ? u0 + kCpuTileSize : job.width;
   const uint32_t v1 = v0 + kCpuTileSize < job.height ? v0 + kCpuTileSize : job.height;
   float* image = job.depth_out + static_cast<size_t>(env) * job.width * job.height;
-
-  uint64_t overflows = 0;
-  if (valid && grid.packet_fn) {
-    const PacketTile packet_tile{job.bvh, job.rays, job.width, u0, v0, u1, v1, camera, &job.params, image};
-    overflows = grid.packet_fn(packet_tile);
-    if (overflows) job.stack_overflows->fetch_add(overflows, std::memory_order_relaxed);
+  const PacketTile t{job.bvh, u0, v0, u1, v1, job.rays, 0, 0, job.width, image, 0, 0, job.width, camera, &job.params};
+  if (!valid) {  // unreachable through the C API, which rejects bad poses first
+    for (uint32_t v = v0; v < v1; ++v)
+      for (uint32_t u = u0; u < u1; ++u) tile_depth(t, u, v) = quiet_nan_();
     return;
   }
-  for (uint32_t v = v0; v < v1; ++v) {
-    for (uint32_t u = u0; u < u1; ++u) {
-      const size_t pixel = static_cast<size_t>(v) * job.width + u;
-      if (!valid) {  // unreachable through the C API, which rejects bad poses first
-        image[pixel] = quiet_nan_();
-        continue;
-      }
-      bool overflowed;
-      image[pixel] = render_pixel<HostTraversal>(job.bvh, job.rays[pixel], camera, job.params, &overflowed);
-      overflows += overflowed;
-    }
-  }
+  const uint64_t overflows = trace_tile(t, grid.packet_fn);
   if (overflows) job.stack_overflows->fetch_add(overflows, std::memory_order_relaxed);
 }
 
@@ -52,6 +39,21 @@ void render_tiles(void* context, uint32_t task, unsigned /*thread_index*/) {
 }
 
 }  // namespace
+
+uint64_t trace_tile(const PacketTile& tile, PacketTileFn packet_fn) {
+  if (packet_fn) return packet_fn(tile);
+  uint64_t overflows = 0;
+  for (uint32_t v = tile.v0; v < tile.v1; ++v) {
+    const TemplateRay* rays = &tile_ray(tile, tile.u0, v);
+    float* image = &tile_depth(tile, tile.u0, v);
+    for (uint32_t i = 0; i < tile.u1 - tile.u0; ++i) {
+      bool overflowed;
+      image[i] = render_pixel<HostTraversal>(tile.bvh, rays[i], tile.camera, *tile.params, &overflowed);
+      overflows += overflowed;
+    }
+  }
+  return overflows;
+}
 
 void cpu_render(ThreadPool& pool, const CpuRenderJob& job) {
   TileGrid grid;

@@ -29,6 +29,10 @@ struct CpuRenderJob {
 // origin with nearly the same direction visit nearly the same nodes, which stay in cache.
 constexpr uint32_t kCpuTileSize = 8;
 
+// Traces one tile (cpu/packet_tile.h, a valid camera) with the SIMD packet path packet_fn, or
+// with the per-pixel pipeline where it is null; returns the rays that overflowed the stack.
+uint64_t trace_tile(const PacketTile& tile, PacketTileFn packet_fn);
+
 // Fills job.depth_out. Allocates nothing; the result does not depend on the thread count.
 void cpu_render(ThreadPool& pool, const CpuRenderJob& job);
 

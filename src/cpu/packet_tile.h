@@ -10,16 +10,27 @@
 
 namespace wr {
 
-// One tile: pixels [u0, u1) x [v0, v1) of one env, at most 8 x 8.
+// One tile: pixels [u0, u1) x [v0, v1) of one env's camera image, at most 8 x 8. Pixel (u, v)'s
+// template ray and depth are elements of two row-major arrays whose first element is the pixel
+// (rays_u0, rays_v0), resp. (image_u0, image_v0): the whole template and image (origin 0, stride
+// the image width), or a window of them (the RL pipeline's crop, a tile's own rays).
 struct PacketTile {
   BvhView bvh;
-  const TemplateRay* rays;   // (height x width) shared ray template
-  uint32_t width;            // of the image
   uint32_t u0, v0, u1, v1;
+  const TemplateRay* rays;
+  uint32_t rays_u0, rays_v0, rays_stride;
+  float* image;
+  uint32_t image_u0, image_v0, image_stride;
   RigidTransform camera;     // of this env, from a valid pose
   const DepthParams* params;
-  float* image;              // this env's (height x width) depth image
 };
+
+WR_HD const TemplateRay& tile_ray(const PacketTile& t, uint32_t u, uint32_t v) {
+  return t.rays[static_cast<size_t>(v - t.rays_v0) * t.rays_stride + (u - t.rays_u0)];
+}
+WR_HD float& tile_depth(const PacketTile& t, uint32_t u, uint32_t v) {
+  return t.image[static_cast<size_t>(v - t.image_v0) * t.image_stride + (u - t.image_u0)];
+}
 
 // Both fill the tile's pixels of tile.image and return how many of its rays overflowed the
 // traversal stack (those are finished exactly by the scalar path, which counts them the same

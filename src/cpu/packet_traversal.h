@@ -211,12 +211,13 @@ inline LaneF lane_component(const LaneF& x, const LaneF& y, const LaneF& z, cons
 bool setup_packet(const PacketTile& tile, uint32_t u0, uint32_t v0, Packet* p) {
   alignas(64) float dir[4][kLanes];  // template direction x, y, z and depth_scale
   p->active = 0;
+  const TemplateRay* rays = &tile_ray(tile, u0, v0);  // the packet's first pixel
   for (int l = 0; l < kLanes; ++l) {
-    const uint32_t u = u0 + l % kPacketW, v = v0 + l / kPacketW;
-    const bool in = u < tile.u1 && v < tile.v1;
+    const uint32_t du = l % kPacketW, dv = l / kPacketW;
+    const bool in = u0 + du < tile.u1 && v0 + dv < tile.v1;
     p->active |= (in ? 1u : 0u) << l;
-    // Idle lanes repeat the tile's first pixel: finite values, and out of every mask.
-    const TemplateRay& ray = tile.rays[in ? v * tile.width + u : tile.v0 * tile.width + tile.u0];
+    // Idle lanes repeat the packet's first pixel: finite values, and out of every mask.
+    const TemplateRay& ray = rays[in ? dv * tile.rays_stride + du : 0];
     dir[0][l] = ray.dir[0], dir[1][l] = ray.dir[1], dir[2][l] = ray.dir[2], dir[3][l] = ray.depth_scale;
   }
   LaneF tx, ty, tz, scale;
@@ -267,9 +268,10 @@ __attribute__((noinline)) uint64_t render_packet_scalar(const PacketTile& tile, 
   uint64_t overflows = 0;
   for (int l = 0; l < kLanes; ++l) {
     if (!(p.active >> l & 1u)) continue;
-    const size_t pixel = static_cast<size_t>(v0 + l / kPacketW) * tile.width + u0 + l % kPacketW;
+    const uint32_t u = u0 + l % kPacketW, v = v0 + l / kPacketW;
     bool overflowed;
-    tile.image[pixel] = render_pixel<HostTraversal>(tile.bvh, tile.rays[pixel], tile.camera, *tile.params, &overflowed);
+    tile_depth(tile, u, v) = render_pixel<HostTraversal>(tile.bvh, tile_ray(tile, u, v), tile.camera, *tile.params,
+                                                         &overflowed);
     overflows += overflowed;
   }
   return overflows;
@@ -283,10 +285,13 @@ uint64_t render_packet(const PacketTile& tile, uint32_t u0, uint32_t v0) {
   const bool uniform = setup_packet(tile, u0, v0, &p);
   const bool done = uniform ? trace_packet<true>(tile.bvh, &p) : trace_packet<false>(tile.bvh, &p);
   if (!done) return render_packet_scalar(tile, p, u0, v0);
+  const TemplateRay* rays = &tile_ray(tile, u0, v0);
+  float* image = &tile_depth(tile, u0, v0);
   for (int l = 0; l < kLanes; ++l) {
     if (!(p.active >> l & 1u)) continue;
-    const size_t pixel = static_cast<size_t>(v0 + l / kPacketW) * tile.width + u0 + l % kPacketW;
-    tile.image[pixel] = pixel_value(p.best_t[l], p.best_id[l], tile.rays[pixel], *tile.params);
+    const uint32_t du = l % kPacketW, dv = l / kPacketW;
+    image[dv * tile.image_stride + du] =
+        pixel_value(p.best_t[l], p.best_id[l], rays[dv * tile.rays_stride + du], *tile.params);
   }
   return 0;
 }

@@ -20,6 +20,9 @@ enum class MemoryTag : int {
   kRayTemplate,    // TemplateRay per pixel, shared by every env
   kCounters,       // small device counters (stack overflows)
   kBuildScratch,   // transient: BVH build working arrays, 0 once a scene exists
+  kHistory,        // per env: the RL pipeline's history rings and frame counts
+  kCameraImages,   // per env: camera-resolution images a resampled output is made from (CUDA)
+  kRenderScratch,  // shared: per-thread camera windows of the CPU pipeline
   kCount
 };
 

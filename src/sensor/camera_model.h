@@ -2,6 +2,8 @@
 // template, and turns the description into the constants every pixel reads.
 #pragma once
 
+#include <string>
+
 #include <wr/wr.h>
 
 #include "core/camera.h"
@@ -18,5 +20,10 @@ void build_ray_template(const wr_camera_desc& desc, TemplateRay* out);
 
 // Mount transform, clip range, miss value and quaternion order of a valid desc.
 DepthParams make_depth_params(const wr_camera_desc& desc);
+
+Intrinsics intrinsics_of(const wr_camera_desc& desc);
+
+// "%g" of v, for messages.
+std::string num(float v);
 
 }  // namespace wr

@@ -9,15 +9,21 @@
 
 namespace wr {
 
-Sensor::Sensor(const char* function, const Scene& scene, const wr_camera_desc& desc, uint32_t num_envs)
+Sensor::Sensor(const char* function, const Scene& scene, const wr_camera_desc& desc, const wr_sensor_options* options,
+               uint32_t num_envs)
     : scene_(scene), desc_(desc), num_envs_(num_envs), template_(TrackedAllocator<TemplateRay>(&ledger_, MemoryTag::kRayTemplate)) {
   validate_camera_desc(function, desc);
+  pipeline_ = make_sensor_pipeline(function, desc, options);
   if (num_envs == 0) fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": num_envs is 0: must be at least 1");
   // The CPU backend numbers (env, tile) tasks and the GPU (env, pixel) threads in 32 bits.
   const uint64_t pixels = static_cast<uint64_t>(desc.width) * desc.height * num_envs;
   if (pixels >= (1ull << 32))
     fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": num_envs x desc->height x desc->width = " +
                                         std::to_string(pixels) + " pixels: must be below 2^32 per sensor");
+  // What the pipeline holds per env must fit the 64-bit sizes of the ledger and of the allocators.
+  const uint64_t per_env = pipeline_.params.history > 1 ? pipeline_.out_bytes_per_env * pipeline_.params.history : 0;
+  if (per_env > 0 && per_env * num_envs / num_envs != per_env)
+    fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": num_envs x history_length x the output's bytes overflows");
   template_.resize(static_cast<size_t>(desc.width) * desc.height);
   build_ray_template(desc, template_.data());
   params_ = make_depth_params(desc);

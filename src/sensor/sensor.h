@@ -10,13 +10,16 @@
 #include "core/camera.h"
 #include "memory/tracked_allocator.h"
 #include "scene/scene.h"
+#include "sensor/pipeline_options.h"
 
 namespace wr {
 
 class Sensor {
  public:
-  // Validates desc and num_envs (messages prefixed with `function`) and builds the template.
-  Sensor(const char* function, const Scene& scene, const wr_camera_desc& desc, uint32_t num_envs);
+  // Validates desc, the pipeline's options (NULL: all off) and num_envs (messages prefixed with
+  // `function`) and builds the template.
+  Sensor(const char* function, const Scene& scene, const wr_camera_desc& desc, const wr_sensor_options* options,
+         uint32_t num_envs);
 
   const wr_camera_desc& desc() const { return desc_; }
   uint32_t num_envs() const { return num_envs_; }
@@ -25,6 +28,7 @@ class Sensor {
   const MemoryLedger& ledger() const { return ledger_; }
   const DepthParams& params() const { return params_; }
   const Scene& scene() const { return scene_; }
+  const SensorPipeline& pipeline() const { return pipeline_; }
 
  private:
   MemoryLedger ledger_;  // declared first: outlives template_, whose memory it records
@@ -33,6 +37,7 @@ class Sensor {
   uint32_t num_envs_;
   TrackedVector<TemplateRay> template_;  // (height x width), shared by every env
   DepthParams params_;
+  SensorPipeline pipeline_;
 };
 
 // Checks (num_envs x 7) host poses; throws WR_ERROR_INVALID_ARGUMENT naming the first bad env

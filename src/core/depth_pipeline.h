@@ -1,0 +1,175 @@
+// The RL depth pipeline around the per-pixel pipeline (pixel_pipeline.h), written once for every
+// backend (wr.h, "The RL depth pipeline"): the env stage with the render's per-env arrays (pose
+// stride, per-env mounts and intrinsics), the camera stage (a pixel's clean depth), and the
+// output stage per output pixel (noise.h, then output_stage.h) with the env's history ring.
+//
+// The CPU backend (src/cpu/cpu_pipeline.cpp) runs these per env on its threads; the CUDA kernels
+// (kernels/kernel_threads.h) run them one thread per pixel. They share these functions, so the
+// bits are the same.
+#pragma once
+
+#include "noise.h"
+#include "output_stage.h"
+#include "pixel_pipeline.h"
+
+namespace wr {
+
+// A sensor's pipeline constants (made on the host from wr_sensor_options: sensor/pipeline_options).
+struct PipelineParams {
+  DepthParams depth;       // the desc's, but miss_value = +inf: the camera stage's "no return"
+  Intrinsics intrinsics;   // the desc's
+  bool plane_depth;        // WR_DEPTH_PLANE
+  uint32_t cam_w, cam_h;   // the camera image
+  // The window of the camera image the camera stage traces: the crop, grown by one pixel on each
+  // side (within the image) where edge dropout reads the neighbours.
+  uint32_t win_x, win_y, win_w, win_h;
+  bool camera_image;       // the output is made from the traced window's image (resampling or
+                           // edge dropout read other pixels); else each output pixel is traced alone
+  NoiseParams noise;
+  OutputParams output;
+  uint32_t history;        // frames per env's ring; 1: none
+  bool isolate;            // WR_BAD_POSE_ISOLATE
+};
+
+// One render's per-env inputs and outputs: host pointers on the CPU, device pointers on CUDA.
+struct PipelineCall {
+  const float* body_poses;  // env e: body_poses + e * pose_stride + pose_offset, 7 floats
+  uint32_t pose_stride, pose_offset;
+  const float* intrinsics;  // (num_envs x 4) or null: the desc's
+  const float* mounts;      // (num_envs x 7) or null: the desc's
+  uint64_t frame;
+  const uint32_t* latency;  // (num_envs) or null: 0
+  const uint8_t* update_mask;
+  const uint8_t* reset_mask;
+  void* out;                // (num_envs x out_h x out_w) of the dtype
+  uint32_t* bad_env_count;  // or null
+  uint8_t* bad_env_mask;    // (num_envs) or null
+};
+
+// What the library holds per env for the pipeline (null where the options need none).
+struct PipelineState {
+  float* camera_images;  // (num_envs x win_h x win_w) clean depth: CUDA with camera_image only
+  void* history;         // (num_envs x history x out_h x out_w) of the dtype, history > 1 only
+  uint32_t* frames;      // (num_envs) frames each env has rendered, history > 1 only
+};
+
+// The env stage: env e's camera in the world and its intrinsics, from the call's arrays. False for
+// a bad pose, mount or intrinsics (not finite, zero quaternion, fx or fy not > 0).
+WR_HD bool env_camera(const PipelineCall& c, uint32_t env, const PipelineParams& p, RigidTransform* camera,
+                      Intrinsics* k) {
+  RigidTransform body;
+  if (!pose_to_transform(c.body_poses + static_cast<uint64_t>(env) * c.pose_stride + c.pose_offset,
+                         p.depth.quat_order, &body))
+    return false;
+  RigidTransform mount = p.depth.mount;
+  if (c.mounts && !mount_to_transform(c.mounts + 7ull * env, p.depth.quat_order, &mount)) return false;
+  *k = p.intrinsics;
+  if (c.intrinsics) {
+    const float* ki = c.intrinsics + 4ull * env;
+    *k = Intrinsics{ki[0], ki[1], ki[2], ki[3]};
+    if (!valid_intrinsics(*k)) return false;
+  }
+  *camera = compose(body, mount);
+  return true;
+}
+
+// The camera stage of pixel (u, v) for a scalar thread: its template ray (the shared one, or made
+// from the env's own intrinsics), the trace, the clean depth (+inf for no return).
+// *overflowed as render_pixel's.
+template <class Variant>
+WR_HD float camera_depth(const BvhView& bvh, const TemplateRay* shared_template, const PipelineCall& c, uint32_t u,
+                         uint32_t v, const RigidTransform& camera, const Intrinsics& k, const PipelineParams& p,
+                         bool* overflowed) {
+  const TemplateRay ray = c.intrinsics ? make_template_ray(u, v, k, p.plane_depth)
+                                       : load_template_ray(shared_template + static_cast<uint64_t>(v) * p.cam_w + u);
+  return render_pixel<Variant>(bvh, ray, camera, p.depth, overflowed);
+}
+
+// The latency of env e in this call; >= p.history means a bad value on the device.
+WR_HD uint32_t env_latency(const PipelineCall& c, uint32_t env) { return c.latency ? c.latency[env] : 0u; }
+
+// Output pixel i of env e has the value v (before its dtype) in this frame: into the env's
+// history (history > 1: every slot on the env's first frame or a reset), and into out the value
+// of the frame latency(e) renders ago. Nothing here for an env the update mask leaves out.
+WR_HD void emit_output(const PipelineParams& p, const PipelineCall& c, const PipelineState& s, uint32_t env,
+                       uint32_t i, float v) {
+  const uint32_t pixels = p.output.out_w * p.output.out_h;
+  const uint64_t at = static_cast<uint64_t>(env) * pixels + i;
+  const int dtype = p.output.dtype;
+  if (p.history <= 1) {
+    store_output(c.out, at, c.latency && c.latency[env] != 0 ? quiet_nan_() : v, dtype);
+    return;
+  }
+  const uint32_t done = s.frames[env], slot = done % p.history;
+  const uint64_t env_ring = static_cast<uint64_t>(env) * p.history;
+  if (done == 0 || (c.reset_mask && c.reset_mask[env])) {
+    for (uint32_t k = 0; k < p.history; ++k) store_output(s.history, (env_ring + k) * pixels + i, v, dtype);
+  } else {
+    store_output(s.history, (env_ring + slot) * pixels + i, v, dtype);
+  }
+  const uint32_t latency = env_latency(c, env);
+  if (latency >= p.history) {
+    store_output(c.out, at, quiet_nan_(), dtype);  // a bad latency (device data): invalid output
+  } else if (latency == 0) {
+    store_output(c.out, at, v, dtype);
+  } else {
+    const uint64_t from = (env_ring + (slot + p.history - latency) % p.history) * pixels + i;
+    if (dtype == kDtypeFloat32)
+      static_cast<float*>(c.out)[at] = static_cast<const float*>(s.history)[from];
+    else
+      static_cast<uint16_t*>(c.out)[at] = static_cast<const uint16_t*>(s.history)[from];
+  }
+}
+
+// After every output pixel of env e has been emitted: its frame count (history > 1).
+WR_HD void advance_history(const PipelineParams& p, const PipelineState& s, uint32_t env) {
+  if (p.history > 1) s.frames[env] += 1;
+}
+
+// Clean depth of camera pixel (u, v) from an env's traced window (p.win_*).
+struct WindowImage {
+  const float* image;  // (win_h x win_w)
+  uint32_t x0, y0, width;
+  WR_HD_MEMBER float operator()(uint32_t u, uint32_t v) const {
+    return image[static_cast<uint64_t>(v - y0) * width + (u - x0)];
+  }
+};
+
+// A camera pixel's value after noise, from its clean depth (`Clean`: clean(u, v)).
+template <class Clean>
+struct NoisyCamera {
+  const Clean& clean;
+  const PipelineParams& p;
+  uint32_t env;
+  uint64_t frame;
+  float offset;  // env_offset(p.noise, env, frame)
+  WR_HD_MEMBER float operator()(uint32_t u, uint32_t v) const {
+    return noisy_depth(clean, u, v, p.cam_w, p.cam_h, p.noise, env, frame, offset);
+  }
+};
+
+// Output pixel (x, y) of env e, before its dtype, from the env's traced window.
+WR_HD float output_from_window(const float* window, uint32_t x, uint32_t y, const PipelineParams& p, uint32_t env,
+                               uint64_t frame, float offset) {
+  const WindowImage clean{window, p.win_x, p.win_y, p.win_w};
+  const NoisyCamera<WindowImage> camera{clean, p, env, frame, offset};
+  return output_value(camera, x, y, p.output);
+}
+
+// The same for a pipeline whose output pixel reads only its own camera pixel (no resampling, no
+// edge dropout): `depth` is that pixel's clean depth.
+struct OnePixel {
+  float depth;
+  WR_HD_MEMBER float operator()(uint32_t, uint32_t) const { return depth; }
+};
+WR_HD float output_from_pixel(float depth, uint32_t x, uint32_t y, const PipelineParams& p, uint32_t env,
+                              uint64_t frame, float offset) {
+  const OnePixel clean{depth};
+  const NoisyCamera<OnePixel> camera{clean, p, env, frame, offset};
+  return output_value(camera, x, y, p.output);
+}
+
+// Whether env e is rendered by this call.
+WR_HD bool env_updated(const PipelineCall& c, uint32_t env) { return !c.update_mask || c.update_mask[env] != 0; }
+
+}  // namespace wr

@@ -1,0 +1,300 @@
+#include "sensor/pipeline_options.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "common/api_guard.h"
+#include "common/status_error.h"
+#include "sensor/camera_model.h"
+#include "sensor/sensor.h"
+
+namespace wr {
+namespace {
+
+[[noreturn]] void bad_option(const char* function, const char* field, const std::string& why) {
+  fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": options->" + field + " " + why);
+}
+
+// An enum field a C caller may have set to any int (read as one: an out-of-range enum value is
+// undefined behaviour in C++).
+template <class E>
+int enum_value(const E& e) {
+  int v;
+  std::memcpy(&v, &e, sizeof v);
+  return v;
+}
+
+void require_enum(const char* function, const char* field, int v, int lo, int hi, const char* names) {
+  if (v < lo || v > hi) bad_option(function, field, "= " + std::to_string(v) + ": must be one of " + names);
+}
+
+void require_finite(const char* function, const char* field, float v) {
+  if (!std::isfinite(v)) bad_option(function, field, "= " + num(v) + ": must be finite");
+}
+
+void require_probability(const char* function, const char* field, float v) {
+  if (!(v >= 0.0f && v <= 1.0f)) bad_option(function, field, "= " + num(v) + ": must be a probability in [0, 1]");
+}
+
+void require_non_negative(const char* function, const char* field, float v) {
+  if (!(std::isfinite(v) && v >= 0.0f)) bad_option(function, field, "= " + num(v) + ": must be finite and >= 0");
+}
+
+NoiseParams make_noise(const char* function, const wr_noise_desc& n) {
+  require_non_negative(function, "noise.min_range", n.min_range);
+  require_non_negative(function, "noise.edge_threshold", n.edge_threshold);
+  require_probability(function, "noise.edge_probability", n.edge_probability);
+  require_probability(function, "noise.dropout_probability", n.dropout_probability);
+  const char* sigma_names[3] = {"noise.range_sigma[0]", "noise.range_sigma[1]", "noise.range_sigma[2]"};
+  for (int i = 0; i < 3; ++i) require_finite(function, sigma_names[i], n.range_sigma[i]);
+  require_non_negative(function, "noise.disparity_focal_baseline", n.disparity_focal_baseline);
+  if (n.disparity_focal_baseline > 0.0f && !(std::isfinite(n.disparity_step) && n.disparity_step > 0.0f))
+    bad_option(function, "noise.disparity_step",
+               "= " + num(n.disparity_step) + ": must be finite and > 0 when noise.disparity_focal_baseline is set");
+  require_non_negative(function, "noise.env_offset", n.env_offset);
+  NoiseParams p{};
+  p.seed_lo = static_cast<uint32_t>(n.seed);
+  p.seed_hi = static_cast<uint32_t>(n.seed >> 32);
+  p.min_range = n.min_range;
+  p.edges = n.edge_threshold > 0.0f && n.edge_probability > 0.0f;
+  p.edge_threshold = n.edge_threshold;
+  p.edge_probability = p.edges ? n.edge_probability : 0.0f;
+  p.dropout_probability = n.dropout_probability;
+  p.sigma_a = n.range_sigma[0];
+  p.sigma_b = n.range_sigma[1];
+  p.sigma_c = n.range_sigma[2];
+  p.focal_baseline = n.disparity_focal_baseline;
+  p.disparity_step = n.disparity_step;
+  p.env_offset = n.env_offset;
+  p.any = p.min_range > 0.0f || p.edges || p.dropout_probability > 0.0f || p.sigma_a != 0.0f || p.sigma_b != 0.0f ||
+          p.sigma_c != 0.0f || p.focal_baseline > 0.0f || p.env_offset > 0.0f;
+  return p;
+}
+
+}  // namespace
+
+template <class T>
+T read_sized_struct(const char* function, const T* p, const char* name) {
+  uint32_t size;
+  std::memcpy(&size, p, sizeof size);  // struct_size is every such struct's first field
+  if (size < sizeof(uint32_t) || size > sizeof(T))
+    fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": " + name + "->struct_size = " + std::to_string(size) +
+                                        ": must be in [4, " + std::to_string(sizeof(T)) +
+                                        "] (set by its _init function; a larger one comes from a newer wr.h)");
+  T copy;
+  std::memset(&copy, 0, sizeof copy);
+  std::memcpy(&copy, p, size);
+  return copy;
+}
+template wr_sensor_options read_sized_struct(const char*, const wr_sensor_options*, const char*);
+template wr_render_args read_sized_struct(const char*, const wr_render_args*, const char*);
+
+SensorPipeline make_sensor_pipeline(const char* function, const wr_camera_desc& desc, const wr_sensor_options* in) {
+  wr_sensor_options o;
+  wr_sensor_options_init(&o);
+  if (in) o = read_sized_struct(function, in, "options");
+
+  SensorPipeline s;
+  PipelineParams& p = s.params;
+  p.depth = make_depth_params(desc);
+  p.depth.miss_value = INFINITY;  // the camera stage's "no return"; the output stage maps it
+  p.intrinsics = intrinsics_of(desc);
+  p.plane_depth = desc.depth_kind == WR_DEPTH_PLANE;
+  p.cam_w = desc.width;
+  p.cam_h = desc.height;
+
+  OutputParams& out = p.output;
+  if (o.crop_x >= desc.width)
+    bad_option(function, "crop_x", "= " + std::to_string(o.crop_x) + ": must be below desc->width (" +
+                                       std::to_string(desc.width) + ")");
+  if (o.crop_y >= desc.height)
+    bad_option(function, "crop_y", "= " + std::to_string(o.crop_y) + ": must be below desc->height (" +
+                                       std::to_string(desc.height) + ")");
+  out.crop_x = o.crop_x;
+  out.crop_y = o.crop_y;
+  out.crop_w = o.crop_width ? o.crop_width : desc.width - o.crop_x;
+  out.crop_h = o.crop_height ? o.crop_height : desc.height - o.crop_y;
+  if (uint64_t(out.crop_x) + out.crop_w > desc.width)
+    bad_option(function, "crop_width", "= " + std::to_string(out.crop_w) + ": crop_x + crop_width must be <= desc->width (" +
+                                           std::to_string(desc.width) + ")");
+  if (uint64_t(out.crop_y) + out.crop_h > desc.height)
+    bad_option(function, "crop_height", "= " + std::to_string(out.crop_h) +
+                                            ": crop_y + crop_height must be <= desc->height (" +
+                                            std::to_string(desc.height) + ")");
+  const int resample = enum_value(o.resample);
+  require_enum(function, "resample", resample, WR_RESAMPLE_NONE, WR_RESAMPLE_BICUBIC,
+               "WR_RESAMPLE_NONE, WR_RESAMPLE_AREA, WR_RESAMPLE_BICUBIC");
+  out.resample = resample;
+  out.out_w = o.out_width ? o.out_width : out.crop_w;
+  out.out_h = o.out_height ? o.out_height : out.crop_h;
+  if (resample == WR_RESAMPLE_NONE && (out.out_w != out.crop_w || out.out_h != out.crop_h))
+    bad_option(function, "out_width", "x out_height = " + std::to_string(out.out_w) + " x " + std::to_string(out.out_h) +
+                                          ": with WR_RESAMPLE_NONE the output is the crop (" +
+                                          std::to_string(out.crop_w) + " x " + std::to_string(out.crop_h) +
+                                          "); choose a resampling");
+  if (out.out_w == out.crop_w && out.out_h == out.crop_h) out.resample = kResampleNone;  // nothing to resample
+  out.scale_x = static_cast<float>(out.crop_w) / static_cast<float>(out.out_w);
+  out.scale_y = static_cast<float>(out.crop_h) / static_cast<float>(out.out_h);
+
+  const int invalid = enum_value(o.invalid_mode);
+  require_enum(function, "invalid_mode", invalid, WR_INVALID_MISS_VALUE, WR_INVALID_REP117,
+               "WR_INVALID_MISS_VALUE, WR_INVALID_REP117");
+  out.rep117 = invalid == WR_INVALID_REP117;
+  out.miss_value = desc.miss_value;
+  out.clip = o.clip != 0;
+  if (out.clip && !(o.clip_min <= o.clip_max))
+    bad_option(function, "clip_min", "= " + num(o.clip_min) + ", clip_max = " + num(o.clip_max) +
+                                         ": need clip_min <= clip_max (neither NaN)");
+  out.clip_min = o.clip_min;
+  out.clip_max = o.clip_max;
+  out.normalize = o.normalize != 0;
+  if (out.normalize) {
+    require_finite(function, "norm_a", o.norm_a);
+    require_finite(function, "norm_b", o.norm_b);
+    require_finite(function, "norm_c", o.norm_c);
+    if (o.norm_a == o.norm_b) bad_option(function, "norm_b", "= norm_a = " + num(o.norm_a) + ": (d - a) / (b - a) needs a != b");
+  }
+  out.norm_a = o.norm_a;
+  out.norm_b = o.norm_b;
+  out.norm_c = o.norm_c;
+  out.clamp = o.clamp != 0;
+  if (out.clamp && !(o.clamp_min <= o.clamp_max))
+    bad_option(function, "clamp_min", "= " + num(o.clamp_min) + ", clamp_max = " + num(o.clamp_max) +
+                                          ": need clamp_min <= clamp_max (neither NaN)");
+  out.clamp_min = o.clamp_min;
+  out.clamp_max = o.clamp_max;
+  const int dtype = enum_value(o.dtype);
+  require_enum(function, "dtype", dtype, WR_DTYPE_FLOAT32, WR_DTYPE_UINT16_MM,
+               "WR_DTYPE_FLOAT32, WR_DTYPE_FLOAT16, WR_DTYPE_UINT16_MM");
+  out.dtype = dtype;
+
+  constexpr uint32_t kMaxHistory = 1024;
+  if (o.history_length > kMaxHistory)
+    bad_option(function, "history_length", "= " + std::to_string(o.history_length) + ": at most " +
+                                               std::to_string(kMaxHistory) + " frames");
+  p.history = o.history_length > 1 ? o.history_length : 1;
+  const int bad_pose = enum_value(o.bad_pose_mode);
+  require_enum(function, "bad_pose_mode", bad_pose, WR_BAD_POSE_FAIL, WR_BAD_POSE_ISOLATE,
+               "WR_BAD_POSE_FAIL, WR_BAD_POSE_ISOLATE");
+  p.isolate = bad_pose == WR_BAD_POSE_ISOLATE;
+  p.noise = make_noise(function, o.noise);
+
+  // The traced window: the crop, and where edge dropout reads neighbours, one pixel around it.
+  const uint32_t grow = p.noise.edges ? 1u : 0u;
+  p.win_x = out.crop_x >= grow ? out.crop_x - grow : 0u;
+  p.win_y = out.crop_y >= grow ? out.crop_y - grow : 0u;
+  const uint32_t x1 = out.crop_x + out.crop_w + grow < desc.width ? out.crop_x + out.crop_w + grow : desc.width;
+  const uint32_t y1 = out.crop_y + out.crop_h + grow < desc.height ? out.crop_y + out.crop_h + grow : desc.height;
+  p.win_w = x1 - p.win_x;
+  p.win_h = y1 - p.win_y;
+  p.camera_image = out.resample != kResampleNone || p.noise.edges;
+
+  s.out_width = out.out_w;
+  s.out_height = out.out_h;
+  s.out_bytes_per_env = uint64_t(out.out_w) * out.out_h * dtype_bytes(out.dtype);
+  const bool plain_output = out.crop_w == desc.width && out.crop_h == desc.height && out.resample == kResampleNone &&
+                            !out.rep117 && !out.clip && !out.normalize && !out.clamp && out.dtype == kDtypeFloat32;
+  s.active = !plain_output || p.history > 1 || p.isolate || p.noise.any;
+  return s;
+}
+
+PipelineCall make_pipeline_call(const char* function, const SensorPipeline& pipeline, uint32_t num_envs,
+                                const wr_render_args& a) {
+  require_non_null(function, a.body_poses, "args->body_poses");
+  require_element_aligned(function, a.body_poses, "args->body_poses");
+  require_non_null(function, a.out, "args->out");
+  const PipelineParams& p = pipeline.params;
+  if (p.output.dtype == kDtypeFloat32)
+    require_element_aligned(function, static_cast<const float*>(a.out), "args->out");
+  else
+    require_element_aligned(function, static_cast<const uint16_t*>(a.out), "args->out");
+  const uint32_t stride = a.pose_stride ? a.pose_stride : 7u;
+  if (stride < 7)
+    fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": args->pose_stride = " + std::to_string(stride) +
+                                        ": a pose is 7 floats, so the stride must be 0 (7) or at least 7");
+  if (uint64_t(a.pose_offset) + 7 > stride)
+    fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": args->pose_offset = " + std::to_string(a.pose_offset) +
+                                        ": pose_offset + 7 must be <= pose_stride (" + std::to_string(stride) + ")");
+  const uint64_t need = uint64_t(num_envs) * pipeline.out_bytes_per_env;
+  if (a.out_bytes < need)
+    fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": args->out_bytes = " + std::to_string(a.out_bytes) +
+                                        ": the output (" + std::to_string(num_envs) + " envs x " +
+                                        std::to_string(pipeline.out_height) + " x " +
+                                        std::to_string(pipeline.out_width) + " x " +
+                                        std::to_string(dtype_bytes(p.output.dtype)) + " bytes) needs " +
+                                        std::to_string(need));
+  if (a.intrinsics) require_element_aligned(function, a.intrinsics, "args->intrinsics");
+  if (a.mounts) require_element_aligned(function, a.mounts, "args->mounts");
+  if (a.latency) require_element_aligned(function, a.latency, "args->latency");
+  if (a.bad_env_count) require_element_aligned(function, a.bad_env_count, "args->bad_env_count");
+  PipelineCall c;
+  c.body_poses = a.body_poses;
+  c.pose_stride = stride;
+  c.pose_offset = a.pose_offset;
+  c.intrinsics = a.intrinsics;
+  c.mounts = a.mounts;
+  c.frame = a.frame;
+  c.latency = a.latency;
+  c.update_mask = a.update_mask;
+  c.reset_mask = a.reset_mask;
+  c.out = a.out;
+  c.bad_env_count = a.bad_env_count;
+  c.bad_env_mask = a.bad_env_mask;
+  return c;
+}
+
+namespace {
+
+std::string floats(const float* v, int n) {
+  std::string s = "(";
+  for (int i = 0; i < n; ++i) s += (i ? ", " : "") + num(v[i]);
+  return s + ")";
+}
+
+}  // namespace
+
+void validate_pipeline_host_data(const char* function, const PipelineParams& p, const PipelineCall& c,
+                                 uint32_t num_envs) {
+  for (uint32_t env = 0; env < num_envs; ++env) {
+    if (c.latency && c.latency[env] >= p.history)
+      fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": args->latency of env " + std::to_string(env) + " = " +
+                                          std::to_string(c.latency[env]) + ": must be below the history length (" +
+                                          std::to_string(p.history) + ")");
+    if (p.isolate || !env_updated(c, env)) continue;  // isolated envs are made invalid by the render itself
+    const float* pose = c.body_poses + uint64_t(env) * c.pose_stride + c.pose_offset;
+    RigidTransform t;
+    if (!pose_to_transform(pose, p.depth.quat_order, &t))
+      fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": args->body_poses of env " + std::to_string(env) +
+                                          " (floats " + std::to_string(uint64_t(env) * c.pose_stride + c.pose_offset) +
+                                          "...) = " + floats(pose, 7) +
+                                          ": not finite, or a zero quaternion; nothing was rendered");
+    if (c.mounts && !mount_to_transform(c.mounts + 7ull * env, p.depth.quat_order, &t))
+      fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": args->mounts of env " + std::to_string(env) + " = " +
+                                          floats(c.mounts + 7ull * env, 7) +
+                                          ": not finite; nothing was rendered");
+    if (c.intrinsics) {
+      const float* k = c.intrinsics + 4ull * env;
+      if (!valid_intrinsics(Intrinsics{k[0], k[1], k[2], k[3]}))
+        fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": args->intrinsics of env " + std::to_string(env) +
+                                            " = (fx, fy, cx, cy) " + floats(k, 4) +
+                                            ": fx and fy must be finite and > 0, cx and cy finite; nothing was rendered");
+    }
+  }
+}
+
+}  // namespace wr
+
+// The C API's initialisers of the pipeline's structs live with what reads them.
+extern "C" void wr_sensor_options_init(wr_sensor_options* options) {
+  if (!options) return;
+  std::memset(options, 0, sizeof *options);
+  options->struct_size = sizeof *options;
+}
+
+extern "C" void wr_render_args_init(wr_render_args* args) {
+  if (!args) return;
+  std::memset(args, 0, sizeof *args);
+  args->struct_size = sizeof *args;
+}

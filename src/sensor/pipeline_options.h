@@ -1,0 +1,41 @@
+// The RL depth pipeline's options on the host: wr_sensor_options checked and turned into the
+// constants every pixel reads (core/depth_pipeline.h), and a render's arguments checked.
+#pragma once
+
+#include <cstdint>
+
+#include <wr/wr.h>
+
+#include "core/depth_pipeline.h"
+
+namespace wr {
+
+// A sensor's pipeline, as its options make it.
+struct SensorPipeline {
+  PipelineParams params;
+  bool active = false;          // some option differs from "off": render goes through the pipeline
+  uint64_t out_bytes_per_env = 0;
+  uint32_t out_width = 0, out_height = 0;
+};
+
+// Checks `options` (NULL: all off; messages "<function>: options->field ...") against the camera
+// `desc` (already valid) and makes the pipeline.
+SensorPipeline make_sensor_pipeline(const char* function, const wr_camera_desc& desc, const wr_sensor_options* options);
+
+// A copy of a caller's struct that carries its size (wr.h): fields past struct_size read as 0. A
+// size of 0, or larger than this library's struct (a newer wr.h), is refused naming `name`.
+template <class T>
+T read_sized_struct(const char* function, const T* p, const char* name);
+
+// Checks what a render's arguments can be checked for without reading their data (null, sizes,
+// alignment, stride and offset) and turns them into a PipelineCall (pose_stride resolved).
+PipelineCall make_pipeline_call(const char* function, const SensorPipeline& pipeline, uint32_t num_envs,
+                                const wr_render_args& args);
+
+// Checks the call's host data, env by env: poses, mounts and intrinsics (bad ones throw naming the
+// env, unless `isolate`: then they are left for the render, which makes those envs invalid) and
+// latencies (< history, always). Nothing is written.
+void validate_pipeline_host_data(const char* function, const PipelineParams& p, const PipelineCall& c,
+                                 uint32_t num_envs);
+
+}  // namespace wr
