@@ -29,7 +29,7 @@ variants=(
   "min-blocks-16|WR_CUDA_MIN_BLOCKS_PER_SM=16"
   "bvh-cost4-leaf16|WR_CUDA_BVH_TRAVERSAL_COST=4.0f;WR_CUDA_BVH_MAX_LEAF=16"
   "bvh-cost1-leaf4|WR_CUDA_BVH_TRAVERSAL_COST=1.0f;WR_CUDA_BVH_MAX_LEAF=4"
-  "one-loop|WR_WHILE_WHILE_TRAVERSAL=0"  # the host's loop shape (core/bvh_traverse.h; wr-warp-model: -23 to -29%)
+  "one-loop|WR_WHILE_WHILE_TRAVERSAL=0"  # the host's loop shape (core/bvh_traverse.h); its modelled cost: benchmarks/results/cuda-warp-model-2026-11-30.md
 )
 
 rm -rf "$out"
@@ -45,7 +45,7 @@ for v in "${variants[@]}"; do
   mkdir -p "$out/$name"
   cp -L "$build/lib/libwr.so.0" "$out/$name/"
   # registers and stack of this variant's kernels, where the build was configured to report them
-  bash "$(dirname "$0")/kernel-resources.sh" "$out/build-$name.log" >"$out/$name/kernel-resources.md"
+  bash "$(dirname "$0")/../tools/kernel-resources.sh" "$out/build-$name.log" >"$out/$name/kernel-resources.md"
   echo "$name ${defs:-(shipped values)}" >>"$out/variants.txt"
 done
 cmake "$build" -DWR_CUDA_TUNING="" >/dev/null

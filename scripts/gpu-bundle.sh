@@ -39,7 +39,7 @@ mkdir -p "$dir/bin" "$dir/lib"
 cp "$build/tests/test_cuda_backend" "$build/benchmarks/wr-bench-gpu" "$build/benchmarks/memory/wr-bench-memory" "$dir/bin/"
 for program in $backend_programs; do cp "$build/tests/$program" "$dir/bin/"; done
 cp "$build/tests/cuda-backend-tests.txt" "$dir/backend-tests.txt"
-bash scripts/kernel-resources.sh "$build/bundle-build.log" >"$dir/kernel-resources.md"
+bash tools/kernel-resources.sh "$build/bundle-build.log" >"$dir/kernel-resources.md"
 # the toolkit's CUDA version: the GPU machine's driver must support at least this one
 nvcc --version | grep -o 'release [0-9.]*' | head -n 1 | sed 's/release //' >"$dir/cuda-version.txt"
 # libwr once per tuning variant, for gpu-check.sh's sweep

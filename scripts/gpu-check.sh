@@ -266,7 +266,7 @@ if cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DWR_ENABLE_CUDA=ON \
      -DWR_CUDA_RESOURCE_USAGE=ON >"$logs/configure.log" 2>&1; then
   echo "gpu-check: building with $jobs jobs"
   cmake --build "$build" -j "$jobs" >"$logs/build.log" 2>&1 || status_build=1
-  bash "$root/scripts/kernel-resources.sh" "$logs/build.log" >"$logs/kernel-resources.md"
+  bash "$root/tools/kernel-resources.sh" "$logs/build.log" >"$logs/kernel-resources.md"
 else
   status_build=1
   cp "$logs/configure.log" "$logs/build.log"

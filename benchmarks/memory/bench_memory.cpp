@@ -291,7 +291,7 @@ int main(int argc, char** argv) {
   std::vector<uint32_t> envs = {32, 64, 128, 192, 512, 1024, 4096};
   bool quick = false, save = false;
   int frames = 3;
-  double ray_budget = 0;  // 0: 3e7 rays on the CPU (a few minutes on 2 cores), 3e9 on a GPU
+  double ray_budget = 0;  // 0: 3e7 rays on the CPU, 3e9 on a GPU (run times: benchmarks/results/memory-*.md)
   std::string device = "auto", csv_path, png_path;
   auto* envs_opt = app.add_option("--envs", envs, "env counts N to measure (at least two)")
                        ->delimiter(',')
