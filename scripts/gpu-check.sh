@@ -114,8 +114,9 @@ run_memory_bench() {
   local bench=$1 t0=$SECONDS
   echo "gpu-check: wr-bench-memory --device cuda"
   if (cd "$root" && timeout 300 "$bench" --device cuda --obj assets/parkour_terrain.obj \
-        --csv "$logs/memory-cuda.csv" --png "$logs/memory-cuda.png") </dev/null >"$logs/memory.log" 2>&1; then
+        --csv "$logs/memory-cuda.csv") </dev/null >"$logs/memory.log" 2>&1; then
     memory_verdict="passed"
+    python3 "$root/benchmarks/memory/plot_memory.py" "$logs/memory-cuda.csv" "$logs/memory-cuda.png" >>"$logs/memory.log" 2>&1
   else
     memory_verdict="FAILED"
     status_memory=1
