@@ -36,6 +36,12 @@ build="$dir-build"
 max_glibc=2.34    # the newest GLIBC symbol version a bundled file may need
 max_bundle_mib=64  # the device tool carries at most this much
 
+# The commit the bundle is built from, and whether tracked files differed from it, read before
+# the build starts (what is compiled is the tree as it is now).
+commit=$(git rev-parse HEAD 2>/dev/null || echo unknown)
+dirty=no
+[ -z "$(git status --porcelain --untracked-files=no 2>/dev/null)" ] || dirty=yes
+
 bash scripts/setup.sh
 command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ] || { echo "gpu-bundle: nvcc not found" >&2; exit 2; }
 [ -x /usr/local/cuda/bin/nvcc ] && export PATH="/usr/local/cuda/bin:$PATH"
@@ -91,9 +97,6 @@ cxx_floor=$(awk -F'|' '$4 ~ /[0-9]/ {gsub(/ /, "", $4); print $4}' "$dir/glibc.t
 programs_floor=$(for f in "$dir"/bin/* "$dir"/lib/libwr.so* "$dir"/variants/*/libwr.so.0; do objdump -T "$f"; done | newest GLIBC)
 cxx_users=$(awk -F'|' '$4 ~ /[0-9]/ {gsub(/ /, "", $2); print $2}' "$dir/glibc.txt" | paste -sd ' ')
 
-commit=$(git rev-parse HEAD 2>/dev/null || echo unknown)
-dirty=no
-[ -z "$(git status --porcelain --untracked-files=no 2>/dev/null)" ] || dirty=yes
 {
   echo "commit=$commit"
   echo "dirty=$dirty"

@@ -370,42 +370,28 @@ sweep_table() {
 
 # ---- memcheck ----
 # CTest's memcheck support (ctest -S scripts/gpu-memcheck.cmake: ctest_memcheck with
-# MEMORYCHECK_TYPE CudaSanitizer, CMake >= 3.19) over the tests labelled memcheck; where the
-# GPU machine's ctest is older, compute-sanitizer runs around `ctest -L memcheck` instead (and
-# the section says so).
+# MEMORYCHECK_TYPE CudaSanitizer, CMake >= 3.19, which every path here has: the bundle needs
+# ctest >= 3.20, a build here CMake >= 3.24) over the tests labelled memcheck.
 step_memcheck() {
-  local limit=$1 sanitizer dir rc ctest_version
+  local limit=$1 sanitizer dir rc defects result
   if [ -n "$prebuilt" ]; then dir=$prebuilt; else dir=$build; fi
   sanitizer=$(command -v compute-sanitizer || true)
   [ -n "$sanitizer" ] || [ ! -x /usr/local/cuda/bin/compute-sanitizer ] || sanitizer=/usr/local/cuda/bin/compute-sanitizer
   if [ $gpu_ok -eq 0 ]; then verdict=$no_gpu_note; return; fi
   if [ -z "$sanitizer" ]; then verdict="not run: no compute-sanitizer on this machine"; return; fi
-  ctest_version=$(ctest --version | head -n 1 | awk '{print $3}')
-  if older "$ctest_version" 3.19; then
-    echo "ctest $ctest_version predates CTest's CudaSanitizer support (3.19): compute-sanitizer around ctest -L memcheck" >"$body"
-    WR_REQUIRE_GPU=1 WR_SOURCE_DIR=$root timed "$limit" "$logs/memcheck.log" "$sanitizer" --tool memcheck \
-      --report-api-errors no --error-exitcode 86 ctest --test-dir "$dir" -L memcheck --output-on-failure
-    rc=$?
-    case $rc in
-      0) verdict="passed (no error)" ;;
-      86) verdict="FAILED: memcheck reported errors" ;;
-      124) verdict="FAILED: cut off after $limit s" ;;
-      *) verdict="FAILED: exit status $rc, see memcheck.log" ;;
-    esac
-  else
-    rm -f "$dir"/Testing/Temporary/MemoryChecker.*.log
-    WR_REQUIRE_GPU=1 WR_SOURCE_DIR=$root timed "$limit" "$logs/memcheck.log" ctest -S scripts/gpu-memcheck.cmake -V \
-      -DBINARY_DIR="$dir" -DSANITIZER="$sanitizer"
-    rc=$?
-    cp "$dir"/Testing/Temporary/MemoryChecker.*.log "$logs/" 2>/dev/null
-    local defects
-    defects=$(sed -n 's/^gpu-memcheck: .*defects \([0-9]*\).*/\1/p' "$logs/memcheck.log" | tail -n 1)
-    if [ $rc -eq 124 ]; then verdict="FAILED: cut off after $limit s"
-    elif [ -z "$defects" ]; then verdict="FAILED: ctest -S scripts/gpu-memcheck.cmake ended without a result (exit $rc)"
-    elif [ "$defects" != 0 ]; then verdict="FAILED: $defects memory errors"
-    elif [ $rc -ne 0 ]; then verdict="FAILED: no memory error, but the tests failed under compute-sanitizer"
-    else verdict="passed (no error)"; fi
-  fi
+  rm -f "$dir"/Testing/Temporary/MemoryChecker.*.log
+  WR_REQUIRE_GPU=1 WR_SOURCE_DIR=$root timed "$limit" "$logs/memcheck.log" ctest -S scripts/gpu-memcheck.cmake -V \
+    -DBINARY_DIR="$dir" -DSANITIZER="$sanitizer"
+  rc=$?
+  cp "$dir"/Testing/Temporary/MemoryChecker.*.log "$logs/" 2>/dev/null
+  # "gpu-memcheck: return value R, defects N" (scripts/gpu-memcheck.cmake)
+  result=$(sed -n 's/^gpu-memcheck: return value \(-\{0,1\}[0-9]*\), defects \([0-9]*\)$/\1 \2/p' "$logs/memcheck.log" | tail -n 1)
+  defects=${result#* } result=${result%% *}
+  if [ $rc -eq 124 ]; then verdict="FAILED: cut off after $limit s"
+  elif [ -z "$defects" ]; then verdict="FAILED: ctest -S scripts/gpu-memcheck.cmake ended without a result (exit $rc)"
+  elif [ "$defects" != 0 ]; then verdict="FAILED: $defects memory errors"
+  elif [ "$result" != 0 ] || [ $rc -ne 0 ]; then verdict="FAILED: no memory error, but the tests failed under compute-sanitizer"
+  else verdict="passed (no error)"; fi
   { echo '```'
     grep -E '^=========|MemCheck|Defects|Memory checking results|^[A-Za-z_ ]+ - [0-9]+$|tests passed|tests failed|gpu-memcheck:' \
       "$logs/memcheck.log" | head -n 60
