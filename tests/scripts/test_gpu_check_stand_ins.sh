@@ -3,7 +3,7 @@
 # "Stand-in GPU", a compute-sanitizer, and a bundle whose one test passes at once and whose
 # wr-bench-gpu prints its heading and then hangs (STAND_IN_HANG=1) or prints a table. Cut off
 # part-way, the script keeps every step it finished: it writes its results file section by
-# section. Five runs:
+# section. Six runs:
 #   - SIGKILL while the benchmark runs (what a device tool does at its limit): the header and the
 #     tests section are in the results file, the benchmark's is not;
 #   - SIGTERM there: the same, plus a "Stopped" section naming the step, exit status 143, and the
@@ -14,7 +14,8 @@
 #     memcheck (that error, read through CTest's memcheck) fail, exit 1;
 #   - once more without those faults: every step passes, exit 0, and the sweep's benchmark saw
 #     the variant's folder in front of the LD_LIBRARY_PATH it was started with (extended, not
-#     replaced).
+#     replaced);
+#   - a bundle that records a newer glibc than this machine has: stopped before any step, exit 2.
 #
 #   usage: test_gpu_check_stand_ins.sh REPOSITORY_ROOT WORK_DIR
 set -uo pipefail
@@ -163,3 +164,14 @@ for error in 1 ""; do
     echo "whole run: every step passed, exit 0; the sweep extended LD_LIBRARY_PATH"
   fi
 done
+
+# A bundle that needs a newer glibc than this machine's stops before any step, saying so.
+cp -r "$work/bundle" "$work/new-glibc-bundle"
+sed -i 's/^glibc_floor=.*/glibc_floor=99.0/' "$work/new-glibc-bundle/bundle.txt"
+out="$work/new-glibc"
+PATH="$work/path:$PATH" bash "$root/scripts/gpu-check.sh" --prebuilt "$work/new-glibc-bundle" --out "$out" >"$out.stdout" 2>&1
+rc=$?
+[ $rc -eq 2 ] || fail "a bundle needing glibc 99.0: exit status $rc, not 2"
+grep -A 2 '^## Stopped before any step' "$out"/gpu-*.md | grep -q "glibc is .*, the bundle needs 99.0" ||
+  fail "a bundle needing glibc 99.0: no clear stop in the results"
+echo "a bundle needing a newer glibc: stopped before any step, exit 2"
