@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -27,6 +28,7 @@
 
 #include <wr/wr.hpp>
 
+#include "contact_sheet.h"
 #include "splitmix64.h"
 
 namespace {
@@ -142,11 +144,12 @@ std::vector<float> place_robots(const wr::Scene& scene, uint32_t n, float camera
   return poses;
 }
 
-/// Writes `depth` ((n x h x w) float32, little-endian host) as a NumPy .npy file, format 1.0:
-/// magic, version, header length (uint16 LE), then the header dict padded with spaces and a
-/// final '\n' so that the data starts at a multiple of 64 bytes.
-void write_npy(const fs::path& path, const std::vector<float>& depth, uint32_t n, uint32_t h, uint32_t w) {
-  std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (" + std::to_string(n) + ", " +
+/// Writes `bytes` ((n x h x w) elements of NumPy dtype `descr`, e.g. "<f4", little-endian host) as
+/// a NumPy .npy file, format 1.0: magic, version, header length (uint16 LE), then the header dict
+/// padded with spaces and a final '\n' so that the data starts at a multiple of 64 bytes.
+void write_npy(const fs::path& path, const void* bytes, size_t size, const char* descr, uint32_t n, uint32_t h,
+               uint32_t w) {
+  std::string dict = std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': (" + std::to_string(n) + ", " +
                      std::to_string(h) + ", " + std::to_string(w) + "), }";
   const size_t preamble = 10;  // 6 magic + 2 version + 2 header length
   dict.append(63 - (preamble + dict.size()) % 64, ' ');
@@ -156,60 +159,12 @@ void write_npy(const fs::path& path, const std::vector<float>& depth, uint32_t n
   const char head[10] = {'\x93', 'N', 'U', 'M', 'P', 'Y', 1, 0, char(len & 0xFF), char(len >> 8)};
   out.write(head, sizeof head);
   out.write(dict.data(), std::streamsize(dict.size()));
-  out.write(reinterpret_cast<const char*>(depth.data()), std::streamsize(depth.size() * sizeof(float)));
+  out.write(static_cast<const char*>(bytes), std::streamsize(size));
   if (!out) throw DemoError("cannot write " + path.string());
 }
 
-/// Depths (metres) the contact sheet shows white (near) and black (far).
-struct DisplayRange {
-  float near = 0.1f, far = 1.0f;
-};
-
-/// Writes a 4x4 contact sheet of the first min(n, 16) depth images ((n x h x w) floats) as an
-/// RGB PNG, each pixel scaled up `scale` times. Grey is logarithmic in depth, white at
-/// range.near metres and nearer, black at range.far and beyond: a robot's view spans 0.3 m to
-/// tens of metres, and a linear scale would wash out the nearby steps. Misses (+inf, or out of
-/// [near_clip, far_clip]) are dark blue, NaN magenta. Tiles are 2 px apart.
-void write_contact_sheet(const fs::path& path, const std::vector<float>& depth, uint32_t n, uint32_t h,
-                         uint32_t w, int scale, DisplayRange range) {
-  const float log_near = std::log(range.near), log_span = std::log(range.far) - log_near;
-  const int gap = 2, tw = int(w) * scale, th = int(h) * scale;
-  const int sw = 4 * tw + 5 * gap, sh = 4 * th + 5 * gap;
-  std::vector<uint8_t> rgb(size_t(sw) * sh * 3, 64);  // (sh x sw x 3), grey background
-  for (uint32_t e = 0; e < std::min<uint32_t>(n, 16); ++e) {
-    const int ox = gap + int(e % 4) * (tw + gap), oy = gap + int(e / 4) * (th + gap);
-    for (int y = 0; y < th; ++y)
-      for (int x = 0; x < tw; ++x) {
-        const float d = depth[(size_t(e) * h + size_t(y / scale)) * w + size_t(x / scale)];
-        uint8_t* px = &rgb[(size_t(oy + y) * sw + size_t(ox + x)) * 3];
-        if (std::isnan(d)) {
-          px[0] = 255, px[1] = 0, px[2] = 255;
-        } else if (!std::isfinite(d)) {
-          px[0] = 20, px[1] = 30, px[2] = 110;
-        } else {
-          const float t = std::clamp(1.0f - (std::log(std::max(d, 1e-6f)) - log_near) / log_span, 0.0f, 1.0f);
-          px[0] = px[1] = px[2] = uint8_t(std::lround(255.0f * t));
-        }
-      }
-  }
-  if (!stbi_write_png(path.string().c_str(), sw, sh, 3, rgb.data(), sw * 3))
-    throw DemoError("cannot write " + path.string());
-}
-
-/// Depths shown white and black on the contact sheet: the 1st and 99th percentiles of the
-/// finite depths among the first `count` floats of `depth`, so that a few very near or very far
-/// hits do not squeeze the rest into a few grey levels.
-DisplayRange display_range(const std::vector<float>& depth, size_t count) {
-  std::vector<float> finite;
-  std::copy_if(depth.begin(), depth.begin() + std::ptrdiff_t(count), std::back_inserter(finite),
-               [](float d) { return std::isfinite(d) && d > 0; });
-  if (finite.empty()) return {};
-  auto lo = finite.begin() + std::ptrdiff_t(finite.size() / 100);
-  std::nth_element(finite.begin(), lo, finite.end());
-  const float near = *lo;
-  auto hi = finite.begin() + std::ptrdiff_t(finite.size() * 99 / 100);
-  std::nth_element(finite.begin(), hi, finite.end());
-  return {near, std::max(*hi, near * 1.01f)};
+void write_npy(const fs::path& path, const std::vector<float>& v, uint32_t n, uint32_t h, uint32_t w) {
+  write_npy(path, v.data(), v.size() * sizeof(float), "<f4", n, h, w);
 }
 
 /// Parses "WxH" (e.g. "106x60") into width and height, both >= 1.
@@ -232,13 +187,55 @@ std::string default_terrain() {
 struct Options {
   std::string obj = default_terrain();
   uint32_t envs = 64, width = 106, height = 60, threads = 0, repeats = 10;
-  std::string resolution, depth_kind = "plane", out = "demo_out";
+  std::string resolution, depth_kind = "plane", out = "demo_out", preset = "none", dtype = "f32", noise = "none";
   float hfov = 87.0f, pitch = 30.0f, far_clip = std::numeric_limits<float>::infinity();
 };
 
+// extreme-parkour's depth pipeline (Cheng et al., ICRA 2024; its legged_robot_config.py, class
+// depth): 106 x 60 at 87 degrees, mount [0.27, 0, 0.03] pitched by U[-5, 5] degrees per env, crop
+// [:-2, 4:-4] (98 x 58), clip to [0, 2] m with misses at the far clip (IsaacGym's -inf clipped),
+// bicubic resize to 87 x 58, (d - 0) / (2 - 0) - 0.5, no clamp, buffer_len 2 fed its previous frame.
+constexpr float kParkourFar = 2.0f;
+wr_sensor_options parkour_options() {
+  wr_sensor_options o = wr::sensor_options();
+  o.crop_x = 4, o.crop_y = 0, o.crop_width = 98, o.crop_height = 58;
+  o.out_width = 87, o.out_height = 58, o.resample = WR_RESAMPLE_BICUBIC;
+  o.clip = 1, o.clip_min = 0.0f, o.clip_max = kParkourFar;
+  o.normalize = 1, o.norm_a = 0.0f, o.norm_b = kParkourFar, o.norm_c = -0.5f;
+  o.history_length = 2;
+  return o;
+}
+
+// A stereo depth camera's error (an active stereo pair like Intel's D435: 5 cm baseline, 420 px
+// focal length at its native resolution, disparity in 1/16 px): a too-close band, disparity
+// quantisation, error growing with the square of depth, dropout, and edges that fail to match.
+void stereo_noise(wr_noise_desc* n) {
+  n->seed = 1;
+  n->min_range = 0.1f;
+  n->disparity_focal_baseline = 420.0f * 0.05f;
+  n->disparity_step = 1.0f / 16.0f;
+  n->range_sigma[0] = 0.001f, n->range_sigma[2] = 0.005f;
+  n->dropout_probability = 0.01f;
+  n->edge_threshold = 0.05f, n->edge_probability = 0.3f;
+}
+
+float half_to_float(uint16_t h) {
+  const uint32_t sign = uint32_t(h & 0x8000u) << 16, e = (h >> 10) & 0x1Fu, m = h & 0x3FFu;
+  if (e == 0) return (sign ? -1.0f : 1.0f) * std::ldexp(float(m), -24);
+  if (e == 31) return m ? std::numeric_limits<float>::quiet_NaN() : (sign ? -1.0f : 1.0f) * INFINITY;
+  const uint32_t bits = sign | ((e + 112u) << 23) | (m << 13);
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
 int run(const Options& opt) {
-  uint32_t width = opt.width, height = opt.height;
-  if (!opt.resolution.empty()) parse_resolution(opt.resolution, &width, &height);
+  const bool parkour = opt.preset == "extreme-parkour";
+  uint32_t width = parkour ? 106 : opt.width, height = parkour ? 60 : opt.height;
+  if (!opt.resolution.empty()) {
+    if (parkour) throw DemoError("--resolution: the extreme-parkour preset renders 106x60");
+    parse_resolution(opt.resolution, &width, &height);
+  }
   const uint32_t n = opt.envs;
   fs::create_directories(opt.out);  // first, so that a bad --out fails before the long part
 
@@ -250,31 +247,80 @@ int run(const Options& opt) {
   const Rss rss_scene = read_rss();
   const wr::Scene::Bounds b = scene.bounds();
 
-  // The camera: body frame +X forward; mount 0.27 m ahead and 0.05 m up, pitched down (a
-  // positive rotation about +Y turns +X towards -Z).
-  wr_camera_desc desc = wr::pinhole(width, height, opt.hfov);
-  desc.depth_kind = opt.depth_kind == "range" ? WR_DEPTH_RANGE : WR_DEPTH_PLANE;
+  // The camera: body frame +X forward; mount ahead of the base and up, pitched down (a positive
+  // pitch turns +X towards -Z).
+  wr_camera_desc desc = wr::pinhole(width, height, parkour ? 87.0f : opt.hfov);
+  desc.depth_kind = opt.depth_kind == "range" && !parkour ? WR_DEPTH_RANGE : WR_DEPTH_PLANE;
   desc.far_clip = opt.far_clip;
-  desc.mount_position[0] = 0.27f, desc.mount_position[2] = 0.05f;
-  axis_angle_wxyz(0, 1, 0, opt.pitch * kPi / 180.0f, desc.mount_rotation);
+  desc.mount_position[0] = 0.27f, desc.mount_position[2] = parkour ? 0.03f : 0.05f;
+  wr::set_mount_angles(desc, parkour ? 0.0f : opt.pitch, 0.0f, 0.0f);
+  // Each env's own mount (extreme-parkour draws the camera's pitch per env), (n x 7).
+  std::vector<float> mounts;
+  wr_tools::SplitMix64 angles{7};
+  for (uint32_t e = 0; e < n; ++e) {
+    wr_camera_desc m = desc;
+    wr::set_mount_angles(m, parkour ? angles.uniform(-5.0f, 5.0f) : opt.pitch, 0.0f, 0.0f);
+    mounts.insert(mounts.end(), m.mount_position, m.mount_position + 3);
+    mounts.insert(mounts.end(), m.mount_rotation, m.mount_rotation + 4);
+  }
   uint32_t probe_misses = 0;
   const std::vector<float> poses = place_robots(scene, n, desc.mount_position[0], &probe_misses);  // (n x 7)
-  wr::Sensor sensor(scene, desc, n);
-  const Rss rss_sensor = read_rss();
 
-  std::vector<float> depth(sensor.depth_size());  // (n x height x width)
-  sensor.render(poses.data(), depth.data());      // warm-up: page in the BVH and the output
+  // The plain camera images (n x height x width), +inf where nothing is hit: what every pipeline
+  // starts from, and what extreme-parkour's own torch code is checked against.
+  wr::Sensor camera(scene, desc, n);
+  std::vector<float> depth(camera.depth_size());
+  wr_render_args plain = wr::render_args(poses.data(), depth.data(), depth.size() * sizeof(float));
+  plain.mounts = mounts.data();
+  camera.render(plain);  // warm-up: page in the BVH and the output
   double best_ms = 1e300, sum_ms = 0;
   for (uint32_t r = 0; r < opt.repeats; ++r) {
     t0 = Clock::now();
-    sensor.render(poses.data(), depth.data());
+    camera.render(plain);
     const double ms = ms_since(t0);
     best_ms = std::min(best_ms, ms), sum_ms += ms;
   }
   const double mean_ms = sum_ms / opt.repeats;
   const double rays = double(n) * width * height;
 
-  // Statistics of what the cameras see, to tell at a glance whether the robots look at terrain.
+  // The policy's view through the pipeline, where asked for.
+  const bool pipeline = parkour || opt.dtype != "f32" || opt.noise != "none";
+  wr_sensor_options o = parkour ? parkour_options() : wr::sensor_options();
+  o.dtype = opt.dtype == "f16" ? WR_DTYPE_FLOAT16 : opt.dtype == "u16" ? WR_DTYPE_UINT16_MM : WR_DTYPE_FLOAT32;
+  if (opt.noise == "stereo") stereo_noise(&o.noise);
+  wr_camera_desc policy_desc = desc;
+  if (parkour) policy_desc.miss_value = kParkourFar;
+  wr::Sensor policy(scene, policy_desc, o, n);
+  const wr::Sensor::OutputShape shape = policy.output_shape();
+  std::vector<unsigned char> out(size_t(n) * shape.bytes_per_env);
+  const std::vector<uint32_t> latency(n, parkour ? 1u : 0u);  // extreme-parkour feeds the previous frame
+  wr_render_args args = wr::render_args(poses.data(), out.data(), out.size());
+  args.mounts = mounts.data();
+  args.latency = latency.data();
+  double policy_best_ms = 1e300;
+  if (pipeline) {
+    for (uint32_t r = 0; r <= opt.repeats; ++r) {  // the first fills each env's history with its frame
+      t0 = Clock::now();
+      policy.render(args);
+      if (r > 0) policy_best_ms = std::min(policy_best_ms, ms_since(t0));
+    }
+  }
+
+  // What the contact sheet shows, in metres: the plain images, or the policy's values mapped back.
+  const uint32_t sw = pipeline ? shape.width : width, sh = pipeline ? shape.height : height;
+  std::vector<float> metres(size_t(n) * sw * sh);
+  for (size_t i = 0; i < metres.size(); ++i) {
+    float v = depth[i];
+    if (pipeline) {
+      if (shape.dtype == WR_DTYPE_FLOAT16) v = half_to_float(reinterpret_cast<const uint16_t*>(out.data())[i]);
+      else if (shape.dtype == WR_DTYPE_UINT16_MM) {
+        const uint16_t mm = reinterpret_cast<const uint16_t*>(out.data())[i];
+        v = mm ? mm / 1000.0f : INFINITY;
+      } else v = reinterpret_cast<const float*>(out.data())[i];
+      if (o.normalize) v = (v - o.norm_c) * (o.norm_b - o.norm_a) + o.norm_a;
+    }
+    metres[i] = v;
+  }
   size_t hits = 0;
   float dmin = std::numeric_limits<float>::infinity(), dmax = 0;
   for (float d : depth)
@@ -282,15 +328,23 @@ int run(const Options& opt) {
 
   const fs::path png = fs::path(opt.out) / "depth_contact_sheet.png";
   const fs::path npy = fs::path(opt.out) / "depth.npy";
-  const DisplayRange shown = display_range(depth, size_t(std::min<uint32_t>(n, 16)) * height * width);
-  write_contact_sheet(png, depth, n, height, width, 3, shown);
-  write_npy(npy, depth, n, height, width);
+  wr_demo::DisplayRange shown = wr_demo::percentile_range(metres, size_t(std::min<uint32_t>(n, 16)) * sw * sh, !parkour);
+  if (parkour) shown.near = 0.0f, shown.far = kParkourFar;
+  wr_demo::write_contact_sheet(png, metres, n, sh, sw, parkour ? 4 : 3, shown);
+  const char* descr = shape.dtype == WR_DTYPE_FLOAT16 ? "<f2" : shape.dtype == WR_DTYPE_UINT16_MM ? "<u2" : "<f4";
+  if (pipeline)
+    write_npy(npy, out.data(), out.size(), descr, n, shape.height, shape.width);
+  else
+    write_npy(npy, depth, n, height, width);
+  const fs::path camera_npy = fs::path(opt.out) / "camera.npy";
+  if (pipeline) write_npy(camera_npy, depth, n, height, width);
 
-  std::printf("wr-demo: %u robots, %ux%u depth camera (%.1f deg HFOV, pitched %.0f deg down, %s depth), "
-              "far clip %g m, %u CPU threads (%s path)\n",
-              n, width, height, double(opt.hfov), double(opt.pitch),
+  std::printf("wr-demo: %u robots, %ux%u depth camera (%.1f deg HFOV, pitched %s, %s depth), "
+              "far clip %g m, %u CPU threads (%s path)%s\n",
+              n, width, height, double(parkour ? 87.0f : opt.hfov),
+              parkour ? "U[-5, 5] deg per env" : (std::to_string(int(opt.pitch)) + " deg down").c_str(),
               desc.depth_kind == WR_DEPTH_PLANE ? "WR_DEPTH_PLANE" : "WR_DEPTH_RANGE", double(opt.far_clip),
-              ctx.num_threads(), wr_cpu_path_string(ctx.cpu_path()));
+              ctx.num_threads(), wr_cpu_path_string(ctx.cpu_path()), parkour ? ", preset extreme-parkour" : "");
   std::printf("  scene      %s\n", opt.obj.c_str());
   std::printf("  triangles  %llu, bounds [%.2f %.2f %.2f] - [%.2f %.2f %.2f] m\n",
               (unsigned long long)scene.num_triangles(), double(b.min[0]), double(b.min[1]), double(b.min[2]),
@@ -301,30 +355,44 @@ int run(const Options& opt) {
               opt.repeats);
   std::printf("  rays/s     %.3g (best), %.3g (mean); %.0f rays per render\n", rays / (best_ms * 1e-3),
               rays / (mean_ms * 1e-3), rays);
+  if (pipeline)
+    std::printf("  pipeline   best %.3f ms per render into %ux%u %s (%.2fx the plain render)%s\n", policy_best_ms,
+                shape.width, shape.height, opt.dtype.c_str(), policy_best_ms / best_ms,
+                opt.noise == "stereo" ? ", stereo noise" : "");
   std::printf("  hits       %.1f%% of pixels, depth %.3f - %.3f m; %llu stack overflows\n",
               100.0 * double(hits) / double(depth.size()), double(hits ? dmin : 0.0f), double(dmax),
-              (unsigned long long)sensor.stack_overflows());
+              (unsigned long long)camera.stack_overflows());
   if (probe_misses) std::printf("  warning    %u robots found no ground below them\n", probe_misses);
   print_rss("at start", rss_start);
   print_rss("after loading the scene", rss_scene);
-  print_rss("after creating the sensor", rss_sensor);
   print_rss("at the end", read_rss());
-  wr_memory_stats scene_mem{}, sensor_mem{};  // what the library itself accounts for
+  wr_memory_stats scene_mem{}, sensor_mem{}, policy_mem{};  // what the library itself accounts for
   if (wr_scene_memory(scene.get(), &scene_mem) == WR_SUCCESS &&
-      wr_sensor_memory(sensor.get(), &sensor_mem) == WR_SUCCESS) {
+      wr_sensor_memory(camera.get(), &sensor_mem) == WR_SUCCESS &&
+      wr_sensor_memory(policy.get(), &policy_mem) == WR_SUCCESS) {
     uint64_t nodes = 0, tris = 0, parents = 0;
     wr_scene_memory_tag(scene.get(), WR_MEMORY_BVH_NODES, &nodes, nullptr);
     wr_scene_memory_tag(scene.get(), WR_MEMORY_BVH_TRIANGLES, &tris, nullptr);
     wr_scene_memory_tag(scene.get(), WR_MEMORY_BVH_PARENTS, &parents, nullptr);
     std::printf("  memory library: scene %.1f MiB (%.1f bytes/triangle: nodes %.1f, triangles %.1f, parents %.1f MiB), "
-                "sensor %.3f MiB (ray template), %llu bytes per env\n",
+                "sensor %.3f MiB (ray template), %llu bytes per env",
                 scene_mem.host_bytes / 1048576.0, double(scene_mem.host_bytes) / double(scene.num_triangles()),
                 nodes / 1048576.0, tris / 1048576.0, parents / 1048576.0, sensor_mem.host_bytes / 1048576.0,
                 (unsigned long long)(scene_mem.per_env_bytes + sensor_mem.per_env_bytes));
+    if (pipeline) std::printf("; the pipeline's sensor %llu bytes per env (its history)", (unsigned long long)policy_mem.per_env_bytes);
+    std::printf("\n");
   }
-  std::printf("  wrote      %s (first %u of %u images, log grey: white <= %.2f m, black >= %.2f m, blue = miss)\n",
-              png.string().c_str(), std::min<uint32_t>(n, 16), n, double(shown.near), double(shown.far));
-  std::printf("  wrote      %s (float32 [%u, %u, %u], +inf = miss)\n", npy.string().c_str(), n, height, width);
+  std::printf("  wrote      %s (first %u of %u images, turbo colour map %s %.2f - %.2f m; grey = miss, magenta = invalid)\n",
+              png.string().c_str(), std::min<uint32_t>(n, 16), n, shown.log_scale ? "log" : "linear",
+              double(shown.near), double(shown.far));
+  if (pipeline) {
+    std::printf("  wrote      %s (%s [%u, %u, %u], what the policy reads)\n", npy.string().c_str(), descr, n,
+                shape.height, shape.width);
+    std::printf("  wrote      %s (float32 [%u, %u, %u], the camera images, +inf = miss)\n",
+                camera_npy.string().c_str(), n, height, width);
+  } else {
+    std::printf("  wrote      %s (float32 [%u, %u, %u], +inf = miss)\n", npy.string().c_str(), n, height, width);
+  }
   return 0;
 }
 
@@ -344,7 +412,7 @@ int main(int argc, char** argv) {
   app.add_option("--depth-kind", opt.depth_kind, "plane (z-depth, REP 118) or range (Euclidean)")
       ->capture_default_str()->check(CLI::IsMember({"plane", "range"}));
   app.add_option("--hfov", opt.hfov, "horizontal field of view, degrees")->capture_default_str()
-      ->check(CLI::Range(0.01f, 179.0f));
+      ->check(CLI::Range(1.0f, 179.9f));
   app.add_option("--pitch", opt.pitch, "camera pitch below the horizon, degrees")->capture_default_str()
       ->check(CLI::Range(-90.0f, 90.0f));
   app.add_option("--far-clip", opt.far_clip, "far clip, metres (default: none, +inf)")
@@ -359,6 +427,16 @@ int main(int argc, char** argv) {
   app.add_option("--repeats", opt.repeats, "timed renders after the warm-up")->capture_default_str()
       ->check(CLI::Range(1u, 100000u));
   app.add_option("-o,--out", opt.out, "output directory (created if missing)")->capture_default_str();
+  app.add_option("--preset", opt.preset,
+                 "extreme-parkour: its camera (106x60, 87 deg, per-env pitch) and depth pipeline (crop, clip to "
+                 "[0, 2] m, bicubic to 87x58, normalise, the previous frame); depth.npy is then what its policy "
+                 "reads, camera.npy the camera images")
+      ->capture_default_str()->check(CLI::IsMember({"none", "extreme-parkour"}));
+  app.add_option("--dtype", opt.dtype, "output dtype: f32, f16 (IEEE half) or u16 (millimetres, 0 = invalid)")
+      ->capture_default_str()->check(CLI::IsMember({"f32", "f16", "u16"}));
+  app.add_option("--noise", opt.noise, "stereo: a stereo camera's noise (quantised disparity, error growing with "
+                                       "depth squared, dropout, edges)")
+      ->capture_default_str()->check(CLI::IsMember({"none", "stereo"}));
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -6,6 +6,7 @@
 #include <cudaTypedefs.h>
 
 #include <string>
+#include <vector>
 
 #include "backend/backend.h"
 #include "common/status_error.h"
@@ -230,7 +231,16 @@ class CudaSensor final : public SensorBackend {
     // The pipeline's state (sensor/pipeline_options.h) and its kernels' first launch, likewise.
     const PipelineParams& p = sensor.pipeline().params;
     const uint64_t n = sensor.num_envs();
-    if (p.camera_image) camera_images_.allocate(function, "allocating the camera images", n * p.win_w * p.win_h);
+    if (p.noise.edges) camera_images_.allocate(function, "allocating the camera images", n * p.win_w * p.win_h);
+    if (p.camera_image)
+      samples_.allocate(function, "allocating the crop samples", n * p.output.crop_w * p.output.crop_h);
+    if (p.output.resample != kResampleNone) {
+      std::vector<ResampleTaps> x(p.output.out_w), y(p.output.out_h);
+      build_resample_taps(p, x.data(), y.data());
+      stream.upload("uploading the resampling taps", x.data(), x.size(), &taps_x_);
+      stream.upload("uploading the resampling taps", y.data(), y.size(), &taps_y_);
+      stream.finish();  // before x and y go
+    }
     if (p.history > 1) {
       history_.allocate(function, "allocating the history rings", n * p.history * sensor.pipeline().out_bytes_per_env);
       frames_.allocate(function, "allocating the frame counts", n);
@@ -291,7 +301,10 @@ class CudaSensor final : public SensorBackend {
  private:
   uint32_t width() const { return sensor_.desc().width; }
   uint32_t height() const { return sensor_.desc().height; }
-  PipelineState state() const { return PipelineState{camera_images_.get(), history_.get(), frames_.get()}; }
+  PipelineState state() const {
+    return PipelineState{camera_images_.get(), samples_.get(), history_.get(), frames_.get(), taps_x_.get(),
+                         taps_y_.get()};
+  }
 
   int ordinal_;
   BvhView bvh_;  // the scene's, on this device
@@ -299,11 +312,14 @@ class CudaSensor final : public SensorBackend {
   LedgerRecord self_{&sensor_.ledger(), MemorySpace::kHost, MemoryTag::kObjects, sizeof(CudaSensor)};
   DeviceArray<TemplateRay> rays_{ordinal_, &sensor_.ledger(), MemoryTag::kRayTemplate};  // (height x width)
   DeviceArray<unsigned long long> overflows_{ordinal_, &sensor_.ledger(), MemoryTag::kCounters};  // one counter
-  // The pipeline's per-env state: (num_envs x win_h x win_w) clean depth, (num_envs x history x the
-  // output's bytes) rings, (num_envs) frame counts.
+  // The pipeline's per-env state: (num_envs x win_h x win_w) clean depth, (num_envs x crop_h x
+  // crop_w) samples, (num_envs x history x the output's bytes) rings, (num_envs) frame counts.
   DeviceArray<float> camera_images_{ordinal_, &sensor_.ledger(), MemoryTag::kCameraImages};
+  DeviceArray<float> samples_{ordinal_, &sensor_.ledger(), MemoryTag::kCameraImages};
   DeviceArray<unsigned char> history_{ordinal_, &sensor_.ledger(), MemoryTag::kHistory};
   DeviceArray<uint32_t> frames_{ordinal_, &sensor_.ledger(), MemoryTag::kHistory};
+  DeviceArray<ResampleTaps> taps_x_{ordinal_, &sensor_.ledger(), MemoryTag::kRenderScratch};  // (out_w)
+  DeviceArray<ResampleTaps> taps_y_{ordinal_, &sensor_.ledger(), MemoryTag::kRenderScratch};  // (out_h)
 };
 
 class CudaScene final : public SceneBackend {

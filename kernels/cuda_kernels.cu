@@ -42,6 +42,11 @@ __global__ void WR_KERNEL_BOUNDS pipeline_camera_kernel(BvhView bvh, const Templ
   if (pipeline_camera_thread(thread, bvh, rays, p, c, tiles, s)) atomicAdd(overflows, 1ull);
 }
 
+__global__ void WR_KERNEL_BOUNDS pipeline_sample_kernel(PipelineParams p, PipelineCall c, WarpTiles tiles,
+                                                       PipelineState s) {
+  pipeline_sample_thread(static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x, p, c, tiles, s);
+}
+
 __global__ void WR_KERNEL_BOUNDS pipeline_output_kernel(BvhView bvh, const TemplateRay* __restrict__ rays,
                                                        PipelineParams p, PipelineCall c, WarpTiles tiles,
                                                        PipelineState s, unsigned long long* __restrict__ overflows) {
@@ -71,8 +76,14 @@ cudaError_t launch_pipeline(const BvhView& bvh, const TemplateRay* rays, const P
     const WarpTiles window = WarpTiles::make(p.win_w, p.win_h, num_envs);
     pipeline_camera_kernel<<<grid_of(window.blocks), kBlockThreads, 0, stream>>>(bvh, rays, p, c, window, s,
                                                                                 overflows);
-    const cudaError_t err = cudaGetLastError();
+    cudaError_t err = cudaGetLastError();
     if (err != cudaSuccess) return err;
+    if (p.noise.edges) {
+      const WarpTiles crop = WarpTiles::make(p.output.crop_w, p.output.crop_h, num_envs);
+      pipeline_sample_kernel<<<grid_of(crop.blocks), kBlockThreads, 0, stream>>>(p, c, crop, s);
+      err = cudaGetLastError();
+      if (err != cudaSuccess) return err;
+    }
   }
   const WarpTiles out = WarpTiles::make(p.output.out_w, p.output.out_h, num_envs);
   pipeline_output_kernel<<<grid_of(out.blocks), kBlockThreads, 0, stream>>>(bvh, rays, p, c, out, s, overflows);

@@ -29,8 +29,8 @@ cudaError_t launch_intersect(const BvhView& bvh, const float* origins, const flo
                              uint64_t count, float* out_t, uint32_t* out_triangle, cudaStream_t stream);
 
 // One render through the RL depth pipeline, all of it enqueued on `stream`: the bad-env count
-// cleared, the camera-image kernel (where p.camera_image), the output kernel, the history kernel
-// (history > 1). Device pointers throughout.
+// cleared, the camera-image kernel (where p.camera_image), the sample kernel (edge dropout), the
+// output kernel, the history kernel (history > 1). Device pointers throughout.
 cudaError_t launch_pipeline(const BvhView& bvh, const TemplateRay* rays, const PipelineParams& p, const PipelineCall& c,
                             const PipelineState& s, uint32_t num_envs, unsigned long long* overflows,
                             cudaStream_t stream);

@@ -62,12 +62,14 @@ WR_HD void intersect_thread(uint64_t i, const BvhView& bvh, const float* origins
   if (out_triangle) out_triangle[i] = hit.triangle;
 }
 
-// ---- the RL depth pipeline (core/depth_pipeline.h): three kernels per render ----------------------
+// ---- the RL depth pipeline (core/depth_pipeline.h): up to four kernels per render ------------------
 
 // Thread `thread` of the camera-image kernel (only where p.camera_image): the pixel of env's traced
-// window that `tiles` (over win_w x win_h) assigns it, its clean depth into s.camera_images. Envs
-// the call leaves out or whose camera is bad are skipped (the output kernel handles them).
-// Returns true when its ray overflowed the traversal stack.
+// window that `tiles` (over win_w x win_h) assigns it, traced. Its clean depth goes into
+// s.camera_images where edge dropout will read the neighbours (the sample kernel makes the samples
+// then); else (the window is the crop) its sample goes into s.samples. Envs the call leaves out or
+// whose camera is bad are skipped (the output kernel handles them). Returns true when its ray
+// overflowed the traversal stack.
 WR_HD bool pipeline_camera_thread(uint64_t thread, const BvhView& bvh, const TemplateRay* rays,
                                   const PipelineParams& p, const PipelineCall& c, const WarpTiles& tiles,
                                   const PipelineState& s) {
@@ -77,9 +79,28 @@ WR_HD bool pipeline_camera_thread(uint64_t thread, const BvhView& bvh, const Tem
   Intrinsics k;
   if (!env_camera(c, env, p, &camera, &k)) return false;
   bool overflowed;
-  const float d = camera_depth<CudaTraversal>(bvh, rays, c, p.win_x + x, p.win_y + y, camera, k, p, &overflowed);
-  s.camera_images[(static_cast<uint64_t>(env) * p.win_h + y) * p.win_w + x] = d;
+  const uint32_t u = p.win_x + x, v = p.win_y + y;
+  const float d = camera_depth<CudaTraversal>(bvh, rays, c, u, v, camera, k, p, &overflowed);
+  if (p.noise.edges)
+    s.camera_images[(static_cast<uint64_t>(env) * p.win_h + y) * p.win_w + x] = d;
+  else
+    s.samples[(static_cast<uint64_t>(env) * p.output.crop_h + y) * p.output.crop_w + x] =
+        camera_sample(OnePixel{d}, u, v, p, env, c.frame, env_offset(p.noise, env, c.frame));
   return overflowed;
+}
+
+// Thread `thread` of the sample kernel (edge dropout only): the crop pixel of env that `tiles`
+// (over crop_w x crop_h) assigns it, its sample from the env's clean window.
+WR_HD void pipeline_sample_thread(uint64_t thread, const PipelineParams& p, const PipelineCall& c,
+                                  const WarpTiles& tiles, const PipelineState& s) {
+  uint32_t env, i, j;
+  if (!tiles.pixel_of(thread, &env, &i, &j) || !env_updated(c, env)) return;
+  RigidTransform camera;
+  Intrinsics k;
+  if (!env_camera(c, env, p, &camera, &k)) return;
+  const WindowImage clean{s.camera_images + static_cast<uint64_t>(env) * p.win_w * p.win_h, p.win_x, p.win_y, p.win_w};
+  s.samples[(static_cast<uint64_t>(env) * p.output.crop_h + j) * p.output.crop_w + i] = camera_sample(
+      clean, p.output.crop_x + i, p.output.crop_y + j, p, env, c.frame, env_offset(p.noise, env, c.frame));
 }
 
 struct OutputThreadResult {
@@ -88,7 +109,7 @@ struct OutputThreadResult {
 };
 
 // Thread `thread` of the output kernel: the output pixel of env that `tiles` (over out_w x out_h)
-// assigns it, made from the camera window (p.camera_image) or from its own camera pixel traced
+// assigns it, made from the crop's samples (p.camera_image) or from its own camera pixel traced
 // here, emitted into the history and the output. A bad env's output is NaN, and its pixel 0
 // writes the env's bad_env_mask entry and reports it for the count.
 WR_HD OutputThreadResult pipeline_output_thread(uint64_t thread, const BvhView& bvh, const TemplateRay* rays,
@@ -99,27 +120,26 @@ WR_HD OutputThreadResult pipeline_output_thread(uint64_t thread, const BvhView& 
   if (!tiles.pixel_of(thread, &env, &x, &y) || !env_updated(c, env)) return r;
   RigidTransform camera;
   Intrinsics k;
-  const bool valid = env_camera(c, env, p, &camera, &k) && env_latency(c, env) < p.history;
+  const bool valid = env_camera(c, env, p, &camera, &k);  // (a bad latency: emit_output's)
   if (x == 0 && y == 0) {
     if (c.bad_env_mask) c.bad_env_mask[env] = valid ? 0 : 1;
     r.bad_env = !valid;
   }
   const uint32_t i = y * p.output.out_w + x;
+  const EnvOutput to = env_output(p, c, s, env);
   if (!valid) {
-    emit_output(p, c, s, env, i, quiet_nan_());
+    emit_output(p, c, s, to, i, quiet_nan_());
     return r;
   }
-  const float offset = env_offset(p.noise, env, c.frame);
   float v;
   if (p.camera_image) {
-    v = output_from_window(s.camera_images + static_cast<uint64_t>(env) * p.win_w * p.win_h, x, y, p, env, c.frame,
-                           offset);
+    v = output_from_samples(s.samples + static_cast<uint64_t>(env) * p.output.crop_w * p.output.crop_h, x, y, p, s);
   } else {
     const float d = camera_depth<CudaTraversal>(bvh, rays, c, p.output.crop_x + x, p.output.crop_y + y, camera, k, p,
                                                 &r.overflowed);
-    v = output_from_pixel(d, x, y, p, env, c.frame, offset);
+    v = output_from_pixel(d, x, y, p, env, c.frame, env_offset(p.noise, env, c.frame));
   }
-  emit_output(p, c, s, env, i, v);
+  emit_output(p, c, s, to, i, v);
   return r;
 }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds libwr once per variant of the CUDA tuning knobs (kernels/cuda_tuning.h, WR_CUDA_BVH_*
-# in src/scene/bvh_builder.h, the traversal's loop shape WR_WHILE_WHILE_TRAVERSAL in
-# src/core/bvh_traverse.h), each changing one knob from the shipped values, for
+# in src/scene/bvh_builder.h, the traversal's loop shape WR_CUDA_NESTED_LOOPS in
+# kernels/cuda_tuning.h), each changing one knob from the shipped values, for
 # scripts/gpu-check.sh to time side by side on one GPU (wr-bench-gpu --sweep under each). Needs no
 # GPU. Reuses a configured build with CUDA on: a variant recompiles only the kernel and the C API
 # object, then the build is put back to the shipped values.
@@ -29,7 +29,7 @@ variants=(
   "min-blocks-16|WR_CUDA_MIN_BLOCKS_PER_SM=16"
   "bvh-cost4-leaf16|WR_CUDA_BVH_TRAVERSAL_COST=4.0f;WR_CUDA_BVH_MAX_LEAF=16"
   "bvh-cost1-leaf4|WR_CUDA_BVH_TRAVERSAL_COST=1.0f;WR_CUDA_BVH_MAX_LEAF=4"
-  "one-loop|WR_WHILE_WHILE_TRAVERSAL=0"  # the host's loop shape (core/bvh_traverse.h; wr-warp-model: -23 to -29%)
+  "one-loop|WR_CUDA_NESTED_LOOPS=0"  # the host's loop shape; its modelled cost: benchmarks/results/cuda-warp-model-2026-11-30.md
 )
 
 rm -rf "$out"
@@ -39,14 +39,15 @@ for v in "${variants[@]}"; do
   defs=${v#*|}
   echo "build-cuda-variants: $name ${defs:-(shipped values)}"
   cmake "$build" -DWR_CUDA_TUNING="$defs" >/dev/null
-  rm -f "$build/kernels/CMakeFiles/wr_cuda.dir/cuda_backend.cu.o"  # so that ptxas reports every variant
+  rm -f "$build/kernels/CMakeFiles/wr_cuda_backend.dir/cuda_kernels.cu.o"  # so that ptxas reports every variant
   cmake --build "$build" -j "$jobs" --target wr >"$out/build-$name.log" 2>&1 ||
     { tail -n 30 "$out/build-$name.log" >&2; exit 1; }
   mkdir -p "$out/$name"
   cp -L "$build/lib/libwr.so.0" "$out/$name/"
   # registers and stack of this variant's kernels, where the build was configured to report them
-  bash "$(dirname "$0")/kernel-resources.sh" "$out/build-$name.log" >"$out/$name/kernel-resources.md"
+  bash "$(dirname "$0")/../tools/kernel-resources.sh" "$out/build-$name.log" >"$out/$name/kernel-resources.md"
   echo "$name ${defs:-(shipped values)}" >>"$out/variants.txt"
 done
 cmake "$build" -DWR_CUDA_TUNING="" >/dev/null
-cmake --build "$build" -j "$jobs" --target wr >/dev/null
+cmake --build "$build" -j "$jobs" --target wr >"$out/build-restore.log" 2>&1 ||
+  { tail -n 30 "$out/build-restore.log" >&2; exit 1; }

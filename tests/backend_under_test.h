@@ -19,6 +19,8 @@
 
 #include <wr/wr.h>
 
+#include "test_skip.h"  // kSkipExitCode
+
 namespace wr_test {
 
 enum class Backend { kCpu, kCuda };
@@ -26,9 +28,6 @@ enum class Backend { kCpu, kCuda };
 // What the tests of this process run on (set once by main, before any test).
 Backend backend_under_test();
 void set_backend_under_test(Backend backend);
-
-// The exit status that makes CTest report a test as skipped (its SKIP_RETURN_CODE property).
-constexpr int kSkipExitCode = 77;
 
 // Empty when the backend under test can be used here; otherwise why not (the library's error).
 std::string why_backend_unusable();

@@ -24,9 +24,10 @@
 //   - context errors: a bad ordinal names it; without a usable GPU, WR_DEVICE_CUDA fails with
 //     WR_ERROR_UNSUPPORTED carrying the CUDA error text, and the CPU keeps working.
 //
-// Without a usable GPU every GPU test WARNs "skipped: <reason>" and returns (Catch2 v2 has no
-// SKIP). Set WR_REQUIRE_GPU=1 (scripts/gpu-check.sh does) to turn such a skip into a failure,
-// so a broken driver cannot make a GPU machine look green.
+// Without a usable GPU every GPU test ends as skipped with its reason (WR_SKIP_TEST_CASE,
+// test_skip.h: the program then exits 77, which CTest reports as a skip). Set WR_REQUIRE_GPU=1
+// (scripts/gpu-check.sh does) to turn such a skip into a failure, so a broken driver cannot make
+// a GPU machine look green.
 //
 // Device buffers are filled with the byte 0xFF (the float bits 0xFFFFFFFF, a NaN that neither
 // backend ever writes) before every render, so a pixel the kernel fails to write shows up as
@@ -51,6 +52,7 @@
 
 #include "api_test_support.h"
 #include "float_bits.h"
+#include "test_skip.h"
 
 namespace wr_test::cuda_tests {
 
@@ -149,23 +151,23 @@ inline bool gpu_required() {
   return v && *v && std::strcmp(v, "0") != 0;
 }
 
-// A CUDA context on device 0, or null after WARNing why the calling test is skipped. Only
-// WR_ERROR_UNSUPPORTED (no usable driver or device) skips; any other failure is a test failure,
-// and so is a skip when WR_REQUIRE_GPU is set.
-inline Context cuda_context_or_skip() {
+// A CUDA context on device 0, or null with `why` saying why the calling test must be skipped.
+// Only WR_ERROR_UNSUPPORTED (no usable driver or device) skips; any other failure is a test
+// failure, and so is a skip when WR_REQUIRE_GPU is set.
+inline Context cuda_context_or_skip(std::string* why) {
   wr_context c = nullptr;
   const wr_status s = wr_context_create(WR_DEVICE_CUDA, 0, &c);
   if (s == WR_SUCCESS) return Context(c);
-  const std::string why = std::string(wr_status_string(s)) + ": " + wr_last_error();
-  if (s != WR_ERROR_UNSUPPORTED) FAIL("wr_context_create(WR_DEVICE_CUDA, 0) failed unexpectedly: " << why);
-  if (gpu_required()) FAIL("WR_REQUIRE_GPU is set but no CUDA context can be created: " << why);
-  WARN("skipped: no usable CUDA device: " << why);
+  *why = std::string(wr_status_string(s)) + ": " + wr_last_error();
+  if (s != WR_ERROR_UNSUPPORTED) FAIL("wr_context_create(WR_DEVICE_CUDA, 0) failed unexpectedly: " << *why);
+  if (gpu_required()) FAIL("WR_REQUIRE_GPU is set but no CUDA context can be created: " << *why);
   return nullptr;
 }
 
-#define CUDA_CONTEXT_OR_SKIP(var)             \
-  Context var = cuda_context_or_skip();       \
-  if (!var) return
+#define CUDA_CONTEXT_OR_SKIP(var)                                                       \
+  std::string var##_skip_why;                                                           \
+  Context var = cuda_context_or_skip(&var##_skip_why);                                  \
+  if (!var) WR_SKIP_TEST_CASE("no usable CUDA device: " << var##_skip_why)
 
 inline Context cpu_context() { return wr_test::make_context(0); }
 

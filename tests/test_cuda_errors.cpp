@@ -204,8 +204,10 @@ TEST_CASE("cuda: an ordinal past the last device is an invalid argument naming i
   wr_context_release(c);
 }
 
+// [fallback]: the one test of this program that needs no GPU (CTest runs it on its own and
+// labels it cpu too: tests/CMakeLists.txt).
 TEST_CASE("cuda: without a usable GPU, WR_DEVICE_CUDA fails with the reason and the CPU still works",
-          "[cuda][errors]") {
+          "[cuda][errors][fallback]") {
   // Always runs: on a GPU machine it checks only the CPU half.
   for (int attempt = 0; attempt < 2; ++attempt) {  // a failed attempt leaves nothing broken behind
     wr_context c = nullptr;

@@ -271,7 +271,8 @@ struct PipelineOutputs {
 struct PipelineStateBuffers {
   std::vector<unsigned char> history;
   std::vector<uint32_t> frames;
-  std::vector<float> images;
+  std::vector<float> images, samples;
+  std::vector<wr::ResampleTaps> taps_x, taps_y;
   PipelineStateBuffers(const PipelineRig& r) {
     const wr::PipelineParams& p = r.pipeline.params;
     if (p.history > 1) {
@@ -279,8 +280,14 @@ struct PipelineStateBuffers {
       frames.assign(r.num_envs, 0);
     }
     images.assign(size_t(r.num_envs) * p.win_w * p.win_h, 0.0f);
+    samples.assign(size_t(r.num_envs) * p.output.crop_w * p.output.crop_h, 0.0f);
+    taps_x.resize(p.output.out_w);
+    taps_y.resize(p.output.out_h);
+    wr::build_resample_taps(p, taps_x.data(), taps_y.data());
   }
-  wr::PipelineState state() { return wr::PipelineState{images.data(), history.data(), frames.data()}; }
+  wr::PipelineState state() {
+    return wr::PipelineState{images.data(), samples.data(), history.data(), frames.data(), taps_x.data(), taps_y.data()};
+  }
 };
 
 wr::PipelineCall make_call(const PipelineRig& r, const std::vector<float>& poses, PipelineOutputs* o,
@@ -302,7 +309,7 @@ wr::PipelineCall make_call(const PipelineRig& r, const std::vector<float>& poses
 void cpu_pipeline(const PipelineRig& r, const wr::PipelineCall& c, PipelineStateBuffers* s, PipelineOutputs* o) {
   const wr::PipelineParams& p = r.pipeline.params;
   wr::ThreadPool pool(2);
-  std::vector<float> windows(2ull * p.win_w * p.win_h);
+  std::vector<float> windows(2ull * p.win_w * p.win_h), samples(2ull * p.output.crop_w * p.output.crop_h);
   std::atomic<uint64_t> overflows{0};
   wr::CpuPipelineJob job;
   job.bvh = r.bvh.view();
@@ -312,6 +319,7 @@ void cpu_pipeline(const PipelineRig& r, const wr::PipelineCall& c, PipelineState
   job.state = s->state();
   job.num_envs = r.num_envs;
   job.thread_windows = windows.data();
+  job.thread_samples = samples.data();
   job.stack_overflows = &overflows;
   job.simd = wr::best_cpu_simd();
   wr::cpu_render_pipeline(pool, job);
@@ -327,6 +335,10 @@ void emulated_pipeline(const PipelineRig& r, const wr::PipelineCall& c, Pipeline
     const wr::cuda::WarpTiles window = wr::cuda::WarpTiles::make(p.win_w, p.win_h, r.num_envs);
     for (uint64_t t = 0; t < window.blocks * threads; ++t)
       o->overflows += wr::cuda::pipeline_camera_thread(t, r.bvh.view(), r.rays.data(), p, c, window, state);
+    if (p.noise.edges) {
+      const wr::cuda::WarpTiles crop = wr::cuda::WarpTiles::make(p.output.crop_w, p.output.crop_h, r.num_envs);
+      for (uint64_t t = 0; t < crop.blocks * threads; ++t) wr::cuda::pipeline_sample_thread(t, p, c, crop, state);
+    }
   }
   const wr::cuda::WarpTiles out = wr::cuda::WarpTiles::make(p.output.out_w, p.output.out_h, r.num_envs);
   for (uint64_t t = 0; t < out.blocks * threads; ++t) {

@@ -1,4 +1,4 @@
-// Tests of the parkour terrain generator (apps/terrain): determinism, mesh sanity, the shape of
+// Tests of the parkour terrain generator (tools/terrain): determinism, mesh sanity, the shape of
 // every feature measured by casting vertical rays at the mesh (brute force, written here, not
 // the library's traversal), spawn points on the surface, OBJ round trip, bundled assets current.
 #include <catch2/catch.hpp>

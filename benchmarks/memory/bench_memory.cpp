@@ -2,8 +2,9 @@
 // designs, measured in one run.
 //
 //   One command:  cmake --build build --target bench-memory
-//   (runs `wr-bench-memory --save` from the source tree: prints the tables below and writes
-//   benchmarks/results/memory-<date>-<cpu|cuda>.csv and .png)
+//   (scripts/run-benchmarks.sh --only memory: prints the tables below into
+//   benchmarks/results/memory-<date>-cpu.md, writes the CSV beside it, and draws its plot, the
+//   .png, with plot_memory.py)
 //
 // Three strategies (strategy.h) each really allocate and really render the same depth
 // images of the bundled terrain (assets/parkour_terrain.obj): 106 x 60 pixels, 87 degrees
@@ -37,8 +38,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
-#include <ctime>
-#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <string>
@@ -51,7 +50,6 @@
 #include "buffer.h"
 #include "child_process.h"
 #include "linear_fit.h"
-#include "plot_png.h"
 #include "process_memory.h"
 #include "strategy.h"
 #include "workload.h"
@@ -63,7 +61,6 @@
 namespace {
 
 using namespace wrbench;
-namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
 constexpr double kTolerance = 1e-4;  // largest relative depth error of (b), (c) against (a)
@@ -261,13 +258,6 @@ int measure(StrategyKind kind, uint32_t n, Space space, const Workload& w, const
 
 // ---- reporting --------------------------------------------------------------------------------
 
-std::string today() {
-  const std::time_t now = std::time(nullptr);
-  char buf[16];
-  std::strftime(buf, sizeof buf, "%Y-%m-%d", std::localtime(&now));
-  return buf;
-}
-
 double kib(double bytes) { return bytes / 1024.0; }
 
 struct FitRow {
@@ -289,10 +279,10 @@ int main(int argc, char** argv) {
   Workload w;
   w.obj_path = WR_SOURCE_DIR "/assets/parkour_terrain.obj";
   std::vector<uint32_t> envs = {32, 64, 128, 192, 512, 1024, 4096};
-  bool quick = false, save = false;
+  bool quick = false;
   int frames = 3;
-  double ray_budget = 0;  // 0: 3e7 rays on the CPU (a few minutes on 2 cores), 3e9 on a GPU
-  std::string device = "auto", csv_path, png_path;
+  double ray_budget = 0;  // 0: 3e7 rays on the CPU, 3e9 on a GPU (run times: benchmarks/results/memory-*.md)
+  std::string device = "auto", csv_path;
   auto* envs_opt = app.add_option("--envs", envs, "env counts N to measure (at least two)")
                        ->delimiter(',')
                        ->capture_default_str();
@@ -310,11 +300,8 @@ int main(int argc, char** argv) {
   app.add_option("--ordinal", w.ordinal, "CUDA device ordinal")->capture_default_str();
   app.add_option("--threads", w.threads, "CPU context threads (0: one per hardware thread)")->capture_default_str();
   app.add_option("--obj", w.obj_path, "terrain mesh (Wavefront OBJ)")->capture_default_str();
-  app.add_option("--csv", csv_path, "write one CSV row per (strategy, N) to FILE");
-  app.add_option("--png", png_path, "write the plot of memory against N to FILE");
-  app.add_flag("--save", save,
-               "write the CSV and the PNG to benchmarks/results/memory-<date>-<cpu|cuda>.{csv,png} in the source "
-               "tree (unless --csv / --png name other files)");
+  app.add_option("--csv", csv_path,
+                 "write one CSV row per (strategy, N) to FILE (benchmarks/memory/plot_memory.py draws it)");
   CLI11_PARSE(app, argc, argv);
   if (quick) envs = {16, 32, 64, 128};
   std::sort(envs.begin(), envs.end());
@@ -492,15 +479,7 @@ int main(int argc, char** argv) {
               "(strategy, N) (code pages the first frame faults in; it would grow with N if a frame allocated)\n",
               kib(double(least_growth)), kib(double(worst_growth)));
 
-  // ---- files ----
-  if (save) {
-    const fs::path dir = fs::path(WR_SOURCE_DIR) / "benchmarks" / "results";
-    std::error_code ec;
-    fs::create_directories(dir, ec);
-    const std::string stem = "memory-" + today() + "-" + space_name;
-    if (csv_path.empty()) csv_path = (dir / (stem + ".csv")).string();
-    if (png_path.empty()) png_path = (dir / (stem + ".png")).string();
-  }
+  // ---- the CSV (its plot: benchmarks/memory/plot_memory.py) ----
   if (!csv_path.empty()) {
     std::ofstream csv(csv_path);
     csv << "strategy,device,num_envs,width,height,rays_per_env,triangles,scene_host_bytes,scene_device_bytes,"
@@ -518,30 +497,6 @@ int main(int argc, char** argv) {
           << m.hit_fraction << '\n';
     if (!csv) die("%s: could not write the CSV", csv_path.c_str());
     std::printf("\nwrote %s\n", csv_path.c_str());
-  }
-  if (!png_path.empty()) {
-    const uint8_t colours[kNumStrategies][3] = {{31, 90, 200}, {210, 50, 40}, {30, 150, 60}};
-    std::vector<PlotSeries> series(kNumStrategies);
-    for (int k = 0; k < kNumStrategies; ++k) {
-      series[size_t(k)].label = strategy_title(StrategyKind(k));
-      std::memcpy(series[size_t(k)].rgb, colours[k], 3);
-    }
-    for (const Measurement& m : results) {
-      PlotSeries& s = series[size_t(m.strategy)];
-      s.envs.push_back(m.num_envs);
-      s.reported.push_back(double(m.reported(space)));
-      s.measured.push_back(double(std::max<int64_t>(m.measured(space), 1)));
-    }
-    series.erase(std::remove_if(series.begin(), series.end(), [](const PlotSeries& s) { return s.envs.empty(); }),
-                 series.end());
-    char title[160];
-    std::snprintf(title, sizeof title, "MEMORY VS ENVS: %uX%u DEPTH, %llu TRIANGLES (%s)", w.width, w.height,
-                  static_cast<unsigned long long>(load->triangles), space == Space::kDevice ? "GPU" : "CPU");
-    const std::vector<std::string> notes = {
-        "LINE: REPORTED (LIBRARY + OWN BUFFERS)",
-        std::string("SQUARES: MEASURED (") + (space == Space::kDevice ? "CUDAMEMGETINFO" : "RSS") + ")"};
-    if (!write_memory_plot(png_path, title, series, notes)) die("%s: could not write the PNG", png_path.c_str());
-    std::printf("wrote %s\n", png_path.c_str());
   }
   return t1 && t2 && t3 && t4 ? 0 : 3;
 }

@@ -26,8 +26,6 @@ constexpr int kNumStrategies = 3;
 
 /// "shared", "ray-buffers", "render-targets".
 const char* strategy_name(StrategyKind kind);
-/// What each stands for, for tables and the plot legend.
-const char* strategy_title(StrategyKind kind);
 
 struct StrategyInput {
   wr_scene scene = nullptr;

@@ -14,15 +14,6 @@ const char* strategy_name(StrategyKind kind) {
   return "?";
 }
 
-const char* strategy_title(StrategyKind kind) {
-  switch (kind) {
-    case StrategyKind::kShared: return "a. shared sensor (this library)";
-    case StrategyKind::kRayBuffers: return "b. per-camera ray buffers (IsaacLab RayCasterCamera)";
-    case StrategyKind::kRenderTargets: return "c. per-camera render targets (IsaacGym cameras)";
-  }
-  return "?";
-}
-
 void add_sensor_memory(wr_sensor sensor, ByteCount* bytes, uint64_t* per_env) {
   wr_memory_stats stats{};
   WR_CHECK(wr_sensor_memory(sensor, &stats));

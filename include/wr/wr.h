@@ -419,9 +419,10 @@ typedef enum wr_memory_tag {
   WR_MEMORY_BUILD_SCRATCH = 6,  /* BVH build working arrays: 0 once the scene exists */
   WR_MEMORY_HISTORY = 7,        /* per env: the pipeline's history ring (history_length frames of the
                                    output) and its frame count (4 bytes) */
-  WR_MEMORY_CAMERA_IMAGES = 8,  /* per env, CUDA: the camera-resolution image (its traced window, 4 bytes a
-                                   pixel) a resampled or edge-dropout output is made from */
-  WR_MEMORY_RENDER_SCRATCH = 9, /* shared, CPU: each thread's camera window for the same */
+  WR_MEMORY_CAMERA_IMAGES = 8,  /* per env, CUDA: the crop's samples (4 bytes a pixel) a resampled or
+                                   edge-dropout output is made from, and with edge dropout the clean
+                                   depth of the crop and one pixel around it */
+  WR_MEMORY_RENDER_SCRATCH = 9, /* shared, CPU: the same per render thread instead of per env */
   WR_MEMORY_TAG_COUNT = 10
 } wr_memory_tag;
 

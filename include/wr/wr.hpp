@@ -146,9 +146,28 @@ class Sensor {
     detail::check(wr_sensor_create(scene.get(), &desc, num_envs, &s));
     handle_.reset(s);
   }
+  /// A sensor with the RL depth pipeline's options (wr_sensor_create_ex; sensor_options() below).
+  Sensor(const Scene& scene, const wr_camera_desc& desc, const wr_sensor_options& options, uint32_t num_envs) {
+    wr_sensor s = nullptr;
+    detail::check(wr_sensor_create_ex(scene.get(), &desc, &options, num_envs, &s));
+    handle_.reset(s);
+  }
   /// Renders every env: body_poses (num_envs x 7), out (num_envs x height x width), see wr.h.
   void render(const float* body_poses, float* out, void* stream = nullptr) {
     detail::check(wr_sensor_render(get(), body_poses, out, stream));
+  }
+  /// Renders through the pipeline (wr_sensor_render_ex; render_args() below).
+  void render(const wr_render_args& args) { detail::check(wr_sensor_render_ex(get(), &args)); }
+  /// One env's output: width, height, dtype and bytes (wr_sensor_output_shape).
+  struct OutputShape {
+    uint32_t width = 0, height = 0;
+    wr_dtype dtype = WR_DTYPE_FLOAT32;
+    uint64_t bytes_per_env = 0;
+  };
+  OutputShape output_shape() const {
+    OutputShape s;
+    detail::check(wr_sensor_output_shape(get(), &s.width, &s.height, &s.dtype, &s.bytes_per_env));
+    return s;
   }
   /// The camera description as given at creation.
   wr_camera_desc desc() const {
@@ -189,6 +208,29 @@ class Sensor {
  private:
   std::unique_ptr<wr_sensor_, detail::SensorRelease> handle_;
 };
+
+/// Sets desc's mount rotation from pitch (positive down), yaw and roll in degrees, in desc's
+/// quat_order (wr_camera_desc_set_mount_angles).
+inline void set_mount_angles(wr_camera_desc& desc, float pitch_deg, float yaw_deg, float roll_deg) {
+  detail::check(wr_camera_desc_set_mount_angles(&desc, pitch_deg, yaw_deg, roll_deg));
+}
+
+/// Every pipeline option off (wr_sensor_options_init).
+inline wr_sensor_options sensor_options() {
+  wr_sensor_options o;
+  wr_sensor_options_init(&o);
+  return o;
+}
+
+/// Render arguments with the poses and the output (its size in bytes) set, the rest off.
+inline wr_render_args render_args(const float* body_poses, void* out, uint64_t out_bytes) {
+  wr_render_args a;
+  wr_render_args_init(&a);
+  a.body_poses = body_poses;
+  a.out = out;
+  a.out_bytes = out_bytes;
+  return a;
+}
 
 /// A pinhole description with square pixels and the defaults of wr_camera_desc_pinhole; throws
 /// wr::Error for a zero size or a horizontal FOV outside [1, 180) degrees.

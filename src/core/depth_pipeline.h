@@ -23,7 +23,7 @@ struct PipelineParams {
   // The window of the camera image the camera stage traces: the crop, grown by one pixel on each
   // side (within the image) where edge dropout reads the neighbours.
   uint32_t win_x, win_y, win_w, win_h;
-  bool camera_image;       // the output is made from the traced window's image (resampling or
+  bool camera_image;       // the output is made from the crop's samples as an image (resampling or
                            // edge dropout read other pixels); else each output pixel is traced alone
   NoiseParams noise;
   OutputParams output;
@@ -46,11 +46,15 @@ struct PipelineCall {
   uint8_t* bad_env_mask;    // (num_envs) or null
 };
 
-// What the library holds per env for the pipeline (null where the options need none).
+// What the library holds per env for the pipeline on CUDA (null where the options need none; the
+// CPU keeps the first two per thread instead).
 struct PipelineState {
-  float* camera_images;  // (num_envs x win_h x win_w) clean depth: CUDA with camera_image only
+  float* camera_images;  // (num_envs x win_h x win_w) clean depth: with edge dropout only
+  float* samples;        // (num_envs x crop_h x crop_w) the crop's samples: with p.camera_image
   void* history;         // (num_envs x history x out_h x out_w) of the dtype, history > 1 only
   uint32_t* frames;      // (num_envs) frames each env has rendered, history > 1 only
+  const ResampleTaps* taps_x;  // (out_w) what each output column reads of the crop, where resampling
+  const ResampleTaps* taps_y;  // (out_h) and each output row (make_resample_taps; built at creation)
 };
 
 // The env stage: env e's camera in the world and its intrinsics, from the call's arrays. False for
@@ -88,37 +92,53 @@ WR_HD float camera_depth(const BvhView& bvh, const TemplateRay* shared_template,
 // The latency of env e in this call; >= p.history means a bad value on the device.
 WR_HD uint32_t env_latency(const PipelineCall& c, uint32_t env) { return c.latency ? c.latency[env] : 0u; }
 
-// Output pixel i of env e has the value v (before its dtype) in this frame: into the env's
-// history (history > 1: every slot on the env's first frame or a reset), and into out the value
-// of the frame latency(e) renders ago. Nothing here for an env the update mask leaves out.
-WR_HD void emit_output(const PipelineParams& p, const PipelineCall& c, const PipelineState& s, uint32_t env,
-                       uint32_t i, float v) {
-  const uint32_t pixels = p.output.out_w * p.output.out_h;
-  const uint64_t at = static_cast<uint64_t>(env) * pixels + i;
-  const int dtype = p.output.dtype;
-  if (p.history <= 1) {
-    store_output(c.out, at, c.latency && c.latency[env] != 0 ? quiet_nan_() : v, dtype);
-    return;
-  }
-  const uint32_t done = s.frames[env], slot = done % p.history;
-  const uint64_t env_ring = static_cast<uint64_t>(env) * p.history;
-  if (done == 0 || (c.reset_mask && c.reset_mask[env])) {
-    for (uint32_t k = 0; k < p.history; ++k) store_output(s.history, (env_ring + k) * pixels + i, v, dtype);
-  } else {
-    store_output(s.history, (env_ring + slot) * pixels + i, v, dtype);
-  }
+// Where env e's output pixels of this frame go, the same for all of them (env_output, once per env):
+// into out, and with history > 1 into the env's ring (every slot on the env's first frame or a
+// reset), out then holding the frame latency(e) renders ago.
+struct EnvOutput {
+  uint64_t out_at;    // element of out of the env's pixel 0
+  uint64_t write_at;  // element of the ring of the slot this frame goes to (history > 1)
+  uint64_t ring_at;   // element of the ring of the env's slot 0 (history > 1)
+  uint64_t read_at;   // element of the ring the output is read from (delayed)
+  bool fill;          // every slot of the ring
+  bool delayed;       // latency > 0: out reads the ring
+  bool bad_latency;   // latency >= history (device data): out is invalid
+};
+
+WR_HD EnvOutput env_output(const PipelineParams& p, const PipelineCall& c, const PipelineState& s, uint32_t env) {
+  const uint64_t pixels = static_cast<uint64_t>(p.output.out_w) * p.output.out_h;
+  EnvOutput e{};
+  e.out_at = env * pixels;
   const uint32_t latency = env_latency(c, env);
-  if (latency >= p.history) {
-    store_output(c.out, at, quiet_nan_(), dtype);  // a bad latency (device data): invalid output
-  } else if (latency == 0) {
-    store_output(c.out, at, v, dtype);
-  } else {
-    const uint64_t from = (env_ring + (slot + p.history - latency) % p.history) * pixels + i;
-    if (dtype == kDtypeFloat32)
-      static_cast<float*>(c.out)[at] = static_cast<const float*>(s.history)[from];
-    else
-      static_cast<uint16_t*>(c.out)[at] = static_cast<const uint16_t*>(s.history)[from];
+  e.bad_latency = latency >= p.history;
+  if (p.history <= 1) return e;
+  const uint32_t done = s.frames[env], slot = done % p.history;
+  e.ring_at = static_cast<uint64_t>(env) * p.history * pixels;
+  e.write_at = e.ring_at + slot * pixels;
+  e.fill = done == 0 || (c.reset_mask && c.reset_mask[env]);
+  e.delayed = !e.bad_latency && latency > 0;
+  if (e.delayed) e.read_at = e.ring_at + ((slot + p.history - latency) % p.history) * pixels;
+  return e;
+}
+
+// Output pixel i of env e has the value v (before its dtype) in this frame: into the history and
+// the output as `e` says. Nothing here for an env the update mask leaves out.
+WR_HD void emit_output(const PipelineParams& p, const PipelineCall& c, const PipelineState& s, const EnvOutput& e,
+                       uint32_t i, float v) {
+  const int dtype = p.output.dtype;
+  const uint32_t bits = encode_output(v, dtype);
+  if (p.history > 1) {
+    if (e.fill) {
+      const uint64_t pixels = static_cast<uint64_t>(p.output.out_w) * p.output.out_h;
+      for (uint32_t k = 0; k < p.history; ++k) put_output(s.history, e.ring_at + k * pixels + i, bits, dtype);
+    } else {
+      put_output(s.history, e.write_at + i, bits, dtype);
+    }
   }
+  const uint32_t shown = e.bad_latency ? encode_output(quiet_nan_(), dtype)
+                         : e.delayed   ? get_output(s.history, e.read_at + i, dtype)
+                                       : bits;
+  put_output(c.out, e.out_at + i, shown, dtype);
 }
 
 // After every output pixel of env e has been emitted: its frame count (history > 1).
@@ -135,38 +155,44 @@ struct WindowImage {
   }
 };
 
-// A camera pixel's value after noise, from its clean depth (`Clean`: clean(u, v)).
-template <class Clean>
-struct NoisyCamera {
-  const Clean& clean;
-  const PipelineParams& p;
-  uint32_t env;
-  uint64_t frame;
-  float offset;  // env_offset(p.noise, env, frame)
-  WR_HD_MEMBER float operator()(uint32_t u, uint32_t v) const {
-    return noisy_depth(clean, u, v, p.cam_w, p.cam_h, p.noise, env, frame, offset);
-  }
-};
-
-// Output pixel (x, y) of env e, before its dtype, from the env's traced window.
-WR_HD float output_from_window(const float* window, uint32_t x, uint32_t y, const PipelineParams& p, uint32_t env,
-                               uint64_t frame, float offset) {
-  const WindowImage clean{window, p.win_x, p.win_y, p.win_w};
-  const NoisyCamera<WindowImage> camera{clean, p, env, frame, offset};
-  return output_value(camera, x, y, p.output);
-}
-
-// The same for a pipeline whose output pixel reads only its own camera pixel (no resampling, no
-// edge dropout): `depth` is that pixel's clean depth.
+// The clean depth of one pixel, wherever it is asked for (a pixel whose noise reads no neighbour).
 struct OnePixel {
   float depth;
   WR_HD_MEMBER float operator()(uint32_t, uint32_t) const { return depth; }
 };
+
+// The crop's sample of camera pixel (u, v): noise (noise.h) on its clean depth (`clean(u, v)`,
+// neighbours too where edge dropout is on), then the invalid treatment and the clip.
+template <class Clean>
+WR_HD float camera_sample(const Clean& clean, uint32_t u, uint32_t v, const PipelineParams& p, uint32_t env,
+                          uint64_t frame, float offset) {
+  return sample_value(noisy_depth(clean, u, v, p.cam_w, p.cam_h, p.noise, env, frame, offset), p.output);
+}
+
+// The crop's samples of an env, (crop_h x crop_w), as output_value reads them.
+struct CropSamples {
+  const float* samples;
+  uint32_t width;
+  WR_HD_MEMBER float operator()(uint32_t i, uint32_t j) const { return samples[static_cast<uint64_t>(j) * width + i]; }
+};
+
+// Output pixel (x, y) of an env, before its dtype, from the env's crop samples.
+WR_HD float output_from_samples(const float* samples, uint32_t x, uint32_t y, const PipelineParams& p,
+                                const PipelineState& s) {
+  return output_value(CropSamples{samples, p.output.crop_w}, x, y, s.taps_x[x], s.taps_y[y], p.output);
+}
+
+// Output pixel (x, y) for a pipeline whose output pixel reads only its own camera pixel (no
+// resampling, no edge dropout): `depth` is that pixel's clean depth.
+struct OneSample {
+  float sample;
+  WR_HD_MEMBER float operator()(uint32_t, uint32_t) const { return sample; }
+};
 WR_HD float output_from_pixel(float depth, uint32_t x, uint32_t y, const PipelineParams& p, uint32_t env,
                               uint64_t frame, float offset) {
-  const OnePixel clean{depth};
-  const NoisyCamera<OnePixel> camera{clean, p, env, frame, offset};
-  return output_value(camera, x, y, p.output);
+  const float s = camera_sample(OnePixel{depth}, p.output.crop_x + x, p.output.crop_y + y, p, env, frame, offset);
+  const ResampleTaps none{};  // no resampling here
+  return output_value(OneSample{s}, x, y, none, none, p.output);
 }
 
 // Whether env e is rendered by this call.

@@ -51,6 +51,13 @@ WR_HD float sample_value(float d, const OutputParams& o) {
   return d;
 }
 
+// Normalisation and clamp, after resampling.
+WR_HD float finish_value(float v, const OutputParams& o) {
+  if (o.normalize) v = (v - o.norm_a) / (o.norm_b - o.norm_a) + o.norm_c;
+  if (o.clamp) v = v < o.clamp_min ? o.clamp_min : (v > o.clamp_max ? o.clamp_max : v);
+  return v;
+}
+
 // Keys' cubic convolution weights for the four samples around a fraction t in [0, 1), with
 // a = -0.75, as torch's get_cubic_upsample_coefficients computes them.
 WR_HD void cubic_weights(float t, float w[4]) {
@@ -75,40 +82,54 @@ WR_HD uint32_t clamp_index(int i, uint32_t n) {
   return i < 0 ? 0u : (static_cast<uint32_t>(i) >= n ? n - 1u : static_cast<uint32_t>(i));
 }
 
-// The output value of output pixel (x, y) before its dtype, from the camera values:
-// `camera(u, v)` is camera pixel (u, v) after noise (u, v in camera coordinates, within the crop).
-template <class Camera>
-WR_HD float output_value(const Camera& camera, uint32_t x, uint32_t y, const OutputParams& o) {
+// What one output column (or row) reads of the crop, the same for every env and frame: built
+// once per sensor (make_resample_taps) and only read by the render. Bicubic: the four sample
+// indices (clamped at the borders) and Keys' weights. Area: the samples [index[0], index[1]).
+struct ResampleTaps {
+  uint32_t index[4];
+  float weight[4];
+};
+
+// The taps of output index i along an axis of n crop samples and `out` output samples.
+WR_HD ResampleTaps make_resample_taps(uint32_t i, uint32_t n, uint32_t out, float scale, int resample) {
+  ResampleTaps t{};
+  if (resample == kResampleArea) {
+    // adaptive average pooling: [floor(i n / out), ceil((i + 1) n / out))
+    t.index[0] = i * n / out;
+    t.index[1] = ((i + 1) * n + out - 1) / out;
+    return t;
+  }
+  int base;
+  float frac;
+  cubic_source(i, scale, &base, &frac);
+  cubic_weights(frac, t.weight);
+  for (int k = 0; k < 4; ++k) t.index[k] = clamp_index(base - 1 + k, n);
+  return t;
+}
+
+// The output value of output pixel (x, y) before its dtype, from the crop's samples:
+// `sample(i, j)` is the sample (sample_value) of crop pixel (i, j), i in [0, crop_w); tx and ty
+// the taps of column x and row y (unused without resampling).
+template <class Samples>
+WR_HD float output_value(const Samples& sample, uint32_t x, uint32_t y, const ResampleTaps& tx,
+                         const ResampleTaps& ty, const OutputParams& o) {
   float v;
   if (o.resample == kResampleArea) {
-    // adaptive average pooling: input rows [floor(y h / oh), ceil((y + 1) h / oh)), columns alike
-    const uint32_t y0 = y * o.crop_h / o.out_h, y1 = ((y + 1) * o.crop_h + o.out_h - 1) / o.out_h;
-    const uint32_t x0 = x * o.crop_w / o.out_w, x1 = ((x + 1) * o.crop_w + o.out_w - 1) / o.out_w;
     float sum = 0.0f;
-    for (uint32_t j = y0; j < y1; ++j)
-      for (uint32_t i = x0; i < x1; ++i) sum += sample_value(camera(o.crop_x + i, o.crop_y + j), o);
-    v = sum / static_cast<float>((y1 - y0) * (x1 - x0));
+    for (uint32_t j = ty.index[0]; j < ty.index[1]; ++j)
+      for (uint32_t i = tx.index[0]; i < tx.index[1]; ++i) sum += sample(i, j);
+    v = sum / static_cast<float>((ty.index[1] - ty.index[0]) * (tx.index[1] - tx.index[0]));
   } else if (o.resample == kResampleBicubic) {
-    int bx, by;
-    float tx, ty, wx[4], wy[4];
-    cubic_source(x, o.scale_x, &bx, &tx);
-    cubic_source(y, o.scale_y, &by, &ty);
-    cubic_weights(tx, wx);
-    cubic_weights(ty, wy);
     v = 0.0f;
     for (int j = 0; j < 4; ++j) {
-      const uint32_t row = o.crop_y + clamp_index(by - 1 + j, o.crop_h);
       float r = 0.0f;
-      for (int i = 0; i < 4; ++i)
-        r = r + sample_value(camera(o.crop_x + clamp_index(bx - 1 + i, o.crop_w), row), o) * wx[i];
-      v = v + r * wy[j];
+      for (int i = 0; i < 4; ++i) r = r + sample(tx.index[i], ty.index[j]) * tx.weight[i];
+      v = v + r * ty.weight[j];
     }
   } else {
-    v = sample_value(camera(o.crop_x + x, o.crop_y + y), o);
+    v = sample(x, y);
   }
-  if (o.normalize) v = (v - o.norm_a) / (o.norm_b - o.norm_a) + o.norm_c;
-  if (o.clamp) v = v < o.clamp_min ? o.clamp_min : (v > o.clamp_max ? o.clamp_max : v);
-  return v;
+  return finish_value(v, o);
 }
 
 // IEEE binary16 of f, rounded to nearest even (overflow to infinity, NaN kept a quiet NaN).
@@ -143,14 +164,20 @@ WR_HD uint16_t depth_to_mm(float d) {
   return mm <= 0.0f ? 0 : (mm >= 65535.0f ? static_cast<uint16_t>(65535) : static_cast<uint16_t>(mm));
 }
 
-// Writes v as element i of an output array of o.dtype.
-WR_HD void store_output(void* out, uint64_t i, float v, int dtype) {
+// The bits of v as an element of an output array of `dtype` (in the low 16 bits for the 2-byte
+// dtypes), and such an element stored or read.
+WR_HD uint32_t encode_output(float v, int dtype) {
+  if (dtype == kDtypeFloat32) return bits_from_float(v);
+  return dtype == kDtypeFloat16 ? float_to_half(v) : depth_to_mm(v);
+}
+WR_HD void put_output(void* out, uint64_t i, uint32_t bits, int dtype) {
   if (dtype == kDtypeFloat32)
-    static_cast<float*>(out)[i] = v;
-  else if (dtype == kDtypeFloat16)
-    static_cast<uint16_t*>(out)[i] = float_to_half(v);
+    static_cast<uint32_t*>(out)[i] = bits;
   else
-    static_cast<uint16_t*>(out)[i] = depth_to_mm(v);
+    static_cast<uint16_t*>(out)[i] = static_cast<uint16_t>(bits);
+}
+WR_HD uint32_t get_output(const void* out, uint64_t i, int dtype) {
+  return dtype == kDtypeFloat32 ? static_cast<const uint32_t*>(out)[i] : static_cast<const uint16_t*>(out)[i];
 }
 
 }  // namespace wr

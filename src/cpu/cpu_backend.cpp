@@ -86,7 +86,14 @@ class CpuSensor final : public SensorBackend {
       history_.resize(static_cast<size_t>(sensor.num_envs()) * p.history * sensor.pipeline().out_bytes_per_env);
       frames_.assign(sensor.num_envs(), 0u);
     }
-    if (p.camera_image) windows_.resize(static_cast<size_t>(device.num_threads()) * p.win_w * p.win_h);
+    const size_t threads = device.num_threads();
+    if (p.noise.edges) windows_.resize(threads * p.win_w * p.win_h);
+    if (p.camera_image) samples_.resize(threads * p.output.crop_w * p.output.crop_h);
+    if (p.output.resample != kResampleNone) {
+      taps_x_.resize(p.output.out_w);
+      taps_y_.resize(p.output.out_h);
+      build_resample_taps(p, taps_x_.data(), taps_y_.data());
+    }
   }
 
   void render(const char* function, const RenderCall& call) override {
@@ -113,9 +120,10 @@ class CpuSensor final : public SensorBackend {
     job.rays = sensor_.ray_template().data();
     job.params = &p;
     job.call = call;
-    job.state = PipelineState{nullptr, history_.data(), frames_.data()};
+    job.state = PipelineState{nullptr, nullptr, history_.data(), frames_.data(), taps_x_.data(), taps_y_.data()};
     job.num_envs = sensor_.num_envs();
     job.thread_windows = windows_.data();
+    job.thread_samples = samples_.data();
     job.stack_overflows = &stack_overflows_;
     job.simd = device_.simd();
     cpu_render_pipeline(device_.pool(), job);
@@ -129,10 +137,15 @@ class CpuSensor final : public SensorBackend {
   std::atomic<uint64_t> stack_overflows_{0};
   LedgerRecord self_{&sensor_.ledger(), MemorySpace::kHost, MemoryTag::kObjects, sizeof(CpuSensor)};
   // The pipeline's state (sensor/pipeline_options.h): each env's history ring (num_envs x history x
-  // the output's bytes) and frame count, and each thread's camera window (threads x win_h x win_w).
+  // the output's bytes) and frame count; each thread's camera window (threads x win_h x win_w,
+  // with edge dropout) and crop samples (threads x crop_h x crop_w, with resampling or edges).
   TrackedVector<unsigned char> history_{TrackedAllocator<unsigned char>(&sensor_.ledger(), MemoryTag::kHistory)};
   TrackedVector<uint32_t> frames_{TrackedAllocator<uint32_t>(&sensor_.ledger(), MemoryTag::kHistory)};
   TrackedVector<float> windows_{TrackedAllocator<float>(&sensor_.ledger(), MemoryTag::kRenderScratch)};
+  TrackedVector<float> samples_{TrackedAllocator<float>(&sensor_.ledger(), MemoryTag::kRenderScratch)};
+  // what each output column and row reads of the crop (out_w, out_h), where resampling
+  TrackedVector<ResampleTaps> taps_x_{TrackedAllocator<ResampleTaps>(&sensor_.ledger(), MemoryTag::kRenderScratch)};
+  TrackedVector<ResampleTaps> taps_y_{TrackedAllocator<ResampleTaps>(&sensor_.ledger(), MemoryTag::kRenderScratch)};
 };
 
 class CpuScene final : public SceneBackend {

@@ -44,27 +44,46 @@ void render_env(void* context, uint32_t env, unsigned thread) {
   RigidTransform camera;
   Intrinsics k;
   const bool valid = env_camera(c, env, p, &camera, &k);
+  const EnvOutput to = env_output(p, c, job.state, env);
   if (c.bad_env_mask) c.bad_env_mask[env] = valid ? 0 : 1;
   if (!valid) {  // isolated (the host data was checked): the env's output is invalid
     run.bad_envs.fetch_add(1, std::memory_order_relaxed);
-    for (uint32_t i = 0; i < out_pixels; ++i) emit_output(p, c, job.state, env, i, quiet_nan_());
+    for (uint32_t i = 0; i < out_pixels; ++i) emit_output(p, c, job.state, to, i, quiet_nan_());
     advance_history(p, job.state, env);
     return;
   }
   const float offset = env_offset(p.noise, env, c.frame);
   uint64_t overflows = 0;
   if (p.camera_image) {
-    // The whole window first, then each output pixel from it.
-    float* window = job.thread_windows + static_cast<uint64_t>(thread) * p.win_w * p.win_h;
+    // The crop's samples first (from the traced window where edge dropout reads neighbours), then
+    // each output pixel from them.
+    const uint64_t t = thread;
+    float* samples = job.thread_samples + t * o.crop_w * o.crop_h;
+    float* window = p.noise.edges ? job.thread_windows + t * p.win_w * p.win_h : nullptr;
+    float depth[kCpuTileSize * kCpuTileSize];
     for (uint32_t v0 = p.win_y; v0 < p.win_y + p.win_h; v0 += kCpuTileSize)
       for (uint32_t u0 = p.win_x; u0 < p.win_x + p.win_w; u0 += kCpuTileSize) {
         const uint32_t u1 = u0 + kCpuTileSize < p.win_x + p.win_w ? u0 + kCpuTileSize : p.win_x + p.win_w;
         const uint32_t v1 = v0 + kCpuTileSize < p.win_y + p.win_h ? v0 + kCpuTileSize : p.win_y + p.win_h;
-        overflows += trace(run, camera, k, u0, v0, u1, v1, window, p.win_x, p.win_y, p.win_w);
+        if (window) {
+          overflows += trace(run, camera, k, u0, v0, u1, v1, window, p.win_x, p.win_y, p.win_w);
+          continue;
+        }
+        overflows += trace(run, camera, k, u0, v0, u1, v1, depth, u0, v0, kCpuTileSize);  // the window is the crop
+        for (uint32_t v = v0; v < v1; ++v)
+          for (uint32_t u = u0; u < u1; ++u)
+            samples[(v - o.crop_y) * o.crop_w + (u - o.crop_x)] =
+                camera_sample(OnePixel{depth[(v - v0) * kCpuTileSize + (u - u0)]}, u, v, p, env, c.frame, offset);
       }
+    if (window) {
+      const WindowImage clean{window, p.win_x, p.win_y, p.win_w};
+      for (uint32_t j = 0; j < o.crop_h; ++j)
+        for (uint32_t i = 0; i < o.crop_w; ++i)
+          samples[j * o.crop_w + i] = camera_sample(clean, o.crop_x + i, o.crop_y + j, p, env, c.frame, offset);
+    }
     for (uint32_t y = 0; y < o.out_h; ++y)
       for (uint32_t x = 0; x < o.out_w; ++x)
-        emit_output(p, c, job.state, env, y * o.out_w + x, output_from_window(window, x, y, p, env, c.frame, offset));
+        emit_output(p, c, job.state, to, y * o.out_w + x, output_from_samples(samples, x, y, p, job.state));
   } else {
     // Tile by tile: each output pixel from its own camera pixel.
     float depth[kCpuTileSize * kCpuTileSize];
@@ -77,7 +96,7 @@ void render_env(void* context, uint32_t env, unsigned thread) {
           for (uint32_t u = u0; u < u1; ++u) {
             const uint32_t x = u - o.crop_x, y = v - o.crop_y;
             const float d = depth[(v - v0) * kCpuTileSize + (u - u0)];
-            emit_output(p, c, job.state, env, y * o.out_w + x, output_from_pixel(d, x, y, p, env, c.frame, offset));
+            emit_output(p, c, job.state, to, y * o.out_w + x, output_from_pixel(d, x, y, p, env, c.frame, offset));
           }
       }
   }

@@ -18,9 +18,10 @@ struct CpuPipelineJob {
   const TemplateRay* rays;     // (cam_h x cam_w) the sensor's shared template
   const PipelineParams* params;
   PipelineCall call;           // host pointers; host data already validated (bad envs only if isolating)
-  PipelineState state;         // history and frame counts (camera_images unused on the CPU)
+  PipelineState state;         // history and frame counts (the CPU keeps images per thread: below)
   uint32_t num_envs;
-  float* thread_windows;       // (threads x win_h x win_w), where params->camera_image
+  float* thread_windows;       // (threads x win_h x win_w) clean depth, with edge dropout
+  float* thread_samples;       // (threads x crop_h x crop_w) the crop's samples, where params->camera_image
   std::atomic<uint64_t>* stack_overflows;
   CpuSimd simd;
 };

@@ -21,8 +21,8 @@ enum class MemoryTag : int {
   kCounters,       // small device counters (stack overflows)
   kBuildScratch,   // transient: BVH build working arrays, 0 once a scene exists
   kHistory,        // per env: the RL pipeline's history rings and frame counts
-  kCameraImages,   // per env: camera-resolution images a resampled output is made from (CUDA)
-  kRenderScratch,  // shared: per-thread camera windows of the CPU pipeline
+  kCameraImages,   // per env (CUDA): the crop's samples and clean window a resampled output is made from
+  kRenderScratch,  // shared: the same per thread on the CPU
   kCount
 };
 

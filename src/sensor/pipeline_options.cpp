@@ -200,6 +200,13 @@ SensorPipeline make_sensor_pipeline(const char* function, const wr_camera_desc& 
   return s;
 }
 
+void build_resample_taps(const PipelineParams& p, ResampleTaps* columns, ResampleTaps* rows) {
+  const OutputParams& o = p.output;
+  if (o.resample == kResampleNone) return;
+  for (uint32_t x = 0; x < o.out_w; ++x) columns[x] = make_resample_taps(x, o.crop_w, o.out_w, o.scale_x, o.resample);
+  for (uint32_t y = 0; y < o.out_h; ++y) rows[y] = make_resample_taps(y, o.crop_h, o.out_h, o.scale_y, o.resample);
+}
+
 PipelineCall make_pipeline_call(const char* function, const SensorPipeline& pipeline, uint32_t num_envs,
                                 const wr_render_args& a) {
   require_non_null(function, a.body_poses, "args->body_poses");

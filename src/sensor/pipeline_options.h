@@ -18,6 +18,10 @@ struct SensorPipeline {
   uint32_t out_width = 0, out_height = 0;
 };
 
+// The resampling taps of every output column (out_w) and row (out_h) of p (core/output_stage.h);
+// nothing where p does not resample.
+void build_resample_taps(const PipelineParams& p, ResampleTaps* columns, ResampleTaps* rows);
+
 // Checks `options` (NULL: all off; messages "<function>: options->field ...") against the camera
 // `desc` (already valid) and makes the pipeline.
 SensorPipeline make_sensor_pipeline(const char* function, const wr_camera_desc& desc, const wr_sensor_options* options);

@@ -4,9 +4,9 @@
 # registers per thread, the stack frame (the traversal stack lives there, in local memory) and
 # any spills. Used by scripts/gpu-check.sh and scripts/gpu-bundle.sh; needs no GPU.
 #
-#   usage: scripts/kernel-resources.sh BUILD_LOG
+#   usage: tools/kernel-resources.sh BUILD_LOG
 set -euo pipefail
-[ $# -eq 1 ] && [ -f "$1" ] || { echo "usage: scripts/kernel-resources.sh BUILD_LOG" >&2; exit 2; }
+[ $# -eq 1 ] && [ -f "$1" ] || { echo "usage: tools/kernel-resources.sh BUILD_LOG" >&2; exit 2; }
 awk '
   # ptxas info    : Compiling entry function '\''_ZN...12depth_kernel...'\'' for '\''sm_90'\''
   /Compiling entry function/ {
@@ -14,9 +14,9 @@ awk '
     if (match($0, /[0-9]+[a-z_]+_kernel/)) { kernel = substr($0, RSTART, RLENGTH); sub(/^[0-9]+/, "", kernel) }
     arch = $0; sub(/.* for ./, "", arch); sub(/.$/, "", arch)
   }
-  #     768 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+  #     <S> bytes stack frame, <T> bytes spill stores, <L> bytes spill loads
   /bytes stack frame/ { stack = $1; spill_st = $5; spill_ld = $9 }
-  # ptxas info    : Used 56 registers, used 0 barriers, 768 bytes cumulative stack size
+  # ptxas info    : Used <R> registers, used <B> barriers, <S> bytes cumulative stack size
   /Used [0-9]+ registers/ {
     regs = $0; sub(/.*Used /, "", regs); sub(/ registers.*/, "", regs)
     if (kernel != "") rows[++n] = "| " kernel " | " arch " | " regs " | " stack " | " spill_st " | " spill_ld " |"

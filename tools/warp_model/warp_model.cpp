@@ -241,7 +241,8 @@ double parse_number(const char* flag, const char* text) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // SASS instructions of depth_kernel's branches, sm_90 (see the results file).
+  // SASS instructions of depth_kernel's branches, sm_90, as counted in
+  // benchmarks/results/cuda-warp-model-2026-11-30.md.
   Costs costs{430, 78, 26, 150};
   uint32_t num_envs = 64, width = 106, height = 60;
   std::string obj_path = WR_SOURCE_DIR "/assets/parkour_terrain.obj";
@@ -309,7 +310,7 @@ int main(int argc, char** argv) {
   desc.far_clip = wr_bench::kFarClip;
   std::printf("# wr-warp-model: the depth kernel's warps replayed in lockstep on the CPU\n\n");
   std::printf("- workload: %u envs at %ux%u, %g deg, plane depth, far clip %g m, robots 0.3-0.7 m above the ground "
-              "(benchmarks/gpu_workload.h)\n",
+              "(tools/workload/gpu_workload.h)\n",
               num_envs, width, height, double(wr_bench::kHfovDegrees), double(wr_bench::kFarClip));
   std::printf("- instructions: per pixel %g, per inner node %g, per leaf %g, per triangle %g\n", costs.setup,
               costs.inner, costs.leaf, costs.triangle);
