@@ -1,9 +1,15 @@
 #!/usr/bin/env bash
-# Installs the Debian packages warp-raycaster builds with, and only those that are missing.
-# Idempotent and quiet when everything is already there. Needs root (or sudo) only when
-# something has to be installed. Nothing is downloaded at configure or build time: this is
-# the one place dependencies come from.
+# Installs what warp-raycaster builds and tests with, and only what is missing: the Debian
+# packages, then (unless --no-python) the Python virtual environment .venv/ of this checkout
+# with numpy, torch, pytest and matplotlib from PyPI and the warp_raycaster package built from
+# this tree. Idempotent and quiet when everything is already there. Needs root (or sudo) only
+# when a Debian package has to be installed. Nothing is downloaded at configure or build time:
+# this is the one place dependencies come from.
+#   usage: scripts/setup.sh [--no-python]
 set -euo pipefail
+cd "$(dirname "$0")/.."
+with_python=1
+[ "${1:-}" = "--no-python" ] && with_python=0
 
 packages=(
   cmake g++ make               # build
@@ -15,17 +21,20 @@ packages=(
   libcli11-dev                 # command-line parsing (apps/, benchmarks/)
   libembree-dev                # independent reference ray tracer (tests, peer benchmarks)
   pkg-config                   # the installed warp_raycaster.pc is checked (test_find_package)
+  python3-venv python3-dev     # .venv/ and the headers the Python extension compiles against
 )
 
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
-
-echo "setup: installing ${missing[*]}" >&2
-sudo_cmd=()
-[ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
-export DEBIAN_FRONTEND=noninteractive
-"${sudo_cmd[@]}" apt-get update -qq
-"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}" >&2
+  sudo_cmd=()
+  [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo_cmd[@]}" apt-get update -qq
+  "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+[ "$with_python" = 1 ] || exit 0
+exec bash scripts/setup-python.sh

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include <nanobind/ndarray.h>
+#include <nanobind/stl/string.h>
 
 #include <wr/wr.hpp>
 

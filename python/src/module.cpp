@@ -254,7 +254,7 @@ NB_MODULE(_wr, m) {
                                                       static_cast<uint64_t>(i.shape[0])),
                                context.device};
           },
-          "context"_a, "vertices"_a, "indices"_a,
+          "context"_a, "vertices"_a.none(), "indices"_a.none(),
           "wr_scene_create: vertices (num_vertices, 3) float32 and indices (num_triangles, 3) uint32 or "
           "int32, host memory, C-contiguous; both copied.")
       .def_static(
@@ -312,7 +312,8 @@ NB_MODULE(_wr, m) {
                               static_cast<float*>(t.data), static_cast<uint32_t*>(tri.data),
                               reinterpret_cast<void*>(stream));
           },
-          "origins"_a, "directions"_a, "tmax"_a.none(), "out_t"_a, "out_triangle"_a.none(), "stream"_a = 0,
+          "origins"_a.none(), "directions"_a.none(), "tmax"_a.none(), "out_t"_a.none(), "out_triangle"_a.none(),
+          "stream"_a = 0,
           "wr_scene_intersect: origins, directions (count, 3) float32; tmax (count,) float32 or None; "
           "writes out_t (count,) float32 and, unless None, out_triangle (count,) int32 or uint32 "
           "(-1 / 0xFFFFFFFF on a miss). stream: a cudaStream_t as an integer (CUDA contexts).");
@@ -343,7 +344,7 @@ NB_MODULE(_wr, m) {
             s.sensor.render(static_cast<const float*>(p.data), static_cast<float*>(o.data),
                             reinterpret_cast<void*>(stream));
           },
-          "poses"_a, "out"_a, "stream"_a = 0,
+          "poses"_a.none(), "out"_a.none(), "stream"_a = 0,
           "wr_sensor_render: poses (num_envs, 7) float32 in, out (num_envs, height, width) float32 written "
           "whole. stream: a cudaStream_t as an integer (CUDA contexts; 0 = the legacy default stream).")
       .def_prop_ro("desc", [](const SensorObj& s) { return s.desc; }, "wr_sensor_desc: the description as given.")
