@@ -8,27 +8,24 @@ No framework is imported here: an array can only be a torch tensor if torch is a
 from __future__ import annotations
 
 import sys
-from typing import Any, Callable, Optional, Tuple
+from typing import Any, Callable, Tuple
 
 from ._errors import Error
 
 _INVALID = 1  # Status.ERROR_INVALID_ARGUMENT; the enum lives in the extension
 
 
+# (framework, module, array type): the frameworks whose arrays get outputs of their own kind.
+_KINDS = (("torch", "torch", "Tensor"), ("numpy", "numpy", "ndarray"), ("cupy", "cupy", "ndarray"),
+          ("jax", "jax", "Array"))
+
+
 def framework(a: Any) -> str:
     """'torch', 'numpy', 'cupy', 'jax' or 'other' (any other DLPack / CAI / buffer object)."""
-    torch = sys.modules.get("torch")
-    if torch is not None and isinstance(a, torch.Tensor):
-        return "torch"
-    np = sys.modules.get("numpy")
-    if np is not None and isinstance(a, np.ndarray):
-        return "numpy"
-    cp = sys.modules.get("cupy")
-    if cp is not None and isinstance(a, cp.ndarray):
-        return "cupy"
-    jax = sys.modules.get("jax")
-    if jax is not None and isinstance(a, jax.Array):
-        return "jax"
+    for kind, module_name, type_name in _KINDS:
+        module = sys.modules.get(module_name)
+        if module is not None and isinstance(a, getattr(module, type_name)):
+            return kind
     return "other"
 
 
@@ -135,18 +132,6 @@ def to_host(a: Any) -> Any:
 
 def full_like(ref: Any, count: int, value: float, device: str, where: str) -> Any:
     """A float32 (count,) array of `value` beside `ref` (a scalar tmax)."""
-    out, finish = empty_like(ref, (count,), "float32", device, where)
+    out, _ = empty_like(ref, (count,), "float32", device, where)
     out[...] = value
     return out
-
-
-def is_cuda_array(a: Any) -> Optional[bool]:
-    """Whether `a` lives on a CUDA device, if its framework says so cheaply (None: unknown)."""
-    kind = framework(a)
-    if kind == "torch":
-        return a.device.type == "cuda"
-    if kind == "numpy":
-        return False
-    if kind == "cupy":
-        return True
-    return None
