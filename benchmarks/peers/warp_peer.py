@@ -104,11 +104,12 @@ def raycast_buffers(mesh: wp.uint64, ray_starts: wp.array(dtype=wp.vec3), ray_di
 
 
 @wp.kernel(enable_backward=False)
-def render_shared_template(mesh: wp.uint64, template: wp.array(dtype=wp.vec3), poses: wp.array(dtype=float, ndim=2),
+def render_shared_template(mesh: wp.uint64, directions: wp.array(dtype=wp.vec3), poses: wp.array(dtype=float, ndim=2),
                            mount_p: wp.vec3, mount_q: wp.quat, num_pixels: int, max_dist: float,
                            miss: float, depth: wp.array(dtype=float)):
     # One thread per (env, pixel): the env's camera pose from its body pose and the shared mount,
-    # the pixel's direction from the shared template; writes plane depth (t * d_cam.x).
+    # the pixel's direction from the shared template (its argument is not named "template": that is
+    # a C++ keyword in the code Warp generates); writes plane depth (t * d_cam.x).
     tid = wp.tid()
     env = tid / num_pixels
     pixel = tid - env * num_pixels
@@ -116,7 +117,7 @@ def render_shared_template(mesh: wp.uint64, template: wp.array(dtype=wp.vec3), p
     body_q = wp.normalize(wp.quat(poses[env, 4], poses[env, 5], poses[env, 6], poses[env, 3]))  # Warp: x y z w
     cam_q = body_q * mount_q
     origin = body_p + wp.quat_rotate(body_q, mount_p)
-    d_cam = template[pixel]
+    d_cam = directions[pixel]
     q = wp.mesh_query_ray(mesh, origin, wp.quat_rotate(cam_q, d_cam), max_dist)
     value = miss
     if q.result:
@@ -129,13 +130,14 @@ def median_seconds(samples):
 
 
 def agreement(a: np.ndarray, b: np.ndarray):
-    """(fraction of pixels that agree, max |difference| over pixels both hit). Agree: both miss,
+    """(pixels that disagree, pixels, max |difference| over pixels both hit). Agree: both miss,
     or both hit within 1e-4 relative (1e-4 m below 1 m)."""
     both_miss = ~np.isfinite(a) & ~np.isfinite(b)
     both_hit = np.isfinite(a) & np.isfinite(b)
-    diff = np.abs(a - b, where=both_hit, out=np.zeros_like(a))
+    with np.errstate(invalid="ignore"):  # inf - inf where both miss; those are masked out
+        diff = np.where(both_hit, np.abs(a - b), 0.0)
     close = both_hit & (diff <= 1e-4 * np.maximum(1.0, np.abs(a)))
-    return float((both_miss | close).mean()), float(diff.max())
+    return int((~(both_miss | close)).sum()), int(a.size), float(diff.max())
 
 
 def main() -> None:
@@ -281,7 +283,9 @@ def main() -> None:
     lines.append(f"- Device: {args.device} ({device_text}); Python {platform.python_version()}, "
                  f"torch {torch.__version__}, warp-lang {wp.config.version}, warp_raycaster {wr.__version__} "
                  f"(libwr at commit {commit}).")
-    lines.append(f"- Command: `{' '.join([pathlib.Path(sys.executable).name] + sys.argv)}`")
+    script = pathlib.Path(sys.argv[0]).resolve()
+    shown = script.relative_to(REPO) if script.is_relative_to(REPO) else script
+    lines.append(f"- Command: `.venv/bin/python {' '.join([str(shown)] + sys.argv[1:])}` (from the repository root)")
     lines.append(f"- Scene: `{pathlib.Path(args.obj).name}`, {scene.num_triangles:,} triangles. BVH build: "
                  f"ours {scene.build_seconds * 1e3:.0f} ms (load + build {ours_load_s * 1e3:.0f} ms), "
                  f"Warp's `wp.Mesh` {warp_build_s * 1e3:.0f} ms.")
@@ -289,18 +293,18 @@ def main() -> None:
                  f"pitched 20 degrees down; {rays:,} rays a frame; plane depth; median of {args.reps} "
                  f"frames after one warm-up, the three interleaved.")
     lines.append("")
-    lines.append("| renderer | ms / frame | rays/s | ours / it | pixels agreeing with ours | max abs diff (m) | bytes per env |")
+    lines.append("| renderer | ms / frame | rays/s | ours / it | pixels disagreeing with ours | max abs diff (m) | bytes per env |")
     lines.append("|---|---:|---:|---:|---:|---:|---:|")
     lines.append(f"| warp-raycaster `Sensor.render` | {median_seconds(ours) * 1e3:.1f} | {rate['ours'] / 1e6:.2f} M | 1.00 | "
                  f"- | - | {pose_b + image_b:,} (pose {pose_b} + image {image_b:,}) |")
     lines.append(f"| Warp, shared template (one thread per env x pixel) | {median_seconds(shared) * 1e3:.1f} | "
-                 f"{rate['shared'] / 1e6:.2f} M | {rate['ours'] / rate['shared']:.2f} | {agree_shared[0] * 100:.3f}% | "
-                 f"{agree_shared[1]:.2e} | {pose_b + image_b:,} (+ template {shared_template_b:,} once) |")
+                 f"{rate['shared'] / 1e6:.2f} M | {rate['ours'] / rate['shared']:.2f} | {agree_shared[0]} of {agree_shared[1]:,} | "
+                 f"{agree_shared[2]:.2e} | {pose_b + image_b:,} (+ template {shared_template_b:,} once) |")
     lines.append(f"| Warp, IsaacLab RayCasterCamera layout: raycast kernel only | {median_seconds(lab_kernel) * 1e3:.1f} | "
                  f"{rate['lab_kernel'] / 1e6:.2f} M | {rate['ours'] / rate['lab_kernel']:.2f} | | | |")
     lines.append(f"| Warp, IsaacLab layout: whole frame (torch world rays + kernel + image plane) | "
                  f"{median_seconds(lab_total) * 1e3:.1f} | {rate['lab_total'] / 1e6:.2f} M | "
-                 f"{rate['ours'] / rate['lab_total']:.2f} | {agree_lab[0] * 100:.3f}% | {agree_lab[1]:.2e} | "
+                 f"{rate['ours'] / rate['lab_total']:.2f} | {agree_lab[0]} of {agree_lab[1]:,} | {agree_lab[2]:.2e} | "
                  f"{lab_persistent + pose_b:,.0f} kept + {lab_transient:,.0f} each frame |")
     lines.append("")
     lines.append("Bytes per env: what each way holds for one more env, float32. Ours: the caller's pose and image; "
@@ -311,8 +315,8 @@ def main() -> None:
                  "each frame it also makes the world starts and directions (H*W, 3) each.")
     lines.append("")
     lines.append("Agreement: a pixel agrees when both miss or both hit within 1e-4 relative (1e-4 m below 1 m). "
-                 "Warp's ray/triangle test is not watertight, so rays through shared edges may slip through "
-                 "on its side; the difference column is over pixels both hit.")
+                 "Warp's ray/triangle test is not watertight (this library's is: Woop et al. 2013), so a ray "
+                 "through a shared edge may slip through on its side; the difference column is over pixels both hit.")
     text = "\n".join(lines) + "\n"
     print(text)
     if args.out:
