@@ -1,6 +1,6 @@
 #include "arrays.h"
 
-#include <cstring>
+#include <cstdlib>
 #include <sstream>
 #include <vector>
 

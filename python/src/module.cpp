@@ -7,7 +7,6 @@
 // allocation and CUDA streams; everything here works on already-allocated arrays.
 #include <dlfcn.h>
 
-#include <cmath>
 #include <cstdint>
 #include <mutex>
 #include <string>
