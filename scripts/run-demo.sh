@@ -7,7 +7,7 @@
 #   usage: scripts/run-demo.sh [wr-demo options...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
+bash scripts/setup.sh --no-python  # the demo is C++: no .venv/ (torch) for it
 jobs=$(nproc 2>/dev/null || echo 2)
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DWR_WERROR=OFF -DWR_BUILD_TESTS=OFF -DWR_BUILD_APPS=ON >/dev/null
 cmake --build build -j "$jobs" --target wr-demo

@@ -1,9 +1,15 @@
 #!/usr/bin/env bash
-# Installs the Debian packages warp-raycaster builds with, and only those that are missing.
-# Idempotent and quiet when everything is already there. Needs root (or sudo) only when
-# something has to be installed. Nothing is downloaded at configure or build time: this is
-# the one place dependencies come from.
+# Installs what warp-raycaster builds and tests with, and only what is missing: the Debian
+# packages, then (unless --no-python) the Python virtual environment .venv/ of this checkout
+# with numpy, torch, pytest and matplotlib from PyPI and the warp_raycaster package built from
+# this tree. Idempotent and quiet when everything is already there. Needs root (or sudo) only
+# when a Debian package has to be installed. Nothing is downloaded at configure or build time:
+# this is the one place dependencies come from.
+#   usage: scripts/setup.sh [--no-python]
 set -euo pipefail
+cd "$(dirname "$0")/.."
+with_python=1
+[ "${1:-}" = "--no-python" ] && with_python=0
 
 packages=(
   cmake g++ make               # build
@@ -15,7 +21,7 @@ packages=(
   libcli11-dev                 # command-line parsing (apps/, benchmarks/)
   libembree-dev                # independent reference ray tracer (tests, peer benchmarks)
   pkg-config                   # the installed warp_raycaster.pc is checked (test_find_package)
-  python3-venv                 # .venv/ below (the benchmarks' plots)
+  python3-venv python3-dev     # .venv/ and the headers the Python extension compiles against
 )
 
 missing=()
@@ -30,15 +36,5 @@ if [ ${#missing[@]} -gt 0 ]; then
   "${sudo_cmd[@]}" apt-get update -qq
   "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
-
-# Python for the benchmarks' plots (benchmarks/memory/plot_memory.py): a virtual environment in
-# .venv/ at the repository root, with matplotlib and numpy from PyPI, installed only when missing.
-root=$(cd "$(dirname "$0")/.." && pwd)
-if [ ! -x "$root/.venv/bin/python" ]; then
-  echo "setup: creating $root/.venv" >&2
-  python3 -m venv "$root/.venv"
-fi
-if ! "$root/.venv/bin/python" -c 'import matplotlib, numpy' 2>/dev/null; then
-  echo "setup: installing matplotlib and numpy into .venv" >&2
-  "$root/.venv/bin/python" -m pip install --quiet --disable-pip-version-check matplotlib numpy
-fi
+[ "$with_python" = 1 ] || exit 0
+exec bash scripts/setup-python.sh

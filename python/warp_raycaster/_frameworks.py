@@ -1,0 +1,137 @@
+"""Which framework an array belongs to, how to allocate an output beside it, which CUDA stream
+to enqueue on.
+
+No framework is imported here: an array can only be a torch tensor if torch is already in
+``sys.modules``, so looking there costs nothing and keeps ``import warp_raycaster`` light.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, Callable, Tuple
+
+from ._errors import Error
+
+_INVALID = 1  # Status.ERROR_INVALID_ARGUMENT; the enum lives in the extension
+
+
+# (framework, module, array type): the frameworks whose arrays get outputs of their own kind.
+_KINDS = (("torch", "torch", "Tensor"), ("numpy", "numpy", "ndarray"), ("cupy", "cupy", "ndarray"),
+          ("jax", "jax", "Array"))
+
+
+def framework(a: Any) -> str:
+    """'torch', 'numpy', 'cupy', 'jax' or 'other' (any other DLPack / CAI / buffer object)."""
+    for kind, module_name, type_name in _KINDS:
+        module = sys.modules.get(module_name)
+        if module is not None and isinstance(a, getattr(module, type_name)):
+            return kind
+    return "other"
+
+
+def _dtype(module: Any, name: str) -> Any:
+    return getattr(module, name)  # float32 / int32 exist under these names in all four
+
+
+def empty_like(ref: Any, shape: Tuple[int, ...], dtype: str, device: str, where: str) -> Tuple[Any, Callable[[Any], Any]]:
+    """An uninitialised C-contiguous array of `shape` and `dtype` ('float32' or 'int32') in
+    the framework of `ref` on `device` ('cpu' or 'cuda:<i>', the context's), and the function
+    that turns it into what the caller gets back (the identity, except for JAX, whose arrays
+    are immutable: the library writes a NumPy / torch buffer that is then handed to JAX
+    through DLPack)."""
+    kind = framework(ref)
+    cuda = device.startswith("cuda")
+    if kind == "torch":
+        torch = sys.modules["torch"]
+        return torch.empty(shape, dtype=_dtype(torch, dtype), device=ref.device), _same
+    if kind == "numpy" and not cuda:
+        np = sys.modules["numpy"]
+        return np.empty(shape, dtype=dtype), _same
+    if kind == "cupy":
+        cp = sys.modules["cupy"]
+        with cp.cuda.Device(ref.device.id):
+            return cp.empty(shape, dtype=dtype), _same
+    buffer = _plain_buffer(shape, dtype, device, where)
+    if kind == "jax":
+        jnp = sys.modules["jax"].numpy
+        return buffer, lambda b: jnp.from_dlpack(b)
+    return buffer, _same
+
+
+def _same(a: Any) -> Any:
+    return a
+
+
+def _plain_buffer(shape: Tuple[int, ...], dtype: str, device: str, where: str) -> Any:
+    # Host: NumPy. A CUDA device: torch, else CuPy, whichever is installed.
+    if not device.startswith("cuda"):
+        import numpy as np
+
+        return np.empty(shape, dtype=dtype)
+    try:
+        import torch
+
+        return torch.empty(shape, dtype=_dtype(torch, dtype), device=device)
+    except ImportError:
+        pass
+    try:
+        import cupy as cp
+
+        with cp.cuda.Device(int(device.split(":")[1])):
+            return cp.empty(shape, dtype=dtype)
+    except ImportError:
+        raise Error(f"{where}: no framework to allocate the output on {device} (install torch or cupy, or "
+                    f"pass out=) [WR_ERROR_INVALID_ARGUMENT]", _INVALID) from None
+
+
+def stream_handle(stream: Any, where: str) -> int:
+    """A cudaStream_t as an integer from an int, a torch.cuda.Stream (``cuda_stream``), a CuPy
+    stream (``ptr``) or any object with ``__cuda_stream__`` (the CUDA stream protocol)."""
+    if stream is None:
+        return 0
+    if isinstance(stream, int):
+        return stream
+    for attribute in ("cuda_stream", "ptr"):
+        value = getattr(stream, attribute, None)
+        if isinstance(value, int):
+            return value
+    protocol = getattr(stream, "__cuda_stream__", None)
+    if callable(protocol):
+        return int(protocol()[1])  # (version, handle)
+    raise Error(f"{where}: stream must be an int (cudaStream_t), a torch.cuda.Stream or a CuPy stream, "
+                f"not {type(stream).__name__} [WR_ERROR_INVALID_ARGUMENT]", _INVALID)
+
+
+def default_stream(ref: Any, device: str) -> int:
+    """The stream a CUDA call enqueues on when none is given: CuPy's current stream for a CuPy
+    array, else torch's current stream on the context's device when torch is loaded (the
+    stream its kernels, and so the caller's producers and consumers, run on), else 0 (the
+    legacy default stream)."""
+    if framework(ref) == "cupy":
+        return sys.modules["cupy"].cuda.get_current_stream().ptr
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        return torch.cuda.current_stream(torch.device(device)).cuda_stream
+    return 0
+
+
+def to_host(a: Any) -> Any:
+    """A host copy of a CUDA array (scene meshes are read from host memory on every context);
+    a host array as it is."""
+    kind = framework(a)
+    if kind == "torch" and a.device.type != "cpu":
+        return a.cpu()
+    if kind == "cupy":
+        return a.get()
+    if kind == "jax":
+        import numpy as np
+
+        return np.asarray(a)
+    return a
+
+
+def full_like(ref: Any, count: int, value: float, device: str, where: str) -> Any:
+    """A float32 (count,) array of `value` beside `ref` (a scalar tmax)."""
+    out, _ = empty_like(ref, (count,), "float32", device, where)
+    out[...] = value
+    return out

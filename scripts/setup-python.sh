@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# The Python half of scripts/setup.sh (which runs it last): creates .venv/ in the repository
+# with the packages the Python package, its tests, examples and benchmarks use (from PyPI), and
+# installs warp_raycaster into it from this tree whenever the C++ or binding sources changed
+# since the last install (a hash of them is kept in .venv/). The build folder build-python/
+# persists, so a reinstall recompiles only what changed. Quiet when nothing is to be done.
+# Needs only python3 (>= 3.9, with venv), CMake, a C++17 compiler and the library's own build
+# needs (tiny_obj_loader.h; nvcc for the CUDA backend); no Debian package of its own.
+#   WR_PYTHON=<interpreter> chooses the interpreter .venv/ is made from (default: python3).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+venv=.venv
+py="$venv/bin/python"
+# torch from PyPI (with its CUDA runtime wheels, which a CPU-only machine loads too);
+# nanobind and scikit-build-core build the package without build isolation, from .venv/.
+requirements=(numpy torch pytest matplotlib nanobind "scikit-build-core>=0.10")
+
+if [ ! -x "$py" ]; then
+  echo "setup: creating $venv (numpy, torch, pytest, matplotlib)" >&2
+  "${WR_PYTHON:-python3}" -m venv "$venv"
+fi
+# The requirements, installed once per list: the list itself is the stamp.
+deps_stamp="$venv/.wr-requirements"
+if [ "$(cat "$deps_stamp" 2>/dev/null)" != "${requirements[*]}" ]; then
+  "$py" -m pip install -q --disable-pip-version-check "${requirements[@]}"
+  echo "${requirements[*]}" >"$deps_stamp"
+fi
+
+# Every file the package is built from; python/tests, examples and docs are not part of it.
+package_hash=$(find CMakeLists.txt pyproject.toml cmake include src kernels python \
+                 -path python/tests -prune -o -name __pycache__ -prune -o -type f -print0 |
+               LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum | cut -d' ' -f1)
+package_stamp="$venv/.wr-package"
+if [ "$(cat "$package_stamp" 2>/dev/null)" != "$package_hash" ]; then
+  echo "setup: building and installing warp_raycaster into $venv" >&2
+  log=$(mktemp)
+  if ! "$py" -m pip install --disable-pip-version-check --no-build-isolation --no-deps . >"$log" 2>&1; then
+    cat "$log" >&2
+    rm -f "$log"
+    exit 1
+  fi
+  rm -f "$log"
+  # Imported from outside the tree, so that it is the installed package that loads.
+  (cd / && "$OLDPWD/$py" -c "import warp_raycaster") || { echo "setup: the installed warp_raycaster does not import" >&2; exit 1; }
+  echo "$package_hash" >"$package_stamp"
+fi
