@@ -57,16 +57,24 @@ const char* dtype_name(Dtype d) {
     case Dtype::kFloat32: return "float32";
     case Dtype::kInt32: return "int32";
     case Dtype::kUInt32: return "uint32";
+    case Dtype::kFloat16: return "float16";
+    case Dtype::kUInt16: return "uint16";
+    case Dtype::kUInt8: return "uint8";
+    case Dtype::kBool: return "bool";
   }
   return "?";
 }
 
 bool matches(Dtype d, uint8_t code, uint8_t bits, uint16_t lanes) {
-  if (bits != 32 || lanes != 1) return false;
+  if (lanes != 1 || bits != 8 * element_bytes(d)) return false;
   switch (d) {
-    case Dtype::kFloat32: return code == 2;
+    case Dtype::kFloat32:
+    case Dtype::kFloat16: return code == 2;
     case Dtype::kInt32: return code == 0;
-    case Dtype::kUInt32: return code == 1;
+    case Dtype::kUInt32:
+    case Dtype::kUInt16:
+    case Dtype::kUInt8: return code == 1;
+    case Dtype::kBool: return code == 6;
   }
   return false;
 }
@@ -204,7 +212,7 @@ void invalid_argument(const char* function, const std::string& message) {
   throw wr::Error(WR_ERROR_INVALID_ARGUMENT, text.c_str());
 }
 
-Array take_array(nb::handle obj, const ArraySpec& spec, const DeviceSpec& device) {
+Array take_array(nb::handle obj, const ArraySpec& spec, const DeviceSpec& device, bool any_shape) {
   Described d = describe(obj, spec);
   const std::string name = spec.name;
   const std::string fn = spec.function;
@@ -223,9 +231,10 @@ Array take_array(nb::handle obj, const ArraySpec& spec, const DeviceSpec& device
     invalid_argument(spec.function, name + " has dtype " + dtype_string(d.code, d.bits, d.lanes) + ", expected " +
                                         accepted + " (nothing is converted: convert it first, once)");
 
-  bool shape_ok = d.shape.size() == spec.shape.size();
+  bool shape_ok = any_shape || d.shape.size() == spec.shape.size();
   size_t i = 0;
   for (int64_t want : spec.shape) {
+    if (any_shape) break;
     if (shape_ok && want >= 0 && d.shape[i] != want) shape_ok = false;
     ++i;
   }
@@ -254,8 +263,9 @@ Array take_array(nb::handle obj, const ArraySpec& spec, const DeviceSpec& device
     }
   }
 
-  if (reinterpret_cast<uintptr_t>(d.data) % 4 != 0)
-    invalid_argument(spec.function, name + " is not aligned to 4 bytes (its data starts at an odd byte offset)");
+  if (reinterpret_cast<uintptr_t>(d.data) % element_bytes(dtype) != 0)
+    invalid_argument(spec.function, name + " is not aligned to " + std::to_string(element_bytes(dtype)) +
+                                        " bytes, its elements' size (its data starts at an odd byte offset)");
 
   if (!on_device(d, device))
     invalid_argument(spec.function, name + " is in " + where_is(d) + ", but the context is " +

@@ -29,7 +29,12 @@ struct DeviceSpec {
 /// "cpu" or "cuda:<ordinal>", as torch names devices.
 std::string device_name(const DeviceSpec& spec);
 
-enum class Dtype { kFloat32, kInt32, kUInt32 };
+enum class Dtype { kFloat32, kInt32, kUInt32, kFloat16, kUInt16, kUInt8, kBool };
+
+/// Bytes of one element.
+inline int element_bytes(Dtype d) {
+  return d == Dtype::kUInt8 || d == Dtype::kBool ? 1 : (d == Dtype::kFloat16 || d == Dtype::kUInt16) ? 2 : 4;
+}
 
 /// A checked array argument. It keeps the producer's memory alive while it exists: the imported
 /// ndarray holds the DLPack capsule or the buffer view, `owner` the Python object. Destroy it
@@ -44,6 +49,8 @@ struct Array {
   nb::ndarray<nb::ro> imported_ro;
   /// Number of elements (the product of the shape).
   uint64_t size() const;
+  /// Bytes it spans.
+  uint64_t bytes() const { return size() * static_cast<uint64_t>(element_bytes(dtype)); }
 };
 
 /// What a call requires of one argument. A dimension of -1 in `shape` takes any extent.
@@ -57,8 +64,9 @@ struct ArraySpec {
 };
 
 /// Takes `obj` as the array `spec` describes, on `device`; throws wr::Error
-/// (WR_ERROR_INVALID_ARGUMENT) naming spec.function and spec.name when it is not one.
-Array take_array(nb::handle obj, const ArraySpec& spec, const DeviceSpec& device);
+/// (WR_ERROR_INVALID_ARGUMENT) naming spec.function and spec.name when it is not one. With
+/// `any_shape`, spec.shape is not checked (the caller checks the extents it needs).
+Array take_array(nb::handle obj, const ArraySpec& spec, const DeviceSpec& device, bool any_shape = false);
 
 /// Throws wr::Error(WR_ERROR_INVALID_ARGUMENT) with "<function>: <message>
 /// [WR_ERROR_INVALID_ARGUMENT]", the form of the C API's messages.

@@ -8,6 +8,7 @@
 #include <dlfcn.h>
 
 #include <cstdint>
+#include <cstring>
 #include <mutex>
 #include <string>
 #include <utility>
@@ -43,6 +44,12 @@ struct SceneObj {
   DeviceSpec device;
 };
 
+// Whether `o` sets no option (a plain sensor: wr_sensor_create, whose errors name it).
+bool all_off(const wr_sensor_options& o) {
+  const wr_sensor_options off = wr::sensor_options();
+  return std::memcmp(&o, &off, sizeof o) == 0;
+}
+
 struct SensorObj {
   wr::Sensor sensor;
   DeviceSpec device;
@@ -51,9 +58,21 @@ struct SensorObj {
   // The C API lets one sensor render from one thread at a time; with the GIL released two
   // Python threads could otherwise enter render on the same sensor together.
   std::mutex busy;
-  SensorObj(const SceneObj& scene, const wr_camera_desc& d, uint32_t n)
-      : sensor(scene.scene, d, n), device(scene.device), desc(sensor.desc()), num_envs(sensor.num_envs()) {}
+  wr::Sensor::OutputShape shape;
+  uint32_t history;  // the options' history length (the latency bound)
+  SensorObj(const SceneObj& scene, const wr_camera_desc& d, const wr_sensor_options& o, uint32_t n)
+      : sensor(all_off(o) ? wr::Sensor(scene.scene, d, n) : wr::Sensor(scene.scene, d, o, n)),
+        device(scene.device),
+        desc(sensor.desc()),
+        num_envs(sensor.num_envs()),
+        shape(sensor.output_shape()),
+        history(o.history_length > 1 ? o.history_length : 1) {}
 };
+
+// The element type of an output of wr_dtype `d`.
+Dtype output_dtype(wr_dtype d) {
+  return d == WR_DTYPE_FLOAT16 ? Dtype::kFloat16 : d == WR_DTYPE_UINT16_MM ? Dtype::kUInt16 : Dtype::kFloat32;
+}
 
 // ---- helpers ----
 
@@ -86,7 +105,7 @@ nb::dict memory_dict(const wr_memory_stats& m, QueryTag&& query_tag) {
 void require_disjoint(const char* function, const Array& in, const char* in_name, const Array& out,
                       const char* out_name) {
   const auto begin_in = reinterpret_cast<uintptr_t>(in.data), begin_out = reinterpret_cast<uintptr_t>(out.data);
-  const uintptr_t end_in = begin_in + in.size() * 4, end_out = begin_out + out.size() * 4;
+  const uintptr_t end_in = begin_in + in.bytes(), end_out = begin_out + out.bytes();
   if (begin_in < end_out && begin_out < end_in)
     wrpy::invalid_argument(function, std::string(out_name) + " overlaps " + in_name);
 }
@@ -163,7 +182,26 @@ NB_MODULE(_wr, m) {
       .value("BVH_PARENTS", WR_MEMORY_BVH_PARENTS)
       .value("RAY_TEMPLATE", WR_MEMORY_RAY_TEMPLATE)
       .value("COUNTERS", WR_MEMORY_COUNTERS)
-      .value("BUILD_SCRATCH", WR_MEMORY_BUILD_SCRATCH);
+      .value("BUILD_SCRATCH", WR_MEMORY_BUILD_SCRATCH)
+      .value("HISTORY", WR_MEMORY_HISTORY)
+      .value("CAMERA_IMAGES", WR_MEMORY_CAMERA_IMAGES)
+      .value("RENDER_SCRATCH", WR_MEMORY_RENDER_SCRATCH);
+  nb::enum_<wr_resample>(m, "Resample", "wr_resample: NONE, AREA (interpolate mode='area'), BICUBIC (mode='bicubic').")
+      .value("NONE", WR_RESAMPLE_NONE)
+      .value("AREA", WR_RESAMPLE_AREA)
+      .value("BICUBIC", WR_RESAMPLE_BICUBIC);
+  nb::enum_<wr_invalid_mode>(m, "InvalidMode",
+                             "wr_invalid_mode: MISS_VALUE (the camera's miss value) or REP117 (-inf too close, "
+                             "+inf no return, NaN invalid).")
+      .value("MISS_VALUE", WR_INVALID_MISS_VALUE)
+      .value("REP117", WR_INVALID_REP117);
+  nb::enum_<wr_dtype>(m, "Dtype", "wr_dtype: FLOAT32, FLOAT16, UINT16_MM (REP 118 millimetres, 0 = invalid).")
+      .value("FLOAT32", WR_DTYPE_FLOAT32)
+      .value("FLOAT16", WR_DTYPE_FLOAT16)
+      .value("UINT16_MM", WR_DTYPE_UINT16_MM);
+  nb::enum_<wr_bad_pose_mode>(m, "BadPoseMode", "wr_bad_pose_mode: FAIL (the default) or ISOLATE.")
+      .value("FAIL", WR_BAD_POSE_FAIL)
+      .value("ISOLATE", WR_BAD_POSE_ISOLATE);
 
   m.def("status_string", [](wr_status s) { return std::string(wr_status_string(s)); }, "status"_a,
         "wr_status_string: the status's name, e.g. 'WR_ERROR_IO'.");
@@ -210,6 +248,53 @@ NB_MODULE(_wr, m) {
       "width"_a, "height"_a, "hfov_degrees"_a,
       "wr_camera_desc_pinhole: square pixels, fx = fy = (width/2)/tan(hfov/2), principal point at the "
       "image centre, near 0, far and miss +inf, PLANE depth, WXYZ, identity mount.");
+
+  // ---- the RL depth pipeline's options (wr.h) ----
+  nb::class_<wr_noise_desc>(m, "NoiseDesc", "wr_noise_desc: the noise models, each off at 0 (wr.h lists their order).")
+      .def(nb::init<>())
+      .def_rw("seed", &wr_noise_desc::seed)
+      .def_rw("min_range", &wr_noise_desc::min_range)
+      .def_rw("edge_threshold", &wr_noise_desc::edge_threshold)
+      .def_rw("edge_probability", &wr_noise_desc::edge_probability)
+      .def_rw("dropout_probability", &wr_noise_desc::dropout_probability)
+      .def_prop_rw(
+          "range_sigma", [](const wr_noise_desc& n) { return tuple3(n.range_sigma); },
+          [](wr_noise_desc& n, std::tuple<float, float, float> v) {
+            std::tie(n.range_sigma[0], n.range_sigma[1], n.range_sigma[2]) = v;
+          },
+          "(a, b, c): sigma(d) = a + b d + c d^2 metres.")
+      .def_rw("disparity_focal_baseline", &wr_noise_desc::disparity_focal_baseline)
+      .def_rw("disparity_step", &wr_noise_desc::disparity_step)
+      .def_rw("env_offset", &wr_noise_desc::env_offset);
+  nb::class_<wr_sensor_options>(m, "SensorOptions", "wr_sensor_options: every option off until set (wr.h).")
+      .def("__init__", [](wr_sensor_options* o) { new (o) wr_sensor_options(wr::sensor_options()); })
+      .def_rw("crop_x", &wr_sensor_options::crop_x)
+      .def_rw("crop_y", &wr_sensor_options::crop_y)
+      .def_rw("crop_width", &wr_sensor_options::crop_width)
+      .def_rw("crop_height", &wr_sensor_options::crop_height)
+      .def_rw("out_width", &wr_sensor_options::out_width)
+      .def_rw("out_height", &wr_sensor_options::out_height)
+      .def_rw("resample", &wr_sensor_options::resample)
+      .def_rw("invalid_mode", &wr_sensor_options::invalid_mode)
+      .def_rw("clip", &wr_sensor_options::clip)
+      .def_rw("clip_min", &wr_sensor_options::clip_min)
+      .def_rw("clip_max", &wr_sensor_options::clip_max)
+      .def_rw("normalize", &wr_sensor_options::normalize)
+      .def_rw("norm_a", &wr_sensor_options::norm_a)
+      .def_rw("norm_b", &wr_sensor_options::norm_b)
+      .def_rw("norm_c", &wr_sensor_options::norm_c)
+      .def_rw("clamp", &wr_sensor_options::clamp)
+      .def_rw("clamp_min", &wr_sensor_options::clamp_min)
+      .def_rw("clamp_max", &wr_sensor_options::clamp_max)
+      .def_rw("dtype", &wr_sensor_options::dtype)
+      .def_rw("history_length", &wr_sensor_options::history_length)
+      .def_rw("bad_pose_mode", &wr_sensor_options::bad_pose_mode)
+      .def_rw("noise", &wr_sensor_options::noise);
+  m.def(
+      "camera_desc_set_mount_angles",
+      [](wr_camera_desc& d, float pitch, float yaw, float roll) { wr::set_mount_angles(d, pitch, yaw, roll); },
+      "desc"_a, "pitch_deg"_a, "yaw_deg"_a, "roll_deg"_a,
+      "wr_camera_desc_set_mount_angles: the mount rotation from pitch (positive down), yaw, roll in degrees.");
 
   // ---- context ----
   nb::class_<ContextObj>(m, "Context", "wr_context: a CPU thread pool or one CUDA GPU, and its allocator.")
@@ -321,13 +406,21 @@ NB_MODULE(_wr, m) {
   nb::class_<SensorObj>(m, "Sensor", "wr_sensor: num_envs cameras sharing one description and one scene.")
       .def(
           "__init__",
+          [](SensorObj* self, const SceneObj& scene, const wr_camera_desc& desc, uint32_t num_envs,
+             const wr_sensor_options& options) {
+            nb::gil_scoped_release release;
+            new (self) SensorObj(scene, desc, options, num_envs);
+          },
+          "scene"_a, "desc"_a, "num_envs"_a, "options"_a,
+          "wr_sensor_create_ex: builds the shared ray template and everything render needs (the pipeline's "
+          "history and images for `options`); keeps the scene alive.")
+      .def(
+          "__init__",
           [](SensorObj* self, const SceneObj& scene, const wr_camera_desc& desc, uint32_t num_envs) {
             nb::gil_scoped_release release;
-            new (self) SensorObj(scene, desc, num_envs);
+            new (self) SensorObj(scene, desc, wr::sensor_options(), num_envs);
           },
-          "scene"_a, "desc"_a, "num_envs"_a,
-          "wr_sensor_create: builds the shared ray template and everything render needs; keeps the scene "
-          "alive.")
+          "scene"_a, "desc"_a, "num_envs"_a, "wr_sensor_create: a sensor without pipeline options.")
       .def(
           "render",
           [](SensorObj& s, nb::handle poses, nb::handle out, uintptr_t stream) {
@@ -346,6 +439,64 @@ NB_MODULE(_wr, m) {
           "poses"_a.none(), "out"_a.none(), "stream"_a = 0,
           "wr_sensor_render: poses (num_envs, 7) float32 in, out (num_envs, height, width) float32 written "
           "whole. stream: a cudaStream_t as an integer (CUDA contexts; 0 = the legacy default stream).")
+      .def(
+          "render_ex",
+          [](SensorObj& s, nb::handle poses, uint32_t stride, uint32_t offset, nb::handle out, nb::handle intrinsics,
+             nb::handle mounts, uint64_t frame, nb::handle latency, nb::handle update_mask, nb::handle reset_mask,
+             nb::handle bad_env_count, nb::handle bad_env_mask, uintptr_t stream) {
+            const char* fn = "Sensor.render";
+            const int64_t n = s.num_envs;
+            // poses: (num_envs, stride) or (num_envs, bodies, 13) float32, read in place
+            Array p = take_array(poses, {fn, "poses", false, {Dtype::kFloat32}, {}, ""}, s.device, true);
+            Array o = take_array(out, {fn, "out", true, {output_dtype(s.shape.dtype)},
+                                       {n, int64_t(s.shape.height), int64_t(s.shape.width)},
+                                       "(num_envs, out_height, out_width)"},
+                                 s.device);
+            auto optional = [&](nb::handle h, const char* name, std::initializer_list<Dtype> types,
+                                std::initializer_list<int64_t> shape, const char* doc, bool writable) {
+              Array a;
+              if (!h.is_none()) a = take_array(h, {fn, name, writable, types, shape, doc}, s.device);
+              return a;
+            };
+            Array k = optional(intrinsics, "intrinsics", {Dtype::kFloat32}, {n, 4}, "(num_envs, 4)", false);
+            Array m = optional(mounts, "mounts", {Dtype::kFloat32}, {n, 7}, "(num_envs, 7)", false);
+            Array lat = optional(latency, "latency", {Dtype::kInt32, Dtype::kUInt32}, {n}, "(num_envs,)", false);
+            Array upd = optional(update_mask, "update_mask", {Dtype::kBool, Dtype::kUInt8}, {n}, "(num_envs,)", false);
+            Array rst = optional(reset_mask, "reset_mask", {Dtype::kBool, Dtype::kUInt8}, {n}, "(num_envs,)", false);
+            Array cnt = optional(bad_env_count, "bad_env_count", {Dtype::kInt32, Dtype::kUInt32}, {1}, "(1,)", true);
+            Array msk = optional(bad_env_mask, "bad_env_mask", {Dtype::kBool, Dtype::kUInt8}, {n}, "(num_envs,)", true);
+            for (const Array* in : {&p, &k, &m, &lat, &upd, &rst})
+              if (in->data) require_disjoint(fn, *in, "an input", o, "out");
+            wr_render_args a = wr::render_args(static_cast<const float*>(p.data), o.data, o.bytes());
+            a.pose_stride = stride;
+            a.pose_offset = offset;
+            a.intrinsics = static_cast<const float*>(k.data);
+            a.mounts = static_cast<const float*>(m.data);
+            a.frame = frame;
+            a.latency = static_cast<const uint32_t*>(lat.data);
+            a.update_mask = static_cast<const uint8_t*>(upd.data);
+            a.reset_mask = static_cast<const uint8_t*>(rst.data);
+            a.bad_env_count = static_cast<uint32_t*>(cnt.data);
+            a.bad_env_mask = static_cast<uint8_t*>(msk.data);
+            a.stream = reinterpret_cast<void*>(stream);
+            if (uint64_t(p.size()) < uint64_t(n - 1) * (stride ? stride : 7) + offset + 7)
+              wrpy::invalid_argument(fn, "poses holds " + std::to_string(p.size()) + " floats, fewer than " +
+                                             std::to_string(n) + " envs of pose_stride " +
+                                             std::to_string(stride ? stride : 7) + " need");
+            nb::gil_scoped_release release;
+            std::lock_guard<std::mutex> lock(s.busy);
+            s.sensor.render(a);
+          },
+          "poses"_a.none(), "pose_stride"_a, "pose_offset"_a, "out"_a.none(), "intrinsics"_a.none(),
+          "mounts"_a.none(), "frame"_a, "latency"_a.none(), "update_mask"_a.none(), "reset_mask"_a.none(),
+          "bad_env_count"_a.none(), "bad_env_mask"_a.none(), "stream"_a = 0,
+          "wr_sensor_render_ex: the pipeline's render (wr.h, wr_render_args); the Python layer's "
+          "Sensor.render fills the arguments.")
+      .def_prop_ro(
+          "output_shape",
+          [](const SensorObj& s) { return std::make_tuple(s.shape.height, s.shape.width, s.shape.dtype); },
+          "wr_sensor_output_shape: (out_height, out_width, dtype) of one env's output.")
+      .def_prop_ro("history_length", [](const SensorObj& s) { return s.history; })
       .def_prop_ro("desc", [](const SensorObj& s) { return s.desc; }, "wr_sensor_desc: the description as given.")
       .def_prop_ro("num_envs", [](const SensorObj& s) { return s.num_envs; })
       .def("stack_overflows",

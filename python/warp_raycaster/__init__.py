@@ -31,6 +31,7 @@ from ._errors import Error
 from ._wr import (
     CpuPath,
     DepthKind,
+    Dtype,
     MemoryTag,
     QuatOrder,
     Status,
@@ -42,6 +43,7 @@ from ._wr import (
     status_string,
 )
 from . import _wr
+from .pipeline import Noise, Pipeline
 
 __all__ = [
     "Camera",
@@ -50,6 +52,8 @@ __all__ = [
     "DepthKind",
     "Error",
     "MemoryTag",
+    "Noise",
+    "Pipeline",
     "QuatOrder",
     "Scene",
     "Sensor",
@@ -345,15 +349,23 @@ class Sensor:
 
     Creation builds the ray template (one direction per pixel, shared by every env) and
     allocates everything a render needs: :meth:`render` never allocates inside the library
-    and never synchronises. The only per-env bytes are the caller's: its pose (28 B) and its
-    image (height * width * 4 B). A sensor keeps its scene alive; objects may be released in
-    any order.
+    and never synchronises. Without a `pipeline` the only per-env bytes are the caller's: its
+    pose (28 B) and its image (height * width * 4 B). With a :class:`Pipeline` the output is
+    what the policy reads (cropped, resampled, normalised, in its dtype, delayed), and the library
+    holds per env only what the pipeline implies (its history; on a GPU the crop's image where
+    it resamples). A sensor keeps its scene alive; objects may be released in any order.
     """
 
-    def __init__(self, scene: Scene, camera: Camera, num_envs: int = 1) -> None:
+    def __init__(self, scene: Scene, camera: Camera, num_envs: int = 1, *,
+                 pipeline: Optional[Pipeline] = None) -> None:
         self.scene = scene
-        self._h = _wr.Sensor(scene._h, camera._desc(), int(num_envs))
+        self.pipeline = pipeline
+        options = pipeline._options() if pipeline is not None else _wr.SensorOptions()
+        self._h = _wr.Sensor(scene._h, camera._desc(), int(num_envs), options)
         self.camera = Camera._from_desc(self._h.desc)
+        h, w, dtype = self._h.output_shape
+        self._shape = (self._h.num_envs, h, w)
+        self._dtype = {Dtype.FLOAT32: "float32", Dtype.FLOAT16: "float16", Dtype.UINT16_MM: "uint16"}[dtype]
 
     @property
     def num_envs(self) -> int:
@@ -361,39 +373,78 @@ class Sensor:
 
     @property
     def shape(self) -> Tuple[int, int, int]:
-        """(num_envs, height, width): the shape of a render's output."""
-        return (self._h.num_envs, self.camera.height, self.camera.width)
+        """(num_envs, height, width) of a render's output: the camera's, or the pipeline's."""
+        return self._shape
+
+    @property
+    def dtype(self) -> str:
+        """The output's dtype: 'float32', 'float16' or 'uint16' (the pipeline's)."""
+        return self._dtype
 
     @property
     def context(self) -> Context:
         return self.scene.context
 
-    def render(self, poses: Any, out: Any = None, *, stream: Any = None) -> Any:
-        """Renders every env's depth image.
+    def render(self, poses: Any, out: Any = None, *, stream: Any = None, frame: int = 0, body: Optional[int] = None,
+               intrinsics: Any = None, mounts: Any = None, latency: Any = None, update_mask: Any = None,
+               reset_mask: Any = None, bad_env_mask: Any = None, bad_env_count: Any = None) -> Any:
+        """Renders every env (whose update_mask allows) and returns `out`.
 
-        poses: (num_envs, 7) float32, C-contiguous: position x, y, z, then a quaternion in the
-        camera's quat_order (normalised before use), on the context's device (host memory for a
-        CPU context, that GPU's memory for a CUDA one). The library reads contiguous rows of 7
-        floats; it takes no row stride yet, so a strided view such as ``root_states[:, :7]``
-        must be made contiguous first (:func:`warp_raycaster.rl.poses_from_root_states` does
-        that into a reused buffer).
+        poses: float32, C-contiguous, on the context's device (host memory for a CPU context,
+        that GPU's memory for a CUDA one), read in place: (num_envs, 7) position x, y, z and a
+        quaternion in the camera's quat_order (normalised before use); or simulator state whose
+        rows start with a pose, such as IsaacGym's root states (num_envs, 13) (position, xyzw
+        quaternion, velocities); or rigid-body states (num_envs, bodies, 13) with `body` the
+        camera's body. No copy is made in any of these layouts.
 
-        out: (num_envs, height, width) float32, C-contiguous, written whole; when None a new
-        array is allocated in the framework of `poses` and on its device. Returns `out`.
+        out: (num_envs, height, width) of :attr:`dtype`, C-contiguous, written where updated;
+        when None a new array is allocated in the framework of `poses` and on its device.
+
+        The RL pipeline's per-render arrays (each None, or (num_envs, ...) on the same device):
+        intrinsics (num_envs, 4) fx, fy, cx, cy per env; mounts (num_envs, 7) each env's camera
+        pose in its body frame; latency (num_envs,) int32 frames ago (< the pipeline's history);
+        update_mask (num_envs,) bool: False leaves that env's output and history untouched;
+        reset_mask (num_envs,) bool: True fills that env's history with this frame. frame: the
+        frame number of the noise (a replayed frame reproduces). bad_env_mask (num_envs,) bool
+        and bad_env_count (1,) int32 are written with the envs whose pose, mount or intrinsics
+        were bad (the pipeline's isolate_bad_poses).
 
         stream (CUDA contexts): where the work is enqueued, an int (cudaStream_t), a
         torch.cuda.Stream or a CuPy stream; by default torch's current stream (CuPy's for
         CuPy arrays). The call returns before the work is done, as a torch kernel does; `out`
         must stay alive until that stream reaches it.
 
-        On a CPU context a non-finite pose or zero quaternion raises :class:`Error` naming the
-        env and writes nothing; on a CUDA context that env's image is filled with NaN.
+        A bad pose on the host raises :class:`Error` naming the env and writes nothing (unless
+        the pipeline isolates bad poses); on a CUDA context that env's output is NaN.
         """
         where = "Sensor.render"
         finish = _frameworks._same
         if out is None:
-            out, finish = _frameworks.empty_like(poses, self.shape, "float32", self.context.device, where)
-        self._h.render(poses, out, self.scene._stream(poses, stream, where))
+            out, finish = _frameworks.empty_like(poses, self.shape, self._dtype, self.context.device, where)
+        handle = self.scene._stream(poses, stream, where)
+        plain = (self.pipeline is None and body is None and frame == 0 and
+                 all(a is None for a in (intrinsics, mounts, latency, update_mask, reset_mask, bad_env_mask,
+                                         bad_env_count)))
+        shape = tuple(getattr(poses, "shape", ()))
+        state = len(shape) == 3 or (len(shape) == 2 and shape[1] > 7)
+        if plain and not state:  # (num_envs, 7) poses, or anything else the binding names the fault of
+            self._h.render(poses, out, handle)
+            return finish(out)
+        if len(shape) == 3:
+            if body is None or not 0 <= int(body) < shape[1] or shape[2] < 7:
+                raise _invalid(where, f"poses has shape {shape}: (num_envs, bodies, 13) state needs body= in "
+                                      f"[0, {shape[1] if len(shape) > 1 else 0})")
+            stride, offset = shape[1] * shape[2], int(body) * shape[2]
+        elif body is not None:
+            raise _invalid(where, f"poses has shape {shape}: body= needs (num_envs, bodies, 13) rigid-body states")
+        elif len(shape) == 2 and shape[1] >= 7:
+            stride, offset = shape[1], 0
+        else:
+            stride, offset = 7, 0  # not an array, or of another shape: the binding names what is wrong
+        if len(shape) >= 2 and shape[0] != self.num_envs:
+            raise _invalid(where, f"poses has {shape[0]} rows, the sensor {self.num_envs} envs")
+        self._h.render_ex(poses, stride, offset, out, intrinsics, mounts, int(frame), latency, update_mask,
+                          reset_mask, bad_env_count, bad_env_mask, handle)
         return finish(out)
 
     def stack_overflows(self) -> int:
@@ -402,9 +453,10 @@ class Sensor:
         return self._h.stack_overflows()
 
     def memory(self) -> Dict[str, Any]:
-        """Bytes the sensor holds beyond its scene (ray template, counters), as
-        :meth:`Scene.memory` reports them; ``per_env_bytes`` is 0: each env's pose and image
-        are the caller's."""
+        """Bytes the sensor holds beyond its scene (ray template, counters, the pipeline's
+        history and images), as :meth:`Scene.memory` reports them; ``per_env_bytes``: what each
+        env adds inside the library (0 without a pipeline: each env's pose and image are the
+        caller's)."""
         return self._h.memory()
 
     def __repr__(self) -> str:

@@ -5,11 +5,10 @@ docs/porting.md maps every setting of those sensors to this library's; python/te
 test_porting.py holds each mapping by building the other convention's rays from its own
 formulas and comparing.
 
-Poses and copies: the library reads poses as contiguous (num_envs, 7) float32 rows; it takes no
-row stride yet. A simulator's state tensor whose rows hold more than the 7 pose floats (an
-IsaacGym root state is 13 floats) is therefore copied, once per step, into a reused (num_envs,
-7) buffer; a tensor that already is a contiguous float32 (num_envs, 7) is passed through
-untouched.
+Poses and copies: :meth:`warp_raycaster.Sensor.render` reads simulator state in place: a
+contiguous (num_envs, 13) root state tensor, or (num_envs, bodies, 13) rigid-body states with
+``body=``, pass straight to it with no copy. The helpers below are for layouts it cannot read as
+they are (positions and quaternions held apart), and for users who want a packed (num_envs, 7).
 """
 
 from __future__ import annotations
@@ -21,6 +20,7 @@ from . import Camera, Error, Status, _frameworks
 
 __all__ = [
     "extreme_parkour_camera",
+    "extreme_parkour_pipeline",
     "isaacgym_camera",
     "isaaclab_camera",
     "poses_from_pos_quat",
@@ -72,10 +72,10 @@ def poses_from_root_states(root_states: Any, out: Any = None) -> Any:
     ``root_state_w`` (num_envs, 13, quaternion w x y z; quat_order='wxyz') lay them out, or
     MuJoCo's free-joint ``qpos`` rows (x y z, then w x y z).
 
-    Columns 0..6 of a 13-float row are a strided view (row stride 13), which the library
-    cannot read: they are copied into `out` ((num_envs, 7) float32, allocated beside
-    root_states when None; pass the same buffer every step and nothing is allocated). An
-    input that already is a contiguous float32 (num_envs, 7) is returned as it is, no copy.
+    Sensor.render takes a contiguous (num_envs, 13) root state tensor itself, with no copy; this
+    copies columns 0..6 into `out` ((num_envs, 7) float32, allocated beside root_states when None;
+    pass the same buffer every step and nothing is allocated) for code that wants packed poses.
+    An input that already is a contiguous float32 (num_envs, 7) is returned as it is, no copy.
     Works on torch tensors, NumPy and CuPy arrays, on any device. Returns the poses.
 
     For IsaacGym's tensor of every actor, select the robots first, e.g.
@@ -169,14 +169,29 @@ def extreme_parkour_camera(pitch_deg: float = 0.0, *, quat_order: str = "xyzw", 
     of view, mounted 0.27 m ahead of and 0.03 m above the base, pitched by `pitch_deg` (that
     config draws it per env from [-5, 5] degrees; positive looks down).
 
-    Depth is 'plane' (IsaacGym's, sign flipped to positive), and values are clipped as its
-    ``process_depth_image`` does: beyond `far` (its far_clip, 2 m) and misses read `far`
-    (``torch.clip(depth, -far, -near)`` with near 0). Its crop, resize, noise and
-    normalisation are not applied here. quat_order defaults to 'xyzw' for IsaacGym root
-    states. Other Camera settings as keywords."""
+    Depth is 'plane' (IsaacGym's, sign flipped to positive), and misses read `far` (its far_clip,
+    2 m; IsaacGym's -inf clipped by ``torch.clip(depth, -far, -near)``). With
+    :func:`extreme_parkour_pipeline` a sensor's output is what its policy reads; per-env pitches
+    go in as ``mounts=`` of the render. quat_order defaults to 'xyzw' for IsaacGym root states.
+    Other Camera settings as keywords."""
     return Camera.pinhole(106, 60, 87.0, mount_position=(0.27, 0.0, 0.03),
                           mount_rotation=_in_order(_pitch_wxyz(pitch_deg), quat_order), quat_order=quat_order,
                           depth="plane", near=0.0, far=far, miss_value=far, **settings)
+
+
+def extreme_parkour_pipeline(*, far: float = 2.0, history: int = 2, dis_noise: float = 0.0) -> "Pipeline":
+    """extreme-parkour's ``process_depth_image`` and depth buffer, fused into the render: crop
+    ``[:-2, 4:-4]`` (98 x 58 of the 106 x 60 image), clip to [0, far], torchvision's
+    ``Resize((58, 87), BICUBIC)`` on a tensor without antialiasing (= ``interpolate(mode=
+    "bicubic", align_corners=False)``), ``(d - 0) / (far - 0) - 0.5``, no clamp (so the bicubic
+    overshoot past +-0.5 is kept, as there), and a history of `history` frames (its buffer_len 2;
+    render with ``latency=1`` for the previous frame it feeds the policy). dis_noise: its per-env
+    offset of every pixel, uniform in [-dis_noise, dis_noise] per frame. Use with
+    :func:`extreme_parkour_camera`; the output is (num_envs, 58, 87) float32."""
+    from .pipeline import Noise, Pipeline
+
+    return Pipeline(crop=(4, 0, 98, 58), out_size=(87, 58), resample="bicubic", clip=(0.0, far),
+                    normalize=(0.0, far, -0.5), history=history, noise=Noise(env_offset=dis_noise))
 
 
 def isaacgym_camera(width: int, height: int, horizontal_fov: float, *, near_plane: float = 0.0,
