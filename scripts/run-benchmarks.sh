@@ -4,6 +4,8 @@
 # as it ends, into OUT (default benchmarks/results/):
 #   wr-bench-cpu        Google Benchmark: BVH build, render, explicit rays
 #                       -> cpu-<date>.json (Google Benchmark's JSON) and cpu-<date>.md
+#   wr-bench-pipeline   Google Benchmark: the RL depth pipeline's stages against the plain render
+#                       -> pipeline-<date>.json and pipeline-<date>.md
 #   wr-bench-vs-embree  against Embree 3, same scene, rays and threads
 #                       -> cpu-vs-embree-<date>.md and .csv
 #   wr-bench-memory     memory per env of three designs
@@ -13,7 +15,7 @@
 # machine is otherwise idle, and say in the results file what else ran.
 #
 #   usage: scripts/run-benchmarks.sh [--quick] [--out DIR] [--build DIR] [--no-build]
-#                                    [--only cpu,embree,memory]
+#                                    [--only cpu,pipeline,embree,memory]
 #     --build DIR   the build folder (default build-bench, configured here with CUDA off)
 #     --no-build    use the programs already built in --build DIR (the CMake targets `bench` and
 #                   `bench-memory` call this script so)
@@ -28,7 +30,7 @@ quick=0
 out="$root/benchmarks/results"
 build="$root/build-bench"
 do_build=1
-only="cpu,embree,memory"
+only="cpu,pipeline,embree,memory"
 while [ $# -gt 0 ]; do
   case $1 in
     --quick) quick=1 ;;
@@ -55,6 +57,7 @@ if [ $do_build -eq 1 ]; then
     -DWR_BUILD_APPS=OFF -DWR_BUILD_TOOLS=OFF >/dev/null || exit 1
   targets=()
   wants cpu && targets+=(wr-bench-cpu)
+  wants pipeline && targets+=(wr-bench-pipeline)
   wants embree && targets+=(wr-bench-vs-embree)
   wants memory && targets+=(wr-bench-memory)
   cmake --build "$build" -j "$jobs" --target "${targets[@]}" || exit 1
@@ -105,6 +108,18 @@ if wants cpu; then
   [ $quick -eq 0 ] || args+=(--benchmark_min_time=0.01)
   run_step cpu "$out/cpu-$date_tag.md" 1 "wr-bench-cpu (Google Benchmark; JSON: cpu-$date_tag.json)" \
     "$build/benchmarks/wr-bench-cpu" "${args[@]}"
+fi
+
+if wants pipeline; then
+  args=(--benchmark_out="$out/pipeline-$date_tag.json" --benchmark_out_format=json)
+  if [ $quick -eq 0 ]; then
+    args+=(--benchmark_repetitions=3 --benchmark_enable_random_interleaving=true --benchmark_report_aggregates_only=true)
+  else
+    args+=(--benchmark_min_time=0.01)
+  fi
+  run_step pipeline "$out/pipeline-$date_tag.md" 1 \
+    "wr-bench-pipeline: the RL depth pipeline's stages against the plain render (JSON: pipeline-$date_tag.json)" \
+    "$build/benchmarks/wr-bench-pipeline" "${args[@]}"
 fi
 
 if wants embree; then
