@@ -371,9 +371,11 @@ typedef struct wr_render_args {
                                     first rendered frame always does); NULL: none */
   void* out;                     /* (num_envs x out_height x out_width) of the dtype */
   uint64_t out_bytes;            /* the size of out: at least num_envs x wr_sensor_output_shape's bytes */
-  uint32_t* bad_env_count;       /* WR_BAD_POSE_ISOLATE: set to the number of bad envs (on CUDA a device
-                                    pointer, written by the stream); or NULL */
-  uint8_t* bad_env_mask;         /* (num_envs) WR_BAD_POSE_ISOLATE: 1 for a bad env, 0 otherwise; or NULL */
+  uint32_t* bad_env_count;       /* set to the number of rendered envs whose pose, mount or intrinsics were
+                                    bad (on CUDA a device pointer, written by the stream; on the host only
+                                    an isolating sensor gets that far with one); or NULL */
+  uint8_t* bad_env_mask;         /* (num_envs) 1 for such an env, 0 for another rendered env (an env the
+                                    update mask leaves out keeps its entry); or NULL */
   void* stream;                  /* cudaStream_t on a CUDA context */
 } wr_render_args;
 
@@ -384,7 +386,9 @@ WR_API void wr_render_args_init(wr_render_args* args);
    memory on a CPU context and device memory on a CUDA context, like the poses. On the host every
    array is checked before anything is written (a bad value names its env); on the device the
    checks that need the data (a pose, intrinsics, mount or latency out of range) make that env's
-   output invalid. As wr_sensor_render: allocates nothing, synchronises nothing, capture-safe. */
+   output invalid. As wr_sensor_render: allocates nothing, synchronises nothing, capture-safe; a
+   captured render replays with the frame number it was captured with (its noise repeats): to vary
+   the noise in a graph, update the kernel nodes' parameters or capture one graph per frame phase. */
 WR_API wr_status wr_sensor_render_ex(wr_sensor sensor, const wr_render_args* args);
 
 /* ---- Memory accounting ----------------------------------------------------- */
