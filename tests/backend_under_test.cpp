@@ -1,10 +1,10 @@
 // See backend_under_test.h. The CUDA half is compiled where the project builds with CUDA
-// (WR_TEST_WITH_CUDA); elsewhere the CUDA backend is never selected (no "cuda:<test case>" tests are registered).
+// (WR_BUILT_WITH_CUDA); elsewhere the CUDA backend is never selected (no "cuda:<test case>" tests are registered).
 #include "backend_under_test.h"
 
 #include <catch2/catch.hpp>
 
-#if defined(WR_TEST_WITH_CUDA)
+#if WR_BUILT_WITH_CUDA
 #include "cuda_test_support.h"
 #endif
 
@@ -13,7 +13,7 @@ namespace {
 
 Backend g_backend = Backend::kCpu;
 
-#if defined(WR_TEST_WITH_CUDA)
+#if WR_BUILT_WITH_CUDA
 
 using cuda_tests::Stream;  // a non-blocking stream, synchronised and destroyed on exit
 
@@ -41,7 +41,7 @@ class DeviceCopy {
   size_t bytes_;
 };
 
-#endif  // WR_TEST_WITH_CUDA
+#endif  // WR_BUILT_WITH_CUDA
 
 }  // namespace
 
@@ -67,7 +67,7 @@ wr_status render_on_backend(wr_sensor sensor, const float* poses, size_t pose_fl
                             size_t region_floats, size_t out_offset) {
   REQUIRE(out_offset <= region_floats);
   if (g_backend == Backend::kCpu) return wr_sensor_render(sensor, poses, region + out_offset, nullptr);
-#if defined(WR_TEST_WITH_CUDA)
+#if WR_BUILT_WITH_CUDA
   const Stream stream;
   const DeviceCopy d_poses(poses, pose_floats * sizeof(float), stream.get());
   const DeviceCopy d_region(region, region_floats * sizeof(float), stream.get());
@@ -84,7 +84,7 @@ wr_status render_on_backend(wr_sensor sensor, const float* poses, size_t pose_fl
 
 wr_status render_ex_on_backend(wr_sensor sensor, const wr_render_args& args) {
   if (g_backend == Backend::kCpu) return wr_sensor_render_ex(sensor, &args);
-#if defined(WR_TEST_WITH_CUDA)
+#if WR_BUILT_WITH_CUDA
   uint32_t n = 0;
   REQUIRE(wr_sensor_desc(sensor, nullptr, &n) == WR_SUCCESS);
   const size_t stride = args.pose_stride ? args.pose_stride : 7;
@@ -127,7 +127,7 @@ wr_status intersect_on_backend(wr_scene scene, const float* origins, const float
                                uint64_t count, float* out_t, uint32_t* out_triangle) {
   if (g_backend == Backend::kCpu)
     return wr_scene_intersect(scene, origins, directions, tmax, count, out_t, out_triangle, nullptr);
-#if defined(WR_TEST_WITH_CUDA)
+#if WR_BUILT_WITH_CUDA
   const Stream stream;
   const size_t n = static_cast<size_t>(count);
   const DeviceCopy d_origins(origins, 3 * n * sizeof(float), stream.get());

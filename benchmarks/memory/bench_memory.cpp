@@ -29,7 +29,7 @@
 // shared per-env bytes inside the library <= 64; shared init <= 100 bytes per triangle;
 // ray-buffer slope ~= 72 bytes per ray.
 //
-// Without WR_BENCH_WITH_CUDA (a build without CUDA) everything runs on the CPU backend;
+// Without WR_BUILT_WITH_CUDA (a build without CUDA) everything runs on the CPU backend;
 // with it, --device auto uses the GPU where one is usable (buffers on the device, the
 // driver's figures as the measured source) and the CPU otherwise.
 #include <algorithm>

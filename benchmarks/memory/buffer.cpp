@@ -6,7 +6,7 @@
 
 #include "child_process.h"
 
-#if WR_BENCH_WITH_CUDA
+#if WR_BUILT_WITH_CUDA
 #include <cuda_runtime.h>
 #endif
 
@@ -21,7 +21,7 @@ void* (*const volatile memset_touching)(void*, int, size_t) = std::memset;
 
 }  // namespace
 
-#if WR_BENCH_WITH_CUDA
+#if WR_BUILT_WITH_CUDA
 namespace {
 void cuda_ok(cudaError_t err, const char* call) {
   if (err != cudaSuccess) die("%s failed: %s (%s)", call, cudaGetErrorName(err), cudaGetErrorString(err));
@@ -38,7 +38,7 @@ Buffer::Buffer(Space space, uint64_t bytes) : space_(space), bytes_(bytes) {
     memset_touching(data_, 0, bytes);
     return;
   }
-#if WR_BENCH_WITH_CUDA
+#if WR_BUILT_WITH_CUDA
   CUDA_OK(cudaMalloc(&data_, bytes));
   CUDA_OK(cudaMemset(data_, 0, bytes));
 #else
@@ -66,7 +66,7 @@ void Buffer::release() noexcept {
   if (space_ == Space::kHost) {
     std::free(data_);
   } else {
-#if WR_BENCH_WITH_CUDA
+#if WR_BUILT_WITH_CUDA
     cudaFree(data_);
 #endif
   }
@@ -82,7 +82,7 @@ void Buffer::upload(const void* host, uint64_t bytes, uint64_t offset) {
     std::memcpy(dst, host, bytes);
     return;
   }
-#if WR_BENCH_WITH_CUDA
+#if WR_BUILT_WITH_CUDA
   CUDA_OK(cudaMemcpy(dst, host, bytes, cudaMemcpyHostToDevice));
 #endif
 }
@@ -96,7 +96,7 @@ void Buffer::download(void* host, uint64_t bytes, uint64_t offset) const {
     std::memcpy(host, src, bytes);
     return;
   }
-#if WR_BENCH_WITH_CUDA
+#if WR_BUILT_WITH_CUDA
   CUDA_OK(cudaMemcpy(host, src, bytes, cudaMemcpyDeviceToHost));
 #endif
 }
@@ -110,24 +110,24 @@ void copy_bytes(Buffer& dst, uint64_t dst_offset, const Buffer& src, uint64_t sr
     std::memcpy(d, s, bytes);
     return;
   }
-#if WR_BENCH_WITH_CUDA
+#if WR_BUILT_WITH_CUDA
   CUDA_OK(cudaMemcpyAsync(d, s, bytes, cudaMemcpyDeviceToDevice, static_cast<cudaStream_t>(stream)));
 #endif
 }
 
 void synchronize(Space space, void* stream) {
   if (space == Space::kHost) return;
-#if WR_BENCH_WITH_CUDA
+#if WR_BUILT_WITH_CUDA
   CUDA_OK(cudaStreamSynchronize(static_cast<cudaStream_t>(stream)));
 #else
   (void)stream;
 #endif
 }
 
-bool built_with_cuda() { return WR_BENCH_WITH_CUDA != 0; }
+bool built_with_cuda() { return WR_BUILT_WITH_CUDA != 0; }
 
 void open_cuda_device(int ordinal) {
-#if WR_BENCH_WITH_CUDA
+#if WR_BUILT_WITH_CUDA
   CUDA_OK(cudaSetDevice(ordinal));
   CUDA_OK(cudaFree(nullptr));
 #else
@@ -136,7 +136,7 @@ void open_cuda_device(int ordinal) {
 }
 
 uint64_t device_used_bytes() {
-#if WR_BENCH_WITH_CUDA
+#if WR_BUILT_WITH_CUDA
   CUDA_OK(cudaDeviceSynchronize());
   size_t free_bytes = 0, total = 0;
   CUDA_OK(cudaMemGetInfo(&free_bytes, &total));
@@ -148,7 +148,7 @@ uint64_t device_used_bytes() {
 
 void* create_stream(Space space) {
   if (space == Space::kHost) return nullptr;
-#if WR_BENCH_WITH_CUDA
+#if WR_BUILT_WITH_CUDA
   cudaStream_t stream = nullptr;
   CUDA_OK(cudaStreamCreate(&stream));
   return stream;
@@ -159,7 +159,7 @@ void* create_stream(Space space) {
 
 void destroy_stream(Space space, void* stream) {
   if (space == Space::kHost || !stream) return;
-#if WR_BENCH_WITH_CUDA
+#if WR_BUILT_WITH_CUDA
   cudaStreamDestroy(static_cast<cudaStream_t>(stream));
 #endif
 }

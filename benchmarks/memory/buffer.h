@@ -1,6 +1,6 @@
 // A strategy's own buffers: host memory on a CPU context, device memory on a CUDA one,
 // each counted to the byte. The only file besides ray_buffers_kernels.cu that talks to the
-// CUDA runtime (behind WR_BENCH_WITH_CUDA).
+// CUDA runtime (behind WR_BUILT_WITH_CUDA).
 #pragma once
 
 #include <cstdint>
@@ -58,7 +58,7 @@ void copy_bytes(Buffer& dst, uint64_t dst_offset, const Buffer& src, uint64_t sr
 /// Waits for the work enqueued on `stream` (nothing to wait for on the host).
 void synchronize(Space space, void* stream);
 
-/// True when this build can use CUDA (WR_BENCH_WITH_CUDA).
+/// True when this build can use CUDA (WR_BUILT_WITH_CUDA).
 bool built_with_cuda();
 
 /// Makes `ordinal` current and its primary context exist (cudaSetDevice + cudaFree(0)), so

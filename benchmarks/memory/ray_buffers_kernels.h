@@ -1,5 +1,5 @@
 // The GPU side of strategy (b), per-camera ray buffers: the two small kernels IsaacLab's
-// RayCasterCamera runs around its ray cast. Built only with CUDA (WR_BENCH_WITH_CUDA); plain
+// RayCasterCamera runs around its ray cast. Built only with CUDA (WR_BUILT_WITH_CUDA); plain
 // C++ declarations, device pointers, enqueued on `stream` (a cudaStream_t).
 #pragma once
 

@@ -23,7 +23,7 @@
 #include "ray_math.h"
 #include "strategy.h"
 #include "workload.h"
-#if WR_BENCH_WITH_CUDA
+#if WR_BUILT_WITH_CUDA
 #include "ray_buffers_kernels.h"
 #endif
 
@@ -59,7 +59,7 @@ class RayBuffers final : public Strategy {
     if (in_.space == Space::kHost) {
       rays_to_world_host(n, r);
     } else {
-#if WR_BENCH_WITH_CUDA
+#if WR_BUILT_WITH_CUDA
       rays_to_world_cuda(poses_.as<float>(), starts_cam_.as<float>(), dirs_cam_.as<float>(), starts_w_.as<float>(),
                          dirs_w_.as<float>(), n, r, in_.stream);
 #endif
@@ -69,7 +69,7 @@ class RayBuffers final : public Strategy {
     if (in_.space == Space::kHost) {
       finish_rays_host();
     } else {
-#if WR_BENCH_WITH_CUDA
+#if WR_BUILT_WITH_CUDA
       finish_rays_cuda(starts_w_.as<float>(), dirs_w_.as<float>(), dirs_cam_.as<float>(), distance_.as<float>(),
                        hits_w_.as<float>(), image_plane_.as<float>(), count_, in_.desc.near_clip, in_.desc.far_clip,
                        in_.desc.miss_value, in_.stream);
