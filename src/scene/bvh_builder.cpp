@@ -200,6 +200,12 @@ class Builder {
         workers.emplace_back([&fn, begin, end] { fn(begin, end); });
       } catch (const std::system_error&) {
         fn(begin, end);
+      } catch (...) {
+        // No memory for the thread's start-up state (std::bad_alloc): the threads already
+        // started read fn and this frame, so they finish before the error leaves it (and a
+        // joinable std::thread destroyed while unwinding would end the process).
+        for (std::thread& w : workers) w.join();
+        throw;
       }
     }
     fn(0, std::min(n, step));
