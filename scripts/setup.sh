@@ -15,6 +15,7 @@ packages=(
   libcli11-dev                 # command-line parsing (apps/, benchmarks/)
   libembree-dev                # independent reference ray tracer (tests, peer benchmarks)
   pkg-config                   # the installed warp_raycaster.pc is checked (test_find_package)
+  clang-14 libclang-rt-14-dev  # libFuzzer and Clang's sanitizer runtimes (scripts/run-fuzz.sh)
 )
 
 missing=()
