@@ -12,6 +12,7 @@
 //     (wr.h: every path gives bit-identical depth);
 //   - body quaternions scaled by 2^80 or 2^-80 (the same rotations) give the same image.
 #include <cmath>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -61,6 +62,26 @@ bool pose_valid(const float* p) {
     if (!std::isfinite(p[i])) return false;
   for (int i = 3; i < 7; ++i) nonzero = nonzero || p[i] != 0.0f;
   return nonzero;
+}
+
+// The description and poses, for the report of a broken contract.
+std::string describe(const wr_camera_desc& d, const std::vector<float>& poses) {
+  char buf[512];
+  int kind, order;
+  std::memcpy(&kind, &d.depth_kind, sizeof kind);
+  std::memcpy(&order, &d.quat_order, sizeof order);
+  std::snprintf(buf, sizeof buf,
+                "desc %ux%u f=(%.9g, %.9g) c=(%.9g, %.9g) clip=[%.9g, %.9g] miss=%.9g kind=%d order=%d "
+                "mount=(%.9g, %.9g, %.9g | %.9g, %.9g, %.9g, %.9g); poses",
+                d.width, d.height, d.fx, d.fy, d.cx, d.cy, d.near_clip, d.far_clip, d.miss_value, kind, order,
+                d.mount_position[0], d.mount_position[1], d.mount_position[2], d.mount_rotation[0],
+                d.mount_rotation[1], d.mount_rotation[2], d.mount_rotation[3]);
+  std::string out = buf;
+  for (size_t i = 0; i < poses.size(); ++i) {
+    std::snprintf(buf, sizeof buf, "%s%.9g", i % 7 ? ", " : " | ", poses[i]);
+    out += buf;
+  }
+  return out;
 }
 
 std::vector<float> render(wr_sensor sensor, const std::vector<float>& poses, size_t pixels, wr_status* status) {
@@ -145,7 +166,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       const float v = image[i];
       const bool miss = std::memcmp(&v, &d.miss_value, sizeof v) == 0;
       check(miss || (v >= d.near_clip && v <= d.far_clip), "a pixel is neither the miss value nor in [near, far]",
-            "pixel " + std::to_string(i) + " = " + std::to_string(v));
+            "pixel " + std::to_string(i) + " = " + std::to_string(v) + "; " + describe(d, poses));
     }
     // The scalar path must agree bit for bit with the packet path the context runs by default.
     check(wr_context_set_cpu_path(wr_fuzz::context(), WR_CPU_PATH_SCALAR) == WR_SUCCESS, "set_cpu_path");
@@ -155,7 +176,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     check(scalar_status == WR_SUCCESS, "the scalar render failed", wr_last_error());
     for (size_t i = 0; i < total; ++i)
       check(std::memcmp(&scalar[i], &image[i], sizeof(float)) == 0, "the scalar and packet paths differ",
-            "pixel " + std::to_string(i) + ": " + std::to_string(scalar[i]) + " vs " + std::to_string(image[i]));
+            "pixel " + std::to_string(i) + ": " + std::to_string(scalar[i]) + " vs " + std::to_string(image[i]) +
+                "; " + describe(d, poses));
 
     // A quaternion scaled by a power of two is the same rotation, and quat_to_matrix (camera.h)
     // gives it the same bits: 2^80 and 2^-80 take every well-conditioned quaternion (largest
@@ -176,7 +198,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const std::vector<float> rescaled = render(sensor, scaled, total, &scaled_status);
     check(scaled_status == WR_SUCCESS, "the render of the rescaled quaternions failed", wr_last_error());
     check(std::memcmp(rescaled.data(), image.data(), total * sizeof(float)) == 0,
-          "a quaternion scaled by a power of two changed the image");
+          "a quaternion scaled by a power of two changed the image", describe(d, poses));
   }
   wr_sensor_release(sensor);
   return 0;
