@@ -55,12 +55,12 @@ TEST_CASE("quaternions of any finite, non-zero size: the matrix of the same rota
   std::uniform_real_distribution<float> u(-1.0f, 1.0f);
   for (int i = 0; i < 200; ++i) {
     const float q[4] = {u(rng), u(rng), u(rng), 0.25f + 0.5f * std::fabs(u(rng))};  // no tiny component
-    float want[9];
+    float want[9] = {};
     REQUIRE(wr::quat_to_matrix(q[0], q[1], q[2], q[3], want));
     for (int e : {-100, -70, -60, -50, 40, 60, 64, 100}) {
       INFO("q = (" << q[0] << ", " << q[1] << ", " << q[2] << ", " << q[3] << ") x 2^" << e);
       const float s = std::ldexp(1.0f, e);
-      float r[9];
+      float r[9] = {};
       REQUIRE(wr::quat_to_matrix(q[0] * s, q[1] * s, q[2] * s, q[3] * s, r));
       int differ = 0;
       for (int k = 0; k < 9; ++k) differ += wr_test::bits(r[k]) != wr_test::bits(want[k]);
@@ -68,7 +68,7 @@ TEST_CASE("quaternions of any finite, non-zero size: the matrix of the same rota
     }
   }
   // The smallest and largest finite ones, on one axis and on two.
-  float r[9];
+  float r[9] = {};
   for (const float c : {1e-45f, 1e-40f, 1e-20f, 1e20f, 3.4028235e38f}) {
     INFO("component " << c);
     REQUIRE(wr::quat_to_matrix(c, 0, 0, 0, r));  // the identity

@@ -90,7 +90,7 @@ void brute_force(const Input& x, const float* o, const float* d, float tmax, flo
       hi[k] = std::fmax(std::fmax(a[k], b[k]), c[k]);
     }
     if (!wr::intersect_ray_box(rb, lo, hi, 0.0f, tmax, &entry)) continue;
-    float hit;
+    float hit = 0.0f;
     if (wr::intersect_ray_triangle(rt, a, b, c, 0.0f, tmax, &hit) && (hit < best || (hit == best && t < best_tri))) {
       best = hit;
       best_tri = t;
