@@ -129,7 +129,8 @@ __attribute__((always_inline)) inline void packet_intersect_leaf(const BvhView& 
     const LaneF t = hit_numerator(U, V, W, Z[ia], Z[ib], Z[ic]) / det;
     const LaneU id = LaneU{} + block.ids[i];
     // In [tmin, best_t], and closer, or as close with a lower id (intersect_leaf()).
-    hit &= le_bits(p->tmin, t) & le_bits(t, p->best_t) & (lt_bits(t, p->best_t) | bits_of(id < p->best_id));
+    hit &= le_bits(p->tmin, t) & le_bits(t, p->best_t) & lt_bits(t, splat(__builtin_inff())) &
+           (lt_bits(t, p->best_t) | bits_of(id < p->best_id));
     p->best_t = blend(hit, t, p->best_t);
     p->best_id = blend(hit, id, p->best_id);
   }
