@@ -344,8 +344,12 @@ class CudaScene final : public SceneBackend {
     if (call.tmax) require_device_pointer(function, call.tmax, "tmax", ordinal_);
     require_device_pointer(function, call.out_t, "out_t", ordinal_);
     if (call.out_triangle) require_device_pointer(function, call.out_triangle, "out_triangle", ordinal_);
+    // One launch covers at most 2^31 - 1 blocks (the grid's x limit): about 2^38 rays, below the
+    // API's 2^40. Refused by name before anything is enqueued.
     if (blocks_for(call.count) > 0x7fffffffull)
-      fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": count is too large");
+      fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": count = " + std::to_string(call.count) +
+                                          " is too large for one launch on a CUDA context: at most " +
+                                          std::to_string(0x7fffffffull * kBlockThreads) + " rays");
     check(function, "launching the intersect kernel",
           launch_intersect(view(), call.origins, call.directions, call.tmax, call.count, call.out_t,
                            call.out_triangle, static_cast<cudaStream_t>(call.stream)));

@@ -22,6 +22,7 @@ packages=(
   libembree-dev                # independent reference ray tracer (tests, peer benchmarks)
   pkg-config                   # the installed warp_raycaster.pc is checked (test_find_package)
   python3-venv python3-dev     # .venv/ and the headers the Python extension compiles against
+  clang-14 libclang-rt-14-dev  # libFuzzer and Clang's sanitizer runtimes (scripts/run-fuzz.sh)
 )
 
 missing=()

@@ -9,6 +9,7 @@
 #include "common/status_error.h"
 #include "core/camera.h"
 #include "sensor/camera_model.h"
+#include "float_bits.h"
 
 namespace {
 
@@ -43,6 +44,43 @@ TEST_CASE("quaternion to matrix matches Eigen and normalises") {
   CHECK_FALSE(wr::quat_to_matrix(0, 0, 0, 0, r));
   CHECK_FALSE(wr::quat_to_matrix(NAN, 0, 0, 1, r));
   CHECK_FALSE(wr::quat_to_matrix(INFINITY, 0, 0, 1, r));
+}
+
+TEST_CASE("quaternions of any finite, non-zero size: the matrix of the same rotation, bit for bit") {
+  // A quaternion of components near 1e-20 has a squared
+  // norm below float's normal range, which made 2 / n2 infinite and the matrix NaN while the pose
+  // was accepted; one near 1e20 overflowed n2 and was refused as zero. Powers of two from 2^-100
+  // to 2^100 scale q exactly: every scale gives q's own matrix. Denormal components (1e-45) too.
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  for (int i = 0; i < 200; ++i) {
+    const float q[4] = {u(rng), u(rng), u(rng), 0.25f + 0.5f * std::fabs(u(rng))};  // no tiny component
+    float want[9] = {};
+    REQUIRE(wr::quat_to_matrix(q[0], q[1], q[2], q[3], want));
+    for (int e : {-100, -70, -60, -50, 40, 60, 64, 100}) {
+      INFO("q = (" << q[0] << ", " << q[1] << ", " << q[2] << ", " << q[3] << ") x 2^" << e);
+      const float s = std::ldexp(1.0f, e);
+      float r[9] = {};
+      REQUIRE(wr::quat_to_matrix(q[0] * s, q[1] * s, q[2] * s, q[3] * s, r));
+      int differ = 0;
+      for (int k = 0; k < 9; ++k) differ += wr_test::bits(r[k]) != wr_test::bits(want[k]);
+      CHECK(differ == 0);
+    }
+  }
+  // The smallest and largest finite ones, on one axis and on two.
+  float r[9] = {};
+  for (const float c : {1e-45f, 1e-40f, 1e-20f, 1e20f, 3.4028235e38f}) {
+    INFO("component " << c);
+    REQUIRE(wr::quat_to_matrix(c, 0, 0, 0, r));  // the identity
+    for (int k = 0; k < 9; ++k) CHECK(r[k] == (k % 4 == 0 ? 1.0f : 0.0f));
+    REQUIRE(wr::quat_to_matrix(c, 0, 0, c, r));  // 90 degrees about z
+    CHECK(std::fabs(r[1] + 1.0f) < 1e-6f);
+    CHECK(std::fabs(r[3] - 1.0f) < 1e-6f);
+    CHECK(std::fabs(r[8] - 1.0f) < 1e-6f);
+  }
+  CHECK_FALSE(wr::quat_to_matrix(0, -0.0f, 0, 0, r));
+  CHECK_FALSE(wr::quat_to_matrix(3e38f, INFINITY, 0, 0, r));
+  CHECK_FALSE(wr::quat_to_matrix(1e-30f, 0, NAN, 0, r));
 }
 
 TEST_CASE("pose layout: both quaternion orders give the same transform") {

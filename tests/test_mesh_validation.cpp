@@ -118,9 +118,12 @@ TEST_CASE("sizes that overflow or exceed the triangle id range are rejected befo
                                     " is too large"));
   CHECK_THAT(msg, Catch::Contains("overflows"));
 
-  // UINT32_MAX is reserved as "no triangle", so at most 2^32 - 2 triangles.
+  // The BVH numbers its nodes (up to 2 per triangle) in 32 bits: at most 2^31 - 1 triangles,
+  // refused before the 2^31 x 3 indices the count claims are read.
+  msg = rejection("wr_scene_create", m.vertices.data(), m.nv(), m.indices.data(), 2147483648ull);
+  CHECK_THAT(msg, Catch::StartsWith("wr_scene_create: num_triangles = 2147483648 is too large: at most 2147483647"));
   msg = rejection("wr_scene_create", m.vertices.data(), m.nv(), m.indices.data(), 4294967295ull);
-  CHECK_THAT(msg, Catch::StartsWith("wr_scene_create: num_triangles = 4294967295 is too large: at most 4294967294"));
+  CHECK_THAT(msg, Catch::StartsWith("wr_scene_create: num_triangles = 4294967295 is too large: at most 2147483647"));
   msg = rejection("wr_scene_create", m.vertices.data(), m.nv(), m.indices.data(), 4294967296ull + 7);
   CHECK_THAT(msg, Catch::StartsWith("wr_scene_create: num_triangles = 4294967303 is too large"));
 }

@@ -96,6 +96,16 @@ TEST_CASE("sensor: WXYZ and XYZW give identical images, and non-unit quaternions
       CHECK_REPORT(compare_images(render(scene.get(), d, scaled), a, 1e-6, d.miss_value));
     }
   }
+
+  // Quaternions whose squared norm leaves float's range (components near 2^-70 or 2^70) were
+  // turned into a NaN matrix or refused as zero; scaled by a power of two, they now give exactly
+  // the image of the unit ones.
+  for (float scale : {0x1p-100f, 0x1p-70f, 0x1p70f, 0x1p100f}) {
+    INFO("quaternions (body and mount) scaled by " << scale);
+    wr_camera_desc d = wxyz;
+    for (float& q : d.mount_rotation) q *= scale;
+    CHECK(same_bits(render(scene.get(), d, pose_floats(poses, WR_QUAT_WXYZ, scale)), a));
+  }
 }
 
 // -------------------------------------------------------------------------------------------------

@@ -162,7 +162,7 @@ WR_API void wr_context_release(wr_context context);
      vertices: (num_vertices x 3) float, x y z in metres, all finite.
      indices:  (num_triangles x 3) uint32, each < num_vertices. Winding does not
                matter: both faces are hit. Zero-area triangles are accepted and
-               never hit.
+               never hit. At most 2^31 - 1 triangles (refused before the arrays are read).
    WR_ERROR_INVALID_ARGUMENT names the first bad triangle or vertex. */
 WR_API wr_status wr_scene_create(wr_context context, const float* vertices, uint64_t num_vertices,
                                  const uint32_t* indices, uint64_t num_triangles, wr_scene* out);
@@ -189,7 +189,7 @@ WR_API void wr_scene_release(wr_scene scene);
 /* ---- Sensor ------------------------------------------------------------------- */
 
 typedef struct wr_camera_desc {
-  uint32_t width, height;          /* pixels, each >= 1 */
+  uint32_t width, height;          /* pixels, each >= 1 and below 2^31 */
   float fx, fy, cx, cy;            /* pinhole intrinsics in pixels; fx, fy > 0; cx, cy finite */
   float near_clip, far_clip;       /* metres, 0 <= near_clip < far_clip (far may be +inf) */
   float miss_value;                /* written where nothing valid is hit (any value, +inf and NaN included) */
@@ -220,7 +220,8 @@ WR_API wr_status wr_camera_desc_pinhole(wr_camera_desc* desc, uint32_t width, ui
 WR_API wr_status wr_camera_desc_set_mount_angles(wr_camera_desc* desc, float pitch_deg, float yaw_deg, float roll_deg);
 
 /* Creates a sensor of num_envs (>= 1) cameras that share `desc` and the
-   scene. Builds the ray template (height x width directions, shared by every
+   scene; num_envs x height x width must be below 2^32 (WR_ERROR_INVALID_ARGUMENT
+   names the three otherwise, before anything is allocated). Builds the ray template (height x width directions, shared by every
    env) and allocates everything render will ever need: render never
    allocates. On a CUDA context it also launches the kernel once over no pixel,
    so that the driver's one-time first-launch work (loading the kernel, sizing
@@ -442,7 +443,8 @@ WR_API wr_status wr_sensor_memory_tag(wr_sensor sensor, wr_memory_tag tag, uint6
 
 /* ---- Explicit rays ------------------------------------------------------------- */
 
-/* Nearest hit of each of `count` (>= 1) rays, for height scanners, LiDAR patterns and
+/* Nearest hit of each of `count` (>= 1, at most 2^40; on a CUDA context at most 2^31 - 1
+   blocks of the kernel's, about 2^38) rays, for height scanners, LiDAR patterns and
    probes.
      origins, directions: (count x 3) float. Directions need not be unit; t is in units
                           of |direction|. Both faces of every triangle are hit.

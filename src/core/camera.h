@@ -83,8 +83,31 @@ WR_HD Vec3 rotate(const float r[9], Vec3 v) {
 // Rotation matrix of quaternion (w, x, y, z), normalised here. Returns false when the
 // quaternion is zero or not finite.
 WR_HD bool quat_to_matrix(float w, float x, float y, float z, float r[9]) {
-  const float n2 = w * w + x * x + y * y + z * z;
-  if (!(n2 > 0.0f) || !is_finite_(n2)) return false;
+  float n2 = w * w + x * x + y * y + z * z;
+  // A finite, non-zero quaternion whose squared norm under- or overflows (components below about
+  // 1e-19 or above 1e19) is first scaled by powers of two until its largest component lies in
+  // [2^-32, 2^32]. Without it a tiny one made s infinite and the matrix NaN (0 * inf), and a huge
+  // one was refused as if it were zero. Scaling by a power of two is exact and the formula below
+  // is invariant to it, so the matrix is bit for bit that of the quaternion at any other scale
+  // (where no component's square is subnormal); unit-like ones skip this altogether.
+  if (!(n2 >= 0x1p-100f && n2 <= 0x1p100f)) {
+    if (!(is_finite_(w) && is_finite_(x) && is_finite_(y) && is_finite_(z))) return false;
+    float m = fmax_(fmax_(fabs_(w), fabs_(x)), fmax_(fabs_(y), fabs_(z)));
+    if (!(m > 0.0f)) return false;
+    for (; m < 0x1p-32f; m *= 0x1p32f) {
+      w *= 0x1p32f;
+      x *= 0x1p32f;
+      y *= 0x1p32f;
+      z *= 0x1p32f;
+    }
+    for (; m > 0x1p32f; m *= 0x1p-32f) {
+      w *= 0x1p-32f;
+      x *= 0x1p-32f;
+      y *= 0x1p-32f;
+      z *= 0x1p-32f;
+    }
+    n2 = w * w + x * x + y * y + z * z;
+  }
   const float s = 2.0f / n2;  // folds the normalisation into the usual 2*(...) terms
   const float xx = x * x * s, yy = y * y * s, zz = z * z * s;
   const float xy = x * y * s, xz = x * z * s, yz = y * z * s;

@@ -102,7 +102,9 @@ WR_HD bool intersect_ray_triangle(const RayTriangle& r, const Vertex& a, const V
   const float det = U + V + W;
   if (det == 0.0f) return false;  // ray parallel to the triangle, or zero-area triangle
   const float t = hit_numerator(U, V, W, Az, Bz, Cz) / det;
-  if (!(t >= tmin && t <= tmax)) return false;  // also rejects NaN
+  // Also rejects NaN, and +inf: with coordinates near the float range's end the numerator
+  // overflows, and a crossing "at infinity" under tmax = +inf would be a hit no distance reports.
+  if (!(t >= tmin && t <= tmax && t < infinity_())) return false;
   *t_out = t;
   return true;
 }

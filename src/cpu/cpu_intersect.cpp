@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <string>
 
 #include "common/status_error.h"
@@ -10,12 +11,16 @@
 namespace wr {
 namespace {
 
-constexpr uint64_t kRaysPerTask = 256;
+struct Chunks {
+  const CpuIntersectJob* job;
+  uint64_t rays_per_task;
+};
 
 void intersect_chunk(void* context, uint32_t task, unsigned /*thread_index*/) {
-  const CpuIntersectJob& job = *static_cast<const CpuIntersectJob*>(context);
-  const uint64_t begin = task * kRaysPerTask;
-  const uint64_t end = begin + kRaysPerTask < job.count ? begin + kRaysPerTask : job.count;
+  const Chunks& chunks = *static_cast<const Chunks*>(context);
+  const CpuIntersectJob& job = *chunks.job;
+  const uint64_t begin = task * chunks.rays_per_task;
+  const uint64_t end = begin + chunks.rays_per_task < job.count ? begin + chunks.rays_per_task : job.count;
   for (uint64_t i = begin; i < end; ++i) {
     const float* o = job.origins + 3 * i;
     const float* d = job.directions + 3 * i;
@@ -54,9 +59,18 @@ void validate_explicit_rays(const char* function, const float* origins, const fl
   }
 }
 
+uint64_t cpu_intersect_rays_per_task(uint64_t count) {
+  constexpr uint64_t kRaysPerTask = 256;
+  constexpr uint64_t kMaxTasks = std::numeric_limits<uint32_t>::max();
+  // Past 2^40 - 256 rays, 256 per task would take more than 2^32 - 1 tasks.
+  const uint64_t at_least = count / kMaxTasks + (count % kMaxTasks != 0);
+  return at_least > kRaysPerTask ? at_least : kRaysPerTask;
+}
+
 void cpu_intersect(ThreadPool& pool, const CpuIntersectJob& job) {
-  const uint64_t tasks = (job.count + kRaysPerTask - 1) / kRaysPerTask;
-  pool.run(static_cast<uint32_t>(tasks), intersect_chunk, const_cast<CpuIntersectJob*>(&job));
+  Chunks chunks{&job, cpu_intersect_rays_per_task(job.count)};
+  const uint64_t tasks = job.count / chunks.rays_per_task + (job.count % chunks.rays_per_task != 0);
+  pool.run(static_cast<uint32_t>(tasks), intersect_chunk, &chunks);
 }
 
 }  // namespace wr

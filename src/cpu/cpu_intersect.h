@@ -26,4 +26,8 @@ void validate_explicit_rays(const char* function, const float* origins, const fl
 
 void cpu_intersect(ThreadPool& pool, const CpuIntersectJob& job);
 
+// Rays each thread-pool task of cpu_intersect traces: 256, or more where `count` rays would
+// otherwise take more tasks than the pool numbers (2^32 - 1), as near the API's 2^40 limit.
+uint64_t cpu_intersect_rays_per_task(uint64_t count);
+
 }  // namespace wr

@@ -3,10 +3,8 @@
 namespace wr {
 namespace {
 
-struct TileGrid {
+struct TileGrid : CpuRenderTasks {
   const CpuRenderJob* job;
-  uint32_t tiles_x, tiles_per_env;
-  uint32_t tiles_per_task, tasks_per_env;
   PacketTileFn packet_fn;  // nullptr: scalar
 };
 
@@ -55,18 +53,25 @@ uint64_t trace_tile(const PacketTile& tile, PacketTileFn packet_fn) {
   return overflows;
 }
 
+CpuRenderTasks cpu_render_tasks(uint32_t width, uint32_t height, uint32_t num_envs, unsigned num_threads) {
+  CpuRenderTasks t;
+  t.tiles_x = (width + kCpuTileSize - 1) / kCpuTileSize;
+  t.tiles_per_env = t.tiles_x * ((height + kCpuTileSize - 1) / kCpuTileSize);
+  // Tasks as large as still gives every thread 16 of them, at most a whole env.
+  const uint64_t tiles = uint64_t(t.tiles_per_env) * num_envs, min_tasks = 16ull * num_threads;
+  const uint64_t per_task = tiles / min_tasks;
+  t.tiles_per_task = per_task < 1 ? 1 : per_task > t.tiles_per_env ? t.tiles_per_env : uint32_t(per_task);
+  t.tasks_per_env = (t.tiles_per_env + t.tiles_per_task - 1) / t.tiles_per_task;
+  t.num_tasks = uint64_t(t.tasks_per_env) * num_envs;
+  return t;
+}
+
 void cpu_render(ThreadPool& pool, const CpuRenderJob& job) {
   TileGrid grid;
+  static_cast<CpuRenderTasks&>(grid) = cpu_render_tasks(job.width, job.height, job.num_envs, pool.num_threads());
   grid.job = &job;
   grid.packet_fn = packet_tile_fn(job.simd);
-  grid.tiles_x = (job.width + kCpuTileSize - 1) / kCpuTileSize;
-  grid.tiles_per_env = grid.tiles_x * ((job.height + kCpuTileSize - 1) / kCpuTileSize);
-  // Tasks as large as still gives every thread 16 of them, at most a whole env.
-  const uint64_t tiles = uint64_t(grid.tiles_per_env) * job.num_envs, min_tasks = 16ull * pool.num_threads();
-  const uint64_t per_task = tiles / min_tasks;
-  grid.tiles_per_task = per_task < 1 ? 1 : per_task > grid.tiles_per_env ? grid.tiles_per_env : uint32_t(per_task);
-  grid.tasks_per_env = (grid.tiles_per_env + grid.tiles_per_task - 1) / grid.tiles_per_task;
-  pool.run(grid.tasks_per_env * job.num_envs, render_tiles, &grid);
+  pool.run(static_cast<uint32_t>(grid.num_tasks), render_tiles, &grid);
 }
 
 }  // namespace wr

@@ -36,4 +36,15 @@ uint64_t trace_tile(const PacketTile& tile, PacketTileFn packet_fn);
 // Fills job.depth_out. Allocates nothing; the result does not depend on the thread count.
 void cpu_render(ThreadPool& pool, const CpuRenderJob& job);
 
+// How cpu_render splits a render into thread-pool tasks: each task renders tiles_per_task
+// consecutive tiles of one env (fewer at the env's end). For width x height x num_envs below
+// 2^32 (the sensor's limit, sensor.cpp) num_tasks stays below 2^32, the pool's task numbering;
+// tests/test_cpu_task_numbering.cpp checks that at the limit.
+struct CpuRenderTasks {
+  uint32_t tiles_x, tiles_per_env;   // kCpuTileSize-square tiles of one image
+  uint32_t tiles_per_task, tasks_per_env;
+  uint64_t num_tasks;                // tasks_per_env x num_envs
+};
+CpuRenderTasks cpu_render_tasks(uint32_t width, uint32_t height, uint32_t num_envs, unsigned num_threads);
+
 }  // namespace wr

@@ -7,8 +7,9 @@
 //
 // Exactness: each lane computes exactly what the scalar path (src/core) computes for its ray,
 // operation for operation and in the same order (the watertight triangle test of
-// ray_triangle.h, the robust box test of ray_box.h), and nodes are only skipped for a lane
-// where the scalar rule skips them (box missed, or entered beyond the closest hit). The
+// ray_triangle.h, the robust box test of ray_box.h), nodes are only skipped for a lane
+// where the scalar rule skips them (box missed, or entered beyond the closest hit), and a lane
+// takes hits only in the leaves whose box it entered along with every ancestor's. The
 // closest hit is the lowest (t, triangle id) over every triangle the test accepts, so the
 // depth equals the scalar path's bit for bit (tests/test_cpu_packet.cpp checks it).
 //
@@ -47,10 +48,10 @@ struct Packet {
   int near_x, near_y, near_z;
 };
 
-// One node's box against every active lane. Returns the lanes that enter the box within
-// [tmin, best_t] and, in *entry, each lane's entry distance.
+// One node's box against the lanes `lanes` (those that entered its parent). Returns the lanes
+// that enter the box within [tmin, best_t] and, in *entry, each lane's entry distance.
 template <bool kUniform>
-__attribute__((always_inline)) inline LaneBits packet_hits_box(const Packet& p, const BvhNode& node,
+__attribute__((always_inline)) inline LaneBits packet_hits_box(const Packet& p, const BvhNode& node, LaneBits lanes,
                                                               LaneF* entry) {
   LaneF nx, fx, ny, fy, nz, fz;
   if (kUniform) {
@@ -72,16 +73,20 @@ __attribute__((always_inline)) inline LaneBits packet_hits_box(const Packet& p, 
   // slab_interval() of ray_box.h, lane by lane.
   LaneF tfar;
   slab_near_far(nx, fx, ny, fy, nz, fz, p.tmin, p.best_t, entry, &tfar);
-  return le_bits(*entry, tfar * kRobustFarScale) & p.active;
+  return le_bits(*entry, tfar * kRobustFarScale) & lanes;
 }
 
-// intersect_leaf() of bvh_traverse.h for every active lane, through the steps of the watertight
+// intersect_leaf() of bvh_traverse.h for the lanes `lanes`, through the steps of the watertight
 // test (ray_triangle.h) over lanes. The block's corners are shared by its triangles, so each
 // corner is taken relative to the shared origin and sheared once per leaf, not once per triangle
 // that uses it: the same operations on the same operands, so the same bits.
+// `lanes` are those whose scalar traversal reaches this leaf: the others' hits are not taken,
+// even where the test accepts one. (It can: for a ray starting within rounding of a triangle's
+// plane, just behind it, the test's t can come out small and positive, while the box test, exact
+// there, puts the leaf behind the ray and the scalar path never tests that triangle.)
 template <bool kUniform>
 __attribute__((always_inline)) inline void packet_intersect_leaf(const BvhView& bvh, const BvhNode& leaf,
-                                                                Packet* p) {
+                                                                LaneBits lanes, Packet* p) {
   const LaneF zero = splat(0.0f);
   const LeafBlock block = leaf_block(bvh, leaf);
   const uint32_t num_vertices = leaf_vertex_count(leaf);
@@ -107,7 +112,7 @@ __attribute__((always_inline)) inline void packet_intersect_leaf(const BvhView& 
     const LaneF &Ax = X[ia], &Ay = Y[ia], &Bx = X[ib], &By = Y[ib], &Cx = X[ic], &Cy = Y[ic];
     LaneF U, V, W;
     edge_functions(Ax, Ay, Bx, By, Cx, Cy, &U, &V, &W);
-    LaneBits on_edge = (eq_bits(U, zero) | eq_bits(V, zero) | eq_bits(W, zero)) & p->active;
+    LaneBits on_edge = (eq_bits(U, zero) | eq_bits(V, zero) | eq_bits(W, zero)) & lanes;
     while (on_edge) {  // decided in double, lane by lane, as the scalar test does
       const int l = __builtin_ctz(on_edge);
       on_edge &= on_edge - 1;
@@ -118,13 +123,14 @@ __attribute__((always_inline)) inline void packet_intersect_leaf(const BvhView& 
     const LaneBits outside = (lt_bits(U, zero) | lt_bits(V, zero) | lt_bits(W, zero)) &
                              (lt_bits(zero, U) | lt_bits(zero, V) | lt_bits(zero, W));
     const LaneF det = U + V + W;
-    LaneBits hit = ~outside & ne_bits(det, zero) & p->active;
+    LaneBits hit = ~outside & ne_bits(det, zero) & lanes;
     // No branch on `hit` from here: whether any lane is inside is as good as random, and a
     // mispredicted branch costs more than the division (cpu-design-decisions-2026-11-30.md).
     const LaneF t = hit_numerator(U, V, W, Z[ia], Z[ib], Z[ic]) / det;
     const LaneU id = LaneU{} + block.ids[i];
     // In [tmin, best_t], and closer, or as close with a lower id (intersect_leaf()).
-    hit &= le_bits(p->tmin, t) & le_bits(t, p->best_t) & (lt_bits(t, p->best_t) | bits_of(id < p->best_id));
+    hit &= le_bits(p->tmin, t) & le_bits(t, p->best_t) & lt_bits(t, splat(__builtin_inff())) &
+           (lt_bits(t, p->best_t) | bits_of(id < p->best_id));
     p->best_t = blend(hit, t, p->best_t);
     p->best_id = blend(hit, id, p->best_id);
   }
@@ -146,14 +152,17 @@ __attribute__((always_inline)) inline void prefetch_below_packet(const BvhView& 
 
 // Closest hits of the packet's lanes (left in p->best_t / p->best_id). Near-first with a
 // fixed stack, as trace_closest_hit(): a node is visited when any active lane enters it, the
-// nearer child first. Returns false when the stack would overflow (where the scalar path
-// overflows); the caller then traces the packet's rays with the scalar path.
+// nearer child first, and carries the lanes that entered it and its ancestors (those whose
+// scalar traversal visits it). Returns false when the stack would overflow (where the scalar
+// path overflows); the caller then traces the packet's rays with the scalar path.
 template <bool kUniform>
 bool trace_packet(const BvhView& bvh, Packet* p) {
   LaneF entry;
-  if (!packet_hits_box<kUniform>(*p, bvh.nodes[0], &entry)) return true;
+  LaneBits lanes = packet_hits_box<kUniform>(*p, bvh.nodes[0], p->active, &entry);  // those at `node`
+  if (!lanes) return true;
   uint32_t stack[kTraversalStackSize];
   LaneF stack_entry[kTraversalStackSize];  // each lane's entry; NaN where the lane did not enter
+  LaneBits stack_lanes[kTraversalStackSize];
   const LaneF not_entered = splat(__builtin_nanf(""));
   int sp = 0;
   uint32_t node = 0;
@@ -165,8 +174,8 @@ bool trace_packet(const BvhView& bvh, Packet* p) {
       prefetch_below_packet(bvh, bvh.nodes[c0]);
       prefetch_below_packet(bvh, bvh.nodes[c1]);
       LaneF e0, e1;
-      const LaneBits h0 = packet_hits_box<kUniform>(*p, bvh.nodes[c0], &e0);
-      const LaneBits h1 = packet_hits_box<kUniform>(*p, bvh.nodes[c1], &e1);
+      const LaneBits h0 = packet_hits_box<kUniform>(*p, bvh.nodes[c0], lanes, &e0);
+      const LaneBits h1 = packet_hits_box<kUniform>(*p, bvh.nodes[c1], lanes, &e1);
       if (h0 && h1) {
         if (sp == kTraversalStackSize) return false;
         // Nearer child first by the entries of one lane (the lanes agree almost always, and
@@ -174,24 +183,28 @@ bool trace_packet(const BvhView& bvh, Packet* p) {
         const int l = __builtin_ctz(h0 & h1 ? h0 & h1 : h0);
         const bool first0 = (le_bits(e0, e1) >> l) & 1u;  // e0[l] <= e1[l], without a trip through memory
         stack[sp] = first0 ? c1 : c0;
+        stack_lanes[sp] = first0 ? h1 : h0;
         stack_entry[sp++] = first0 ? blend(h1, e1, not_entered) : blend(h0, e0, not_entered);
         node = first0 ? c0 : c1;
+        lanes = first0 ? h0 : h1;
         continue;
       }
       if (h0 | h1) {
         node = h0 ? c0 : c1;
+        lanes = h0 ? h0 : h1;
         continue;
       }
     } else {
-      packet_intersect_leaf<kUniform>(bvh, n, p);
+      packet_intersect_leaf<kUniform>(bvh, n, lanes, p);
       far_hit = p->best_t * kRobustFarScale;
     }
-    // Drop popped nodes that every lane that entered them enters beyond its closest hit: the
-    // scalar path's rule (trace_closest_hit()), lane by lane.
+    // Drop, lane by lane, popped nodes entered beyond the closest hit (the scalar path's rule,
+    // trace_closest_hit()); a node no lane is left for is dropped whole.
     do {
       if (sp == 0) return true;
       --sp;
-    } while (!le_bits(stack_entry[sp], far_hit));
+      lanes = stack_lanes[sp] & le_bits(stack_entry[sp], far_hit);
+    } while (!lanes);
     node = stack[sp];
   }
 }

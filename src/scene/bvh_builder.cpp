@@ -19,6 +19,7 @@
 #include <exception>
 #include <limits>
 #include <mutex>
+#include <string>
 #include <stdexcept>
 #include <system_error>
 #include <thread>
@@ -199,6 +200,12 @@ class Builder {
         workers.emplace_back([&fn, begin, end] { fn(begin, end); });
       } catch (const std::system_error&) {
         fn(begin, end);
+      } catch (...) {
+        // No memory for the thread's start-up state (std::bad_alloc): the threads already
+        // started read fn and this frame, so they finish before the error leaves it (and a
+        // joinable std::thread destroyed while unwinding would end the process).
+        for (std::thread& w : workers) w.join();
+        throw;
       }
     }
     fn(0, std::min(n, step));
@@ -535,8 +542,9 @@ class Builder {
     Bvh bvh{TrackedVector<BvhNode>(result_allocator<BvhNode>(MemoryTag::kBvhNodes)),
             TrackedVector<uint32_t>(result_allocator<uint32_t>(MemoryTag::kBvhTriangles)),
             TrackedVector<uint32_t>(result_allocator<uint32_t>(MemoryTag::kBvhParents))};
-    if (size.words > std::numeric_limits<uint32_t>::max())
-      throw std::length_error("BVH leaf blocks exceed 2^32 words");
+    if (size.words > std::numeric_limits<uint32_t>::max())  // Scene reports it as a size limit
+      throw std::length_error("the BVH's leaf blocks would take " + std::to_string(size.words) +
+                              " words, more than its 32-bit offsets reach");
     bvh.nodes.resize(size.nodes + 1);  // + node 1, the padding that puts every pair on one cache line
     bvh.parents.assign(size.nodes + 1, kInvalidIndex);
     bvh.nodes[1] = BvhNode{{0, 0, 0}, 0, {0, 0, 0}, 0};

@@ -56,12 +56,12 @@ void validate_mesh_arrays(const char* function, const float* vertices, uint64_t 
     fail_argument(function, "num_triangles = " + std::to_string(num_triangles) +
                                 " is too large: num_triangles * 3 overflows a 64-bit size");
   }
-  // Triangle ids are stored as uint32 with UINT32_MAX reserved as "no triangle".
-  constexpr uint64_t kMaxTriangles = std::numeric_limits<uint32_t>::max() - 1ull;
-  if (num_triangles > kMaxTriangles) {
+  // The BVH builder numbers its nodes (up to 2 per triangle) in 32 bits. Checked here, before
+  // either array is read, so that a count past the limit costs nothing whatever it points to.
+  if (num_triangles > kMaxSceneTriangles) {
     fail_argument(function, "num_triangles = " + std::to_string(num_triangles) +
-                                " is too large: at most " + std::to_string(kMaxTriangles) +
-                                " triangles (triangle ids are uint32, UINT32_MAX is reserved)");
+                                " is too large: at most " + std::to_string(kMaxSceneTriangles) +
+                                " triangles (2^31 - 1: the BVH numbers its nodes in 32 bits)");
   }
 
   // Indices: every uint32 is in range when num_vertices exceeds the uint32 range.

@@ -169,7 +169,8 @@ bool parse_index(std::string_view s, int64_t* out) {
 // "<path>:<line>": each `v` has >= 3 tokens, all numbers tinyobjloader reads in full; each
 // `f` has >= 3 corners, and every corner of `f`, `l` and `p` is v, v/vt, v//vn or v/vt/vn
 // with non-zero integers and a v in range of the vertices defined so far (1-based, a
-// negative one counting back from the last). Everything else is left to tinyobjloader.
+// negative one counting back from the last); and the numbers of tinyobjloader's own `vw`
+// statement (below). Everything else is left to tinyobjloader.
 struct PrePass {
   uint64_t num_vertices = 0;
   std::vector<uint32_t> face_sizes;  // corners of each `f`, in file order
@@ -225,6 +226,25 @@ PrePass check_lines(std::string_view text, const std::string& path) {
       }
       // tinyobjloader counts vertices in an int.
       if (++result.num_vertices > 2147483647u) fail_parse(path, line_number, "more than 2147483647 vertices");
+    } else if (keyword == "vw") {
+      // tinyobjloader's skin-weight extension, "vw <vertex> <joint> <weight> ...", whose data we
+      // ignore. tinyobjloader reads each joint id as a float and converts it to int unchecked,
+      // which for a value past the int range (1e10, or 1e300 read as an infinite float) is
+      // undefined behaviour (UBSan, in the OBJ fuzz harness), so every number is checked first:
+      // integers for the vertex (int range) and the joints (below 2^24 in magnitude, exact as
+      // floats; a negative joint is tinyobjloader's own error, with its line), decimal weights.
+      int64_t id = 0;
+      for (int k = 0; tokens.next(&token); ++k) {
+        const bool is_id = k == 0 || k % 2 == 1;  // the vertex, then joint / weight pairs
+        const int64_t limit = k == 0 ? 2147483647 : (1 << 24) - 1;
+        if (is_id ? !(parse_index(token, &id) && std::llabs(id) <= limit)
+                  : check_number(token) != NumberCheck::kOk) {
+          fail_parse(path, line_number,
+                     std::string("'vw' ") + (k == 0 ? "vertex " : is_id ? "joint " : "weight ") + quote_bytes(token) +
+                         (is_id ? " is not an integer of magnitude at most " + std::to_string(limit)
+                                : std::string(" is not a finite decimal number")));
+        }
+      }
     } else if (keyword == "f" || keyword == "l" || keyword == "p") {
       uint64_t count = 0;
       while (tokens.next(&token)) {

@@ -27,6 +27,12 @@ namespace {
 void validate_camera_desc(const char* function, const wr_camera_desc& d) {
   if (d.width == 0) bad_field(function, "width", "is 0: must be at least 1");
   if (d.height == 0) bad_field(function, "height", "is 0: must be at least 1");
+  // Below 2^31 each: both backends compute pixel coordinates in 32 bits as a tile's corner plus
+  // its side (cpu_render.cpp, kernels/warp_tiles.h), which near 2^32 would wrap around and skip
+  // the image's last tiles.
+  constexpr uint32_t kMaxSide = (1u << 31) - 1;
+  if (d.width > kMaxSide) bad_field(function, "width", "= " + std::to_string(d.width) + ": must be below 2^31");
+  if (d.height > kMaxSide) bad_field(function, "height", "= " + std::to_string(d.height) + ": must be below 2^31");
   if (!(std::isfinite(d.fx) && d.fx > 0.0f)) bad_field(function, "fx", "= " + num(d.fx) + ": must be finite and > 0");
   if (!(std::isfinite(d.fy) && d.fy > 0.0f)) bad_field(function, "fy", "= " + num(d.fy) + ": must be finite and > 0");
   if (!std::isfinite(d.cx)) bad_field(function, "cx", "= " + num(d.cx) + ": must be finite");

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <string>
 
 #include "common/status_error.h"
@@ -15,11 +16,18 @@ Sensor::Sensor(const char* function, const Scene& scene, const wr_camera_desc& d
   validate_camera_desc(function, desc);
   pipeline_ = make_sensor_pipeline(function, desc, options);
   if (num_envs == 0) fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": num_envs is 0: must be at least 1");
-  // The CPU backend numbers (env, tile) tasks and the GPU (env, pixel) threads in 32 bits.
-  const uint64_t pixels = static_cast<uint64_t>(desc.width) * desc.height * num_envs;
-  if (pixels >= (1ull << 32))
+  // Below 2^32 pixels per sensor: the CPU backend numbers its tasks in 32 bits (cpu_render.h) and
+  // the GPU indexes a pixel within an image in 32 bits. Checked before anything is allocated. The
+  // product of three uint32 can pass 2^64: width x height (< 2^64) is checked alone first.
+  const uint64_t image = static_cast<uint64_t>(desc.width) * desc.height;
+  if (image >= (1ull << 32) || image * num_envs >= (1ull << 32)) {
+    const bool fits = image <= std::numeric_limits<uint64_t>::max() / num_envs;  // num_envs >= 1 here
+    const std::string product = fits ? std::to_string(image * num_envs) : "more than 2^64";
     fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": num_envs x desc->height x desc->width = " +
-                                        std::to_string(pixels) + " pixels: must be below 2^32 per sensor");
+                                        std::to_string(num_envs) + " x " + std::to_string(desc.height) + " x " +
+                                        std::to_string(desc.width) + " = " + product +
+                                        " pixels: must be below 2^32 per sensor");
+  }
   // What the pipeline holds per env must fit the 64-bit sizes of the ledger and of the allocators.
   const uint64_t per_env = pipeline_.params.history > 1 ? pipeline_.out_bytes_per_env * pipeline_.params.history : 0;
   if (per_env > 0 && per_env * num_envs / num_envs != per_env)

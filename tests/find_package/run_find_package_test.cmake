@@ -3,7 +3,8 @@
 # the same C program with the flags of the installed pkg-config file (where pkg-config is
 # installed), and checks what the installed package and libwr.so ask of a consumer: the CMake
 # package no other package, libwr.so nothing at run time but the C and C++ runtimes (ldd).
-# cmake -P with BUILD_DIR, SOURCE_DIR (this folder), C_COMPILER, VERSION.
+# cmake -P with BUILD_DIR, SOURCE_DIR (this folder), C_COMPILER, VERSION, and SANITIZE (the
+# build's WR_SANITIZE: an instrumented libwr.so also needs the sanitizers' runtimes).
 set(prefix "${BUILD_DIR}/find_package_test/prefix")
 set(consumer "${BUILD_DIR}/find_package_test/consumer")
 file(REMOVE_RECURSE "${BUILD_DIR}/find_package_test")
@@ -77,7 +78,8 @@ if(LDD)
     string(REGEX REPLACE "[ \t].*" "" name "${line}")
     get_filename_component(name "${name}" NAME)
     if(line MATCHES "tinyobjloader" OR line MATCHES "not found" OR NOT name MATCHES
-       "^(linux-vdso|linux-gate|ld-linux[^/]*|libc|libm|libstdc\\+\\+|libgcc_s|libpthread|libdl|librt)\\.so")
+       "^(linux-vdso|linux-gate|ld-linux[^/]*|libc|libm|libstdc\\+\\+|libgcc_s|libpthread|libdl|librt)\\.so" AND
+       NOT (SANITIZE AND name MATCHES "^lib(asan|ubsan|tsan|lsan)\\.so"))  # a sanitizer build's runtimes
       message(FATAL_ERROR "the installed libwr.so needs ${line}:\n${needed}")
     endif()
   endforeach()
