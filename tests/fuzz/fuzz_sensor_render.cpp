@@ -46,13 +46,10 @@ bool desc_valid(const wr_camera_desc& d) {
   bool ok = d.width >= 1 && d.height >= 1 && d.width < (1u << 31) && d.height < (1u << 31) && finite_positive(d.fx) && finite_positive(d.fy) && std::isfinite(d.cx) &&
             std::isfinite(d.cy) && std::isfinite(d.near_clip) && d.near_clip >= 0.0f && d.far_clip > d.near_clip &&
             (kind == WR_DEPTH_PLANE || kind == WR_DEPTH_RANGE) && (order == WR_QUAT_WXYZ || order == WR_QUAT_XYZW);
-  bool nonzero = false;
+  // The mount's quaternion: any finite one, all four 0 being the identity.
   for (int i = 0; i < 3; ++i) ok = ok && std::isfinite(d.mount_position[i]);
-  for (int i = 0; i < 4; ++i) {
-    ok = ok && std::isfinite(d.mount_rotation[i]);
-    nonzero = nonzero || d.mount_rotation[i] != 0.0f;
-  }
-  return ok && nonzero;
+  for (int i = 0; i < 4; ++i) ok = ok && std::isfinite(d.mount_rotation[i]);
+  return ok;
 }
 
 // A pose is fine when all 7 values are finite and the quaternion is not zero.
