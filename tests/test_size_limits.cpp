@@ -9,6 +9,7 @@
 //     read (the arrays here are far shorter than the counts claim);
 //   - wr_scene_intersect takes at most 2^40 rays per call, refused likewise past it (the CPU's
 //     task numbering at 2^40 itself is test_cpu_task_numbering.cpp's);
+//   - a pipeline's output (wr_sensor_create_ex) obeys the same two limits, sides and pixels;
 //   - a huge N with a small image renders (2^20 envs of 2 pixels) what each env renders alone.
 #include <cstdint>
 #include <string>
@@ -119,6 +120,67 @@ TEST_CASE("size limits: an image side of 2^31 or more is refused naming it", "[s
                 "desc->height = " + std::to_string(side) + ": must be below 2^31");
     CHECK(sensor == nullptr);
   }
+}
+
+TEST_CASE("size limits: a pipeline output of 2^32 pixels or more, or a side of 2^31, is refused naming it",
+          "[size_limits]") {
+  // A resampled output can be far larger than the camera's image: the camera's limit alone would
+  // let its pixel index (32 bits on both backends) and its byte count (64 bits) wrap around.
+  const Room room;
+  const wr_camera_desc d = camera(1, 1);  // so that 2^32 - 1 envs of it are within the camera's limit
+  struct Case {
+    uint32_t out_width, out_height, num_envs;
+    const char* product;  // as the message states it
+  };
+  const Case cases[] = {
+      {65536, 65536, 1, "4294967296"},
+      {65536, 256, 256, "4294967296"},
+      {2147483647u, 2147483647u, 1, "4611686014132420609"},
+      {2147483647u, 2147483647u, 4294967295u, "more than 2^64"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.num_envs << " x " << c.out_height << " x " << c.out_width);
+    wr_sensor_options o;
+    wr_sensor_options_init(&o);
+    o.resample = WR_RESAMPLE_BICUBIC, o.out_width = c.out_width, o.out_height = c.out_height;
+    o.history_length = 1024;  // the rings would be 2^44 bytes and more, allocated first if the check came late
+    wr_sensor sensor = nullptr;
+    EXPECT_FAIL(wr_sensor_create_ex(room.scene, &d, &o, c.num_envs, &sensor), WR_ERROR_INVALID_ARGUMENT,
+                "wr_sensor_create_ex",
+                "num_envs x the output's height x width = " + std::to_string(c.num_envs) + " x " +
+                    std::to_string(c.out_height) + " x " + std::to_string(c.out_width) + " = " + c.product + " pixels",
+                "below 2^32");
+    CHECK(sensor == nullptr);
+  }
+  for (const uint32_t side : {2147483648u, 4294967295u}) {
+    INFO("side " << side);
+    wr_sensor_options o;
+    wr_sensor_options_init(&o);
+    o.resample = WR_RESAMPLE_AREA, o.out_width = side, o.out_height = 1;
+    wr_sensor sensor = nullptr;
+    EXPECT_FAIL(wr_sensor_create_ex(room.scene, &d, &o, 1, &sensor), WR_ERROR_INVALID_ARGUMENT, "wr_sensor_create_ex",
+                "options->out_width = " + std::to_string(side) + ": must be below 2^31");
+    o.out_width = 1, o.out_height = side;
+    EXPECT_FAIL(wr_sensor_create_ex(room.scene, &d, &o, 1, &sensor), WR_ERROR_INVALID_ARGUMENT, "wr_sensor_create_ex",
+                "options->out_height = " + std::to_string(side) + ": must be below 2^31");
+    CHECK(sensor == nullptr);
+  }
+  // Just below the limit it is made (no history: nothing of that size is allocated at creation
+  // but the resampling taps, one per output column and row).
+  wr_sensor_options o;
+  wr_sensor_options_init(&o);
+  o.resample = WR_RESAMPLE_AREA, o.out_width = 65535, o.out_height = 65537;
+  wr_sensor sensor = nullptr;
+  const wr_status made = wr_sensor_create_ex(room.scene, &d, &o, 1, &sensor);
+  INFO(wr_last_error());
+  REQUIRE(made == WR_SUCCESS);
+  uint32_t w = 0, h = 0;
+  uint64_t bytes = 0;
+  REQUIRE(wr_sensor_output_shape(sensor, &w, &h, nullptr, &bytes) == WR_SUCCESS);
+  CHECK(w == 65535);
+  CHECK(h == 65537);
+  CHECK(bytes == 4ull * 65535 * 65537);
+  wr_sensor_release(sensor);
 }
 
 TEST_CASE("size limits: 2^20 envs of a 2-pixel image render what each env renders alone", "[size_limits]") {

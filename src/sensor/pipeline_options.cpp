@@ -129,6 +129,12 @@ SensorPipeline make_sensor_pipeline(const char* function, const wr_camera_desc& 
   out.resample = resample;
   out.out_w = o.out_width ? o.out_width : out.crop_w;
   out.out_h = o.out_height ? o.out_height : out.crop_h;
+  // As the camera's sides (camera_model.cpp): below 2^31, so that out_w x out_h x 4 bytes fits 64
+  // bits and a side plus a tile's width fits 32.
+  if (out.out_w >= (1u << 31))
+    bad_option(function, "out_width", "= " + std::to_string(out.out_w) + ": must be below 2^31");
+  if (out.out_h >= (1u << 31))
+    bad_option(function, "out_height", "= " + std::to_string(out.out_h) + ": must be below 2^31");
   if (resample == WR_RESAMPLE_NONE && (out.out_w != out.crop_w || out.out_h != out.crop_h))
     bad_option(function, "out_width", "x out_height = " + std::to_string(out.out_w) + " x " + std::to_string(out.out_h) +
                                           ": with WR_RESAMPLE_NONE the output is the crop (" +
