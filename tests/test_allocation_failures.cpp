@@ -1,5 +1,6 @@
 // Allocation-failure injection: for every k, the k-th allocation of a creating call (context,
-// scene from arrays, scene from an OBJ file, sensor) fails, and then
+// scene from arrays, scene from an OBJ file, sensor, sensor with the RL pipeline's history,
+// resampling taps and scratch) fails, and then
 //   - the call returns WR_ERROR_OUT_OF_MEMORY with a message that starts with its name;
 //   - it wrote no handle, and left no byte behind (live bytes are where they were; under
 //     AddressSanitizer, LeakSanitizer checks the same at exit);
@@ -264,4 +265,33 @@ TEST_CASE("allocation failures: wr_sensor_create", "[allocation_failures]") {
       witness, "wr_sensor_create", [&](wr_sensor* out) { return wr_sensor_create(witness.world.scene, &d, 7, out); },
       wr_sensor_release);
   CHECK(n >= 3);
+}
+
+TEST_CASE("allocation failures: wr_sensor_create_ex with the pipeline's history, taps and scratch",
+          "[allocation_failures]") {
+  // Each option set allocates something the plain sensor does not: the history rings and their
+  // frame counts, the resampling taps of every output column and row, and the per-thread camera
+  // images (the crop's samples; with edge dropout, the clean depth around the crop).
+  const Witness witness;
+  wr_camera_desc d;
+  wr_camera_desc_pinhole(&d, 40, 30, 80.0f);
+  wr_sensor_options history, resampled, edges;
+  wr_sensor_options_init(&history);
+  history.history_length = 3;
+  wr_sensor_options_init(&resampled);
+  resampled.crop_x = 2, resampled.crop_width = 34, resampled.crop_height = 28;
+  resampled.out_width = 17, resampled.out_height = 9, resampled.resample = WR_RESAMPLE_BICUBIC;
+  resampled.dtype = WR_DTYPE_FLOAT16;
+  edges = resampled;
+  edges.resample = WR_RESAMPLE_AREA, edges.history_length = 2;
+  edges.noise.edge_threshold = 0.2f, edges.noise.edge_probability = 0.5f;
+  for (const wr_sensor_options* options : {&history, &resampled, &edges}) {
+    INFO("history " << options->history_length << ", resample " << options->resample << ", edge dropout "
+                    << options->noise.edge_probability);
+    const uint64_t n = fail_each_allocation<wr_sensor>(
+        witness, "wr_sensor_create_ex",
+        [&](wr_sensor* out) { return wr_sensor_create_ex(witness.world.scene, &d, options, 7, out); },
+        wr_sensor_release);
+    CHECK(n >= 4);
+  }
 }
