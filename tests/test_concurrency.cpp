@@ -1,6 +1,7 @@
 // What the C API allows from several threads at once (wr.h, "Threads"), written so that
 // ThreadSanitizer (scripts/run-sanitizers.sh) can see every access: different sensors render
-// from different threads at once, on one shared context and scene or on contexts of their own;
+// from different threads at once (plain ones and ones running the RL pipeline, whose scratch is
+// per render thread), on one shared context and scene or on contexts of their own;
 // explicit rays are traced next to renders; a context's CPU path changes while its sensors
 // render; handles are released from threads other than the one that made them, in any order,
 // while a sensor that keeps them alive still renders; and a scene large enough to build its BVH
@@ -26,20 +27,46 @@ using namespace wr_test::c_api;
 
 namespace {
 
-// A sensor, its poses and the image it renders when nothing else runs.
+// A sensor, its poses and the image it renders when nothing else runs. Sensors with odd k run
+// the RL pipeline (wr_sensor_render_ex): a bicubic resample from per-thread camera images, noise,
+// a history ring written by every render; each round renders the same frame, so the same output.
 struct Rendering {
   wr_sensor sensor = nullptr;
+  bool pipeline = false;
+  uint32_t out_floats_per_env = 0;
   std::vector<float> poses, expected;
 };
+
+wr_status render_into(const Rendering& r, std::vector<float>* out) {
+  if (!r.pipeline) return wr_sensor_render(r.sensor, r.poses.data(), out->data(), nullptr);
+  wr_render_args a;
+  wr_render_args_init(&a);
+  a.body_poses = r.poses.data();
+  a.frame = 7;
+  a.out = out->data();
+  a.out_bytes = out->size() * sizeof(float);
+  return wr_sensor_render_ex(r.sensor, &a);
+}
 
 Rendering make_rendering(wr_scene scene, uint32_t k) {
   wr_camera_desc d;
   wr_camera_desc_pinhole(&d, 20 + 6 * k, 14 + 3 * k, 70.0f + 10.0f * float(k));
   d.depth_kind = (k % 2) ? WR_DEPTH_RANGE : WR_DEPTH_PLANE;
   Rendering r;
-  REQUIRE(wr_sensor_create(scene, &d, 3 + k, &r.sensor) == WR_SUCCESS);
+  r.pipeline = k % 2 == 1;
+  wr_sensor_options o;
+  wr_sensor_options_init(&o);
+  if (r.pipeline) {
+    o.crop_x = 1, o.crop_width = d.width - 2, o.out_width = 11, o.out_height = 7, o.resample = WR_RESAMPLE_BICUBIC;
+    o.history_length = 2, o.noise.seed = 9, o.noise.dropout_probability = 0.1f, o.noise.range_sigma[0] = 0.01f;
+  }
+  REQUIRE(wr_sensor_create_ex(scene, &d, &o, 3 + k, &r.sensor) == WR_SUCCESS);
+  uint32_t w = 0, h = 0;
+  REQUIRE(wr_sensor_output_shape(r.sensor, &w, &h, nullptr, nullptr) == WR_SUCCESS);
+  r.out_floats_per_env = w * h;
   r.poses = room_poses(3 + k);
-  r.expected = render_ok(r.sensor, r.poses);
+  r.expected.assign(size_t(3 + k) * r.out_floats_per_env, kSentinel);
+  REQUIRE(render_into(r, &r.expected) == WR_SUCCESS);
   return r;
 }
 
@@ -49,8 +76,7 @@ int render_rounds(const Rendering& r, int rounds) {
   std::vector<float> out(r.expected.size());
   for (int i = 0; i < rounds; ++i) {
     std::fill(out.begin(), out.end(), kSentinel);
-    if (wr_sensor_render(r.sensor, r.poses.data(), out.data(), nullptr) != WR_SUCCESS || !same_bits(out, r.expected))
-      ++wrong;
+    if (render_into(r, &out) != WR_SUCCESS || !same_bits(out, r.expected)) ++wrong;
   }
   return wrong;
 }
