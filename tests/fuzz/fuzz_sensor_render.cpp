@@ -22,20 +22,6 @@ namespace {
 
 using wr_fuzz::check;
 
-// A room seen from inside: a floor, a wall, a ramp and a tiny far triangle.
-wr_scene scene() {
-  static const wr_scene s = [] {
-    const float v[] = {-100, -100, 0, 8, -100, 0, 8, 100, 0, -100, 100, 0, 8, -100, -100, 8, 100, -100, 8, 100, 100,
-                       8, -100, 100, 4, -1, 0, 4, 1, 0, 6, 0, 1.5f, 1e6f, 0, 0, 1e6f, 1, 0, 1e6f, 0, 1};
-    const uint32_t i[] = {0, 1, 2, 0, 2, 3, 4, 5, 6, 4, 6, 7, 8, 9, 10, 11, 12, 13};
-    wr_scene made = nullptr;
-    if (wr_scene_create(wr_fuzz::context(), v, sizeof v / 12, i, sizeof i / 12, &made) != WR_SUCCESS)
-      wr_fuzz::fail("wr_scene_create", wr_last_error());
-    return made;
-  }();
-  return s;
-}
-
 bool finite_positive(float f) { return std::isfinite(f) && f > 0.0f; }
 
 // wr.h's rules for a camera description, read independently of the library's code.
@@ -126,14 +112,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!valid || huge) {
     if (valid) return 0;  // valid but huge: would allocate its template, not this harness's subject
     wr_sensor sensor = nullptr;
-    const wr_status s = wr_sensor_create(scene(), &d, num_envs, &sensor);
+    const wr_status s = wr_sensor_create(wr_fuzz::room_scene(), &d, num_envs, &sensor);
     check(s == WR_ERROR_INVALID_ARGUMENT, "an invalid description was not refused", wr_status_string(s) + std::string(": ") + wr_last_error());
     wr_fuzz::check_message(s, "wr_sensor_create");
     check(sensor == nullptr, "a failed call wrote the handle");
     return 0;
   }
   wr_sensor sensor = nullptr;
-  const wr_status created = wr_sensor_create(scene(), &d, num_envs, &sensor);
+  const wr_status created = wr_sensor_create(wr_fuzz::room_scene(), &d, num_envs, &sensor);
   check(created == WR_SUCCESS, "a valid description was refused", wr_last_error());
 
   std::vector<float> poses;

@@ -89,4 +89,19 @@ inline wr_context context() {
   return c;
 }
 
+// A room seen from inside, on context(): a floor, a wall, a ramp and a tiny far triangle. Made
+// once; never released (as the context).
+inline wr_scene room_scene() {
+  static const wr_scene s = [] {
+    const float v[] = {-100, -100, 0, 8, -100, 0, 8, 100, 0, -100, 100, 0, 8, -100, -100, 8, 100, -100, 8, 100, 100,
+                       8, -100, 100, 4, -1, 0, 4, 1, 0, 6, 0, 1.5f, 1e6f, 0, 0, 1e6f, 1, 0, 1e6f, 0, 1};
+    const uint32_t i[] = {0, 1, 2, 0, 2, 3, 4, 5, 6, 4, 6, 7, 8, 9, 10, 11, 12, 13};
+    wr_scene made = nullptr;
+    if (wr_scene_create(context(), v, sizeof v / 12, i, sizeof i / 12, &made) != WR_SUCCESS)
+      fail("wr_scene_create", wr_last_error());
+    return made;
+  }();
+  return s;
+}
+
 }  // namespace wr_fuzz
