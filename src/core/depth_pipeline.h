@@ -176,10 +176,15 @@ struct CropSamples {
   WR_HD_MEMBER float operator()(uint32_t i, uint32_t j) const { return samples[static_cast<uint64_t>(j) * width + i]; }
 };
 
-// Output pixel (x, y) of an env, before its dtype, from the env's crop samples.
+// Output pixel (x, y) of an env, before its dtype, from the env's crop samples. Without
+// resampling (samples made for edge dropout alone) there are no taps: s.taps_x is null then, and
+// not even a reference to its element may be formed (on the GPU the load could be hoisted).
 WR_HD float output_from_samples(const float* samples, uint32_t x, uint32_t y, const PipelineParams& p,
                                 const PipelineState& s) {
-  return output_value(CropSamples{samples, p.output.crop_w}, x, y, s.taps_x[x], s.taps_y[y], p.output);
+  const ResampleTaps none{};
+  const bool resampled = p.output.resample != kResampleNone;
+  return output_value(CropSamples{samples, p.output.crop_w}, x, y, resampled ? s.taps_x[x] : none,
+                      resampled ? s.taps_y[y] : none, p.output);
 }
 
 // Output pixel (x, y) for a pipeline whose output pixel reads only its own camera pixel (no
