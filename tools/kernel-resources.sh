@@ -10,8 +10,12 @@ set -euo pipefail
 awk '
   # ptxas info    : Compiling entry function '\''_ZN...12depth_kernel...'\'' for '\''sm_90'\''
   /Compiling entry function/ {
-    kernel = "?"  # the mangled name holds <length><name>, e.g. 12depth_kernel
-    if (match($0, /[0-9]+[a-z_]+_kernel/)) { kernel = substr($0, RSTART, RLENGTH); sub(/^[0-9]+/, "", kernel) }
+    # The mangled name holds <length><name>E, e.g. 12depth_kernelE; the E (end of the nested
+    # name) tells it from "15_cuda_kernels_cu_<hash>", the anonymous namespace before it.
+    kernel = "?"
+    if (match($0, /[0-9]+[a-z_]+_kernelE/)) {
+      kernel = substr($0, RSTART, RLENGTH - 1); sub(/^[0-9]+/, "", kernel)
+    }
     arch = $0; sub(/.* for ./, "", arch); sub(/.$/, "", arch)
   }
   #     <S> bytes stack frame, <T> bytes spill stores, <L> bytes spill loads

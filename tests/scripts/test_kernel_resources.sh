@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# tools/kernel-resources.sh on a ptxas report as nvcc 13 writes it: a kernel in an anonymous
+# namespace (whose mangled name holds "15_cuda_kernels_cu_<hash>" before the kernel's own name,
+# which the table once showed instead) and one in a named namespace. Each row must name its kernel.
+#   usage: test_kernel_resources.sh REPO_ROOT
+set -euo pipefail
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+cat >"$log" <<'LOG'
+ptxas info    : Compiling entry function '_ZN2wr4cuda48_GLOBAL__N__81be62e9_15_cuda_kernels_cu_0215d96722pipeline_output_kernelENS_7BvhViewEPKNS_11TemplateRayE' for 'sm_90'
+ptxas info    : Function properties for _ZN2wr4cuda48_GLOBAL__N__81be62e9_15_cuda_kernels_cu_0215d96722pipeline_output_kernelENS_7BvhViewEPKNS_11TemplateRayE
+    832 bytes stack frame, 100 bytes spill stores, 120 bytes spill loads
+ptxas info    : Used 56 registers, used 0 barriers, 832 bytes cumulative stack size
+ptxas info    : Compiling entry function '_ZN2wr4cuda12depth_kernelENS_7BvhViewE' for 'sm_80'
+ptxas info    : Function properties for _ZN2wr4cuda12depth_kernelENS_7BvhViewE
+    768 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+ptxas info    : Used 55 registers, used 0 barriers, 768 bytes cumulative stack size
+LOG
+table=$(bash "$1/tools/kernel-resources.sh" "$log")
+expected='| kernel | arch | registers/thread | stack frame (bytes) | spill stores (bytes) | spill loads (bytes) |
+|---|---|---|---|---|---|
+| pipeline_output_kernel | sm_90 | 56 | 832 | 100 | 120 |
+| depth_kernel | sm_80 | 55 | 768 | 0 | 0 |'
+if [ "$table" != "$expected" ]; then
+  echo "kernel-resources.sh wrote:"; echo "$table"; echo "expected:"; echo "$expected"
+  exit 1
+fi
+echo "kernel-resources.sh: both kernels named, figures in place"
