@@ -6,6 +6,7 @@
 #include <wr/wr.h>
 
 #include "common/api_guard.h"
+#include "common/sized_struct.h"
 #include "api/handles.h"
 #include "scene/obj_loader.h"
 

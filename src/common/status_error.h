@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 
@@ -21,6 +22,13 @@ class StatusError : public std::runtime_error {
 };
 
 [[noreturn]] inline void fail(wr_status status, const std::string& message) { throw StatusError(status, message); }
+
+// "%g" of v, for messages.
+inline std::string num(float v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", static_cast<double>(v));
+  return buf;
+}
 
 // Throws WR_ERROR_INVALID_ARGUMENT "<function>: <name> is not aligned to <n> bytes ..." when the
 // array p (not null) is not aligned to its elements (wr.h, Conventions): the CPU would read it

@@ -10,12 +10,6 @@
 
 namespace wr {
 
-std::string num(float v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", static_cast<double>(v));
-  return buf;
-}
-
 namespace {
 
 [[noreturn]] void bad_field(const char* function, const char* field, const std::string& why) {

@@ -23,7 +23,4 @@ DepthParams make_depth_params(const wr_camera_desc& desc);
 
 Intrinsics intrinsics_of(const wr_camera_desc& desc);
 
-// "%g" of v, for messages.
-std::string num(float v);
-
 }  // namespace wr

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "common/api_guard.h"
+#include "common/sized_struct.h"
 #include "common/status_error.h"
 #include "sensor/camera_model.h"
 #include "sensor/sensor.h"
@@ -74,22 +75,6 @@ NoiseParams make_noise(const char* function, const wr_noise_desc& n) {
 }
 
 }  // namespace
-
-template <class T>
-T read_sized_struct(const char* function, const T* p, const char* name) {
-  uint32_t size;
-  std::memcpy(&size, p, sizeof size);  // struct_size is every such struct's first field
-  if (size < sizeof(uint32_t) || size > sizeof(T))
-    fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": " + name + "->struct_size = " + std::to_string(size) +
-                                        ": must be in [4, " + std::to_string(sizeof(T)) +
-                                        "] (set by its _init function; a larger one comes from a newer wr.h)");
-  T copy;
-  std::memset(&copy, 0, sizeof copy);
-  std::memcpy(&copy, p, size);
-  return copy;
-}
-template wr_sensor_options read_sized_struct(const char*, const wr_sensor_options*, const char*);
-template wr_render_args read_sized_struct(const char*, const wr_render_args*, const char*);
 
 SensorPipeline make_sensor_pipeline(const char* function, const wr_camera_desc& desc, const wr_sensor_options* in) {
   wr_sensor_options o;

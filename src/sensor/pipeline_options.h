@@ -26,11 +26,6 @@ void build_resample_taps(const PipelineParams& p, ResampleTaps* columns, Resampl
 // `desc` (already valid) and makes the pipeline.
 SensorPipeline make_sensor_pipeline(const char* function, const wr_camera_desc& desc, const wr_sensor_options* options);
 
-// A copy of a caller's struct that carries its size (wr.h): fields past struct_size read as 0. A
-// size of 0, or larger than this library's struct (a newer wr.h), is refused naming `name`.
-template <class T>
-T read_sized_struct(const char* function, const T* p, const char* name);
-
 // Checks what a render's arguments can be checked for without reading their data (null, sizes,
 // alignment, stride and offset) and turns them into a PipelineCall (pose_stride resolved).
 PipelineCall make_pipeline_call(const char* function, const SensorPipeline& pipeline, uint32_t num_envs,
