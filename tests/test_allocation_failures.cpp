@@ -1,5 +1,5 @@
 // Allocation-failure injection: for every k, the k-th allocation of a creating call (context,
-// scene from arrays, scene from an OBJ file, sensor, sensor with the RL pipeline's history,
+// scene from arrays, scene from an OBJ file or a height field, sensor, sensor with the RL pipeline's history,
 // resampling taps and scratch) fails, and then
 //   - the call returns WR_ERROR_OUT_OF_MEMORY with a message that starts with its name;
 //   - it wrote no handle, and left no byte behind (live bytes are where they were; under
@@ -255,6 +255,22 @@ TEST_CASE("allocation failures: wr_scene_load_obj", "[allocation_failures]") {
       witness, "wr_scene_load_obj",
       [&](wr_scene* out) { return wr_scene_load_obj(witness.world.context, path.c_str(), out); }, wr_scene_release);
   CHECK(n >= 10);
+}
+
+TEST_CASE("allocation failures: wr_scene_create_heightfield, with and without a base", "[allocation_failures]") {
+  const Witness witness;
+  std::vector<float> heights(23 * 17);
+  for (size_t i = 0; i < heights.size(); ++i) heights[i] = float(i % 7) * 0.1f;
+  for (const float base : {0.0f, 0.5f}) {
+    INFO("base_depth " << base);
+    wr_heightfield_desc d;
+    wr_heightfield_desc_init(&d);
+    d.heights = heights.data(), d.num_x = 23, d.num_y = 17, d.spacing_x = 0.1f, d.spacing_y = 0.1f, d.base_depth = base;
+    const uint64_t n = fail_each_allocation<wr_scene>(
+        witness, "wr_scene_create_heightfield",
+        [&](wr_scene* out) { return wr_scene_create_heightfield(witness.world.context, &d, out); }, wr_scene_release);
+    CHECK(n >= 7);  // the mesh's two arrays, then what wr_scene_create allocates
+  }
 }
 
 TEST_CASE("allocation failures: wr_sensor_create", "[allocation_failures]") {

@@ -173,6 +173,49 @@ WR_API wr_status wr_scene_create(wr_context context, const float* vertices, uint
    malformed content (bad number, non-finite vertex, index out of range). */
 WR_API wr_status wr_scene_load_obj(wr_context context, const char* path, wr_scene* out);
 
+/* A height field: a grid of samples, triangulated as MuJoCo triangulates its hfield (so depth
+   matches mj_ray and MuJoCo's collisions), optionally closed into a solid as MuJoCo's is.
+   Sample (ix, iy), 0 <= ix < num_x, 0 <= iy < num_y, is the vertex
+       (origin[0] + ix spacing_x,  origin[1] + iy spacing_y,  origin[2] + z_scale heights[k])
+   with k = iy num_x + ix (WR_HEIGHTFIELD_X_FASTEST: MuJoCo's hfield_data, row r = iy, column
+   c = ix) or k = ix num_y + iy (WR_HEIGHTFIELD_Y_FASTEST: IsaacGym / legged_gym's
+   height_field_raw[i, j] at x = i horizontal_scale, y = j horizontal_scale, after
+   astype(float32); z_scale = vertical_scale). Cell (ix, iy) is split along the diagonal from
+   sample (ix, iy) to (ix + 1, iy + 1): triangle 2c + 0 is (ix, iy), (ix + 1, iy + 1), (ix + 1, iy)
+   and 2c + 1 is (ix, iy), (ix + 1, iy + 1), (ix, iy + 1), with c = iy (num_x - 1) + ix (the
+   triangle ids of wr_scene_intersect). legged_gym's convert_heightfield_to_trimesh splits
+   along the same diagonal; with a slope_threshold it also moves vertices to make vertical
+   walls, which a height field cannot say: pass its vertices and triangles to wr_scene_create
+   instead.
+   base_depth > 0 closes the surface into a solid down to z = origin[2] - base_depth: a vertical
+   wall under each border edge and a bottom of two triangles (ids after the surface's; MuJoCo:
+   origin = (-size[0], -size[1], 0) in the geom's frame, spacing 2 size[0] / (ncol - 1) and
+   2 size[1] / (nrow - 1), z_scale = size[2], base_depth = size[3]). */
+typedef enum wr_heightfield_layout {
+  WR_HEIGHTFIELD_X_FASTEST = 0, /* heights[iy num_x + ix] */
+  WR_HEIGHTFIELD_Y_FASTEST = 1  /* heights[ix num_y + iy] */
+} wr_heightfield_layout;
+
+typedef struct wr_heightfield_desc {
+  uint32_t struct_size;          /* sizeof(wr_heightfield_desc) */
+  const float* heights;          /* (num_x x num_y) samples, all finite, in `layout` */
+  uint32_t num_x, num_y;         /* samples along x and y, each >= 2 */
+  wr_heightfield_layout layout;
+  float spacing_x, spacing_y;    /* metres between samples, finite and > 0 */
+  float z_scale;                 /* metres per height unit, finite */
+  float origin[3];               /* the position of sample (0, 0) at height 0, finite */
+  float base_depth;              /* 0: the surface only; > 0 (finite): the solid down to origin[2] - base_depth */
+} wr_heightfield_desc;
+
+/* Sets struct_size, spacing 1, z_scale 1, everything else 0. A NULL desc does nothing. */
+WR_API void wr_heightfield_desc_init(wr_heightfield_desc* desc);
+
+/* A scene from a height field (above); the heights are copied. WR_ERROR_INVALID_ARGUMENT names
+   the field at fault ("desc->num_x ...") or the first non-finite sample with its (ix, iy). At
+   most 2^31 - 1 triangles (2 (num_x - 1)(num_y - 1), and with a base 4 (num_x + num_y - 2) + 2
+   more). */
+WR_API wr_status wr_scene_create_heightfield(wr_context context, const wr_heightfield_desc* desc, wr_scene* out);
+
 /* Number of triangles of a scene (as given, degenerate ones included). */
 WR_API wr_status wr_scene_num_triangles(wr_scene scene, uint64_t* out);
 

@@ -99,6 +99,12 @@ class Scene {
     detail::check(wr_scene_load_obj(context.get(), path.c_str(), &s));
     return Scene(s);
   }
+  /// Builds from a height field (wr.h, wr_heightfield_desc); the heights are copied.
+  static Scene from_heightfield(const Context& context, const wr_heightfield_desc& desc) {
+    wr_scene s = nullptr;
+    detail::check(wr_scene_create_heightfield(context.get(), &desc, &s));
+    return Scene(s);
+  }
   /// Number of triangles, degenerate ones included.
   uint64_t num_triangles() const {
     uint64_t n = 0;

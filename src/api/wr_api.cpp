@@ -8,6 +8,7 @@
 #include "common/api_guard.h"
 #include "common/sized_struct.h"
 #include "api/handles.h"
+#include "scene/heightfield.h"
 #include "scene/obj_loader.h"
 
 using wr::api_guard;
@@ -188,6 +189,28 @@ wr_status wr_scene_load_obj(wr_context context, const char* path, wr_scene* out)
     require_non_null(fn, path, "path");
     require_non_null(fn, out, "out");
     mesh = wr::load_obj(path);
+  });
+  if (status != WR_SUCCESS) return status;
+  return create_scene(fn, context, mesh.vertices.data(), mesh.num_vertices(), mesh.indices.data(),
+                      mesh.num_triangles(), out);
+}
+
+void wr_heightfield_desc_init(wr_heightfield_desc* desc) {
+  if (!desc) return;
+  std::memset(desc, 0, sizeof *desc);
+  desc->struct_size = sizeof *desc;
+  desc->spacing_x = desc->spacing_y = 1.0f;
+  desc->z_scale = 1.0f;
+}
+
+wr_status wr_scene_create_heightfield(wr_context context, const wr_heightfield_desc* desc, wr_scene* out) {
+  const char* fn = "wr_scene_create_heightfield";
+  wr::Mesh mesh;
+  const wr_status status = api_guard(fn, [&] {
+    require_non_null(fn, context, "context");
+    require_non_null(fn, desc, "desc");
+    require_non_null(fn, out, "out");
+    mesh = wr::triangulate_heightfield(fn, wr::read_sized_struct(fn, desc, "desc"));
   });
   if (status != WR_SUCCESS) return status;
   return create_scene(fn, context, mesh.vertices.data(), mesh.num_vertices(), mesh.indices.data(),

@@ -1,0 +1,117 @@
+#include "scene/heightfield.h"
+
+#include <cmath>
+#include <cstring>
+#include <string>
+
+#include "common/status_error.h"
+
+namespace wr {
+namespace {
+
+[[noreturn]] void bad_field(const char* function, const char* field, const std::string& why) {
+  fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": desc->" + field + " " + why);
+}
+
+void require_finite(const char* function, const char* field, float v) {
+  if (!std::isfinite(v)) bad_field(function, field, "= " + num(v) + ": must be finite");
+}
+
+void require_positive(const char* function, const char* field, float v) {
+  if (!(std::isfinite(v) && v > 0.0f)) bad_field(function, field, "= " + num(v) + ": must be finite and > 0");
+}
+
+// The border's samples, once each, going round: along y = 0 (ix = 0 .. nx - 1), up x = nx - 1,
+// back along y = ny - 1, down x = 0. Sample k of 2 (nx + ny) - 4 as (ix, iy).
+void border_sample(uint64_t k, uint32_t nx, uint32_t ny, uint32_t* ix, uint32_t* iy) {
+  const uint64_t a = nx - 1, b = a + (ny - 1), c = b + (nx - 1);
+  if (k < a) *ix = uint32_t(k), *iy = 0;
+  else if (k < b) *ix = nx - 1, *iy = uint32_t(k - a);
+  else if (k < c) *ix = uint32_t(nx - 1 - (k - b)), *iy = ny - 1;
+  else *ix = 0, *iy = uint32_t(ny - 1 - (k - c));
+}
+
+}  // namespace
+
+Mesh triangulate_heightfield(const char* function, const wr_heightfield_desc& d) {
+  if (!d.heights) bad_field(function, "heights", "is NULL");
+  require_element_aligned(function, d.heights, "desc->heights");
+  if (d.num_x < 2) bad_field(function, "num_x", "= " + std::to_string(d.num_x) + ": must be at least 2");
+  if (d.num_y < 2) bad_field(function, "num_y", "= " + std::to_string(d.num_y) + ": must be at least 2");
+  int layout;
+  std::memcpy(&layout, &d.layout, sizeof layout);  // a C caller may pass any int
+  if (layout != WR_HEIGHTFIELD_X_FASTEST && layout != WR_HEIGHTFIELD_Y_FASTEST)
+    bad_field(function, "layout",
+              "= " + std::to_string(layout) + ": must be WR_HEIGHTFIELD_X_FASTEST or WR_HEIGHTFIELD_Y_FASTEST");
+  require_positive(function, "spacing_x", d.spacing_x);
+  require_positive(function, "spacing_y", d.spacing_y);
+  require_finite(function, "z_scale", d.z_scale);
+  const char* origin_names[3] = {"origin[0]", "origin[1]", "origin[2]"};
+  for (int i = 0; i < 3; ++i) require_finite(function, origin_names[i], d.origin[i]);
+  if (!(std::isfinite(d.base_depth) && d.base_depth >= 0.0f))
+    bad_field(function, "base_depth", "= " + num(d.base_depth) + ": must be finite and >= 0");
+
+  const uint64_t nx = d.num_x, ny = d.num_y, cells = (nx - 1) * (ny - 1);
+  const bool base = d.base_depth > 0.0f;
+  const uint64_t border = 2 * (nx + ny) - 4;  // samples round the border = its edges
+  const uint64_t triangles = 2 * cells + (base ? 2 * border + 2 : 0);
+  if (triangles > 2147483647ull)
+    fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": desc->num_x x desc->num_y = " + std::to_string(nx) +
+                                        " x " + std::to_string(ny) + " gives " + std::to_string(triangles) +
+                                        " triangles: at most 2147483647");
+  // Checked before anything is allocated, so that a huge grid of one bad sample fails fast.
+  for (uint64_t iy = 0; iy < ny; ++iy)
+    for (uint64_t ix = 0; ix < nx; ++ix) {
+      const uint64_t k = layout == WR_HEIGHTFIELD_X_FASTEST ? iy * nx + ix : ix * ny + iy;
+      if (!std::isfinite(d.heights[k]))
+        fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": desc->heights[" + std::to_string(k) +
+                                            "] (sample ix = " + std::to_string(ix) + ", iy = " + std::to_string(iy) +
+                                            ") = " + num(d.heights[k]) + ": must be finite");
+    }
+
+  Mesh mesh;
+  mesh.vertices.reserve(3 * (nx * ny + (base ? border : 0)));
+  mesh.indices.reserve(3 * triangles);
+  // Each coordinate is computed in float as wr.h writes it, so that a caller who triangulates
+  // the grid by that formula gets the same bits.
+  for (uint64_t iy = 0; iy < ny; ++iy)
+    for (uint64_t ix = 0; ix < nx; ++ix) {
+      const uint64_t k = layout == WR_HEIGHTFIELD_X_FASTEST ? iy * nx + ix : ix * ny + iy;
+      mesh.vertices.insert(mesh.vertices.end(), {d.origin[0] + static_cast<float>(ix) * d.spacing_x,
+                                                 d.origin[1] + static_cast<float>(iy) * d.spacing_y,
+                                                 d.origin[2] + d.z_scale * d.heights[k]});
+    }
+  const auto sample = [nx](uint64_t ix, uint64_t iy) { return static_cast<uint32_t>(iy * nx + ix); };
+  for (uint64_t iy = 0; iy + 1 < ny; ++iy)
+    for (uint64_t ix = 0; ix + 1 < nx; ++ix) {
+      const uint32_t a = sample(ix, iy), b = sample(ix + 1, iy + 1);
+      mesh.indices.insert(mesh.indices.end(), {a, b, sample(ix + 1, iy), a, b, sample(ix, iy + 1)});
+    }
+  if (base) {
+    const float z = d.origin[2] - d.base_depth;
+    const uint32_t first = static_cast<uint32_t>(nx * ny);  // the border's samples at the base
+    for (uint64_t k = 0; k < border; ++k) {
+      uint32_t ix, iy;
+      border_sample(k, d.num_x, d.num_y, &ix, &iy);
+      const float* top = &mesh.vertices[3 * sample(ix, iy)];
+      mesh.vertices.insert(mesh.vertices.end(), {top[0], top[1], z});
+    }
+    // A wall under each border edge k -> k + 1: two triangles (top k, top k + 1, base k + 1) and
+    // (top k, base k + 1, base k).
+    for (uint64_t k = 0; k < border; ++k) {
+      uint32_t ix0, iy0, ix1, iy1;
+      border_sample(k, d.num_x, d.num_y, &ix0, &iy0);
+      border_sample((k + 1) % border, d.num_x, d.num_y, &ix1, &iy1);
+      const uint32_t t0 = sample(ix0, iy0), t1 = sample(ix1, iy1);
+      const uint32_t b0 = first + static_cast<uint32_t>(k), b1 = first + static_cast<uint32_t>((k + 1) % border);
+      mesh.indices.insert(mesh.indices.end(), {t0, t1, b1, t0, b1, b0});
+    }
+    // The bottom: the base's four corners (border samples 0, nx - 1, nx + ny - 2, 2 nx + ny - 3).
+    const uint32_t c0 = first, c1 = first + uint32_t(nx - 1), c2 = first + uint32_t(nx + ny - 2),
+                   c3 = first + uint32_t(2 * nx + ny - 3);
+    mesh.indices.insert(mesh.indices.end(), {c0, c1, c2, c0, c2, c3});
+  }
+  return mesh;
+}
+
+}  // namespace wr
