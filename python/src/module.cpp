@@ -7,6 +7,7 @@
 // allocation and CUDA streams; everything here works on already-allocated arrays.
 #include <dlfcn.h>
 
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <mutex>
@@ -14,6 +15,7 @@
 #include <utility>
 
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/array.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
@@ -348,6 +350,34 @@ NB_MODULE(_wr, m) {
             return SceneObj{wr::Scene::load_obj(context.context, path), context.device};
           },
           "context"_a, "path"_a, "wr_scene_load_obj: every shape of a Wavefront OBJ file merged into one mesh.")
+      .def_static(
+          "create_heightfield",
+          [](const ContextObj& context, nb::handle heights, bool x_fastest, float spacing_x, float spacing_y,
+             float z_scale, std::array<float, 3> origin, float base_depth) {
+            const DeviceSpec host{WR_DEVICE_CPU, 0};
+            Array h = take_array(heights, {"Scene.from_heightfield", "heights", false, {Dtype::kFloat32}, {-1, -1},
+                                           x_fastest ? "(num_y, num_x)" : "(num_x, num_y)"},
+                                 host);
+            wr_heightfield_desc d;
+            wr_heightfield_desc_init(&d);
+            d.heights = static_cast<const float*>(h.data);
+            // The array's slow axis is y for heights[iy, ix] (x fastest), x for heights[ix, iy].
+            const uint64_t slow = static_cast<uint64_t>(h.shape[0]), fast = static_cast<uint64_t>(h.shape[1]);
+            const uint64_t nx = x_fastest ? fast : slow, ny = x_fastest ? slow : fast;
+            if (nx > UINT32_MAX || ny > UINT32_MAX)
+              throw wr::Error(WR_ERROR_INVALID_ARGUMENT, "Scene.from_heightfield: heights has more than 2^32 - 1 "
+                                                         "samples along an axis");
+            d.num_x = static_cast<uint32_t>(nx), d.num_y = static_cast<uint32_t>(ny);
+            d.layout = x_fastest ? WR_HEIGHTFIELD_X_FASTEST : WR_HEIGHTFIELD_Y_FASTEST;
+            d.spacing_x = spacing_x, d.spacing_y = spacing_y, d.z_scale = z_scale, d.base_depth = base_depth;
+            for (int i = 0; i < 3; ++i) d.origin[i] = origin[i];
+            nb::gil_scoped_release release;
+            return SceneObj{wr::Scene::from_heightfield(context.context, d), context.device};
+          },
+          "context"_a, "heights"_a.none(), "x_fastest"_a, "spacing_x"_a, "spacing_y"_a, "z_scale"_a, "origin"_a,
+          "base_depth"_a,
+          "wr_scene_create_heightfield: heights (num_y, num_x) float32 with x_fastest (heights[iy, ix]), else "
+          "(num_x, num_y), host memory, C-contiguous; copied.")
       .def_prop_ro("num_triangles", [](const SceneObj& s) { return s.scene.num_triangles(); })
       .def_prop_ro("build_seconds", [](const SceneObj& s) { return s.scene.build_seconds(); })
       .def_prop_ro(

@@ -150,8 +150,9 @@ class Scene:
     all finite) and indices (num_triangles, 3) int32 or uint32 (each < num_vertices; winding
     does not matter: both faces are hit), C-contiguous. The library copies both; it reads them
     from host memory, so arrays on a GPU are first copied to the host (scene creation is a
-    one-time cost). ``Scene.from_obj(ctx, path)`` loads a Wavefront OBJ file. A scene keeps its
-    context alive.
+    one-time cost). ``Scene.from_obj(ctx, path)`` loads a Wavefront OBJ file,
+    ``Scene.from_heightfield(ctx, heights, spacing)`` triangulates a height field. A scene keeps
+    its context alive.
     """
 
     def __init__(self, context: Context, vertices: Any, indices: Any) -> None:
@@ -166,6 +167,29 @@ class Scene:
         scene = cls.__new__(cls)
         scene.context = context
         scene._h = _wr.Scene.load_obj(context._h, str(path))
+        return scene
+
+    @classmethod
+    def from_heightfield(cls, context: Context, heights: Any, spacing: Union[float, Tuple[float, float]] = 1.0, *,
+                         z_scale: float = 1.0, origin: Tuple[float, float, float] = (0.0, 0.0, 0.0),
+                         base_depth: float = 0.0, x_fastest: bool = True) -> "Scene":
+        """A scene from a height field, triangulated as MuJoCo triangulates its hfield (so depth
+        matches ``mj_ray``); ``wr_scene_create_heightfield`` in wr.h says it exactly.
+
+        heights: 2-D float32 (copied; on a GPU first copied to the host). With ``x_fastest``,
+        ``heights[iy, ix]`` (num_y, num_x): MuJoCo's ``hfield_data`` as (nrow, ncol). Without,
+        ``heights[ix, iy]`` (num_x, num_y): IsaacGym / legged_gym's ``height_field_raw``
+        (``astype(np.float32)``, ``spacing=horizontal_scale``, ``z_scale=vertical_scale``).
+        Sample (ix, iy) is at ``origin + (ix spacing_x, iy spacing_y, z_scale height)``; spacing
+        is one float for both axes or ``(spacing_x, spacing_y)``. ``base_depth > 0`` closes the
+        surface into a solid down to ``origin[2] - base_depth`` (MuJoCo's ``size[3]``).
+        """
+        sx, sy = (spacing, spacing) if isinstance(spacing, (int, float)) else spacing
+        scene = cls.__new__(cls)
+        scene.context = context
+        scene._h = _wr.Scene.create_heightfield(context._h, _frameworks.to_host(heights), bool(x_fastest), float(sx),
+                                                float(sy), float(z_scale), tuple(float(v) for v in origin),
+                                                float(base_depth))
         return scene
 
     @property
