@@ -291,6 +291,16 @@ TEST_CASE("heightfield: every bad field is refused by name, and no handle is wri
   t[1 * 3 + 2] = kInf;  // ix 1, iy 2
   d = g.desc(t, WR_HEIGHTFIELD_Y_FASTEST);
   refused(d, {"desc->heights[5] (sample ix = 1, iy = 2) = inf: must be finite"});
+  // Finite fields whose grid overflows float: named by the sample and the fields, not as a
+  // vertex array the caller never passed.
+  d = good, d.spacing_x = 3e38f;  // sample ix = 2 lies past float's range
+  refused(d, {"sample ix = 2, iy = 0 lies at (inf, ", "overflows float"});
+  d = good, d.z_scale = 1e38f, d.origin[2] = 3e38f;
+  std::vector<float> tall(g.h.size(), 1.0f);
+  d.heights = tall.data();
+  refused(d, {"sample ix = 0, iy = 0 lies at (", ", inf): ", "desc->z_scale desc->heights[0]) overflows float"});
+  d = good, d.origin[2] = -3e38f, d.base_depth = 3e38f;
+  refused(d, {"desc->origin[2] - desc->base_depth = -inf: the base's height overflows float"});
   // Past 2^31 - 1 triangles: refused before the heights are read (this array has 12 of them).
   d = good, d.num_x = 65536, d.num_y = 32769;
   refused(d, {"desc->num_x x desc->num_y = 65536 x 32769 gives 4294901760 triangles: at most 2147483647"});

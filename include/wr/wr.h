@@ -187,8 +187,9 @@ WR_API wr_status wr_scene_load_obj(wr_context context, const char* path, wr_scen
    along the same diagonal; with a slope_threshold it also moves vertices to make vertical
    walls, which a height field cannot say: pass its vertices and triangles to wr_scene_create
    instead.
-   base_depth > 0 closes the surface into a solid down to z = origin[2] - base_depth: a vertical
-   wall under each border edge and a bottom of two triangles (ids after the surface's; MuJoCo:
+   base_depth > 0 closes the surface into a solid down to z = origin[2] - base_depth (a solid
+   where every sample lies above that, as MuJoCo's samples in [0, 1] do): a vertical wall under
+   each border edge and a bottom of two triangles (ids after the surface's; MuJoCo:
    origin = (-size[0], -size[1], 0) in the geom's frame, spacing 2 size[0] / (ncol - 1) and
    2 size[1] / (nrow - 1), z_scale = size[2], base_depth = size[3]). */
 typedef enum wr_heightfield_layout {

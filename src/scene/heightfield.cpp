@@ -77,9 +77,18 @@ Mesh triangulate_heightfield(const char* function, const wr_heightfield_desc& d)
   for (uint64_t iy = 0; iy < ny; ++iy)
     for (uint64_t ix = 0; ix < nx; ++ix) {
       const uint64_t k = layout == WR_HEIGHTFIELD_X_FASTEST ? iy * nx + ix : ix * ny + iy;
-      mesh.vertices.insert(mesh.vertices.end(), {d.origin[0] + static_cast<float>(ix) * d.spacing_x,
-                                                 d.origin[1] + static_cast<float>(iy) * d.spacing_y,
-                                                 d.origin[2] + d.z_scale * d.heights[k]});
+      const float x = d.origin[0] + static_cast<float>(ix) * d.spacing_x;
+      const float y = d.origin[1] + static_cast<float>(iy) * d.spacing_y;
+      const float z = d.origin[2] + d.z_scale * d.heights[k];
+      // Finite inputs can still overflow float here; the caller must hear of its fields, not of
+      // a vertex array it never passed.
+      if (!std::isfinite(x) || !std::isfinite(y) || !std::isfinite(z))
+        fail(WR_ERROR_INVALID_ARGUMENT,
+             std::string(function) + ": sample ix = " + std::to_string(ix) + ", iy = " + std::to_string(iy) +
+                 " lies at (" + num(x) + ", " + num(y) + ", " + num(z) +
+                 "): desc->origin + (ix desc->spacing_x, iy desc->spacing_y, desc->z_scale desc->heights[" +
+                 std::to_string(k) + "]) overflows float");
+      mesh.vertices.insert(mesh.vertices.end(), {x, y, z});
     }
   const auto sample = [nx](uint64_t ix, uint64_t iy) { return static_cast<uint32_t>(iy * nx + ix); };
   for (uint64_t iy = 0; iy + 1 < ny; ++iy)
@@ -89,6 +98,9 @@ Mesh triangulate_heightfield(const char* function, const wr_heightfield_desc& d)
     }
   if (base) {
     const float z = d.origin[2] - d.base_depth;
+    if (!std::isfinite(z))
+      fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": desc->origin[2] - desc->base_depth = " + num(z) +
+                                          ": the base's height overflows float");
     const uint32_t first = static_cast<uint32_t>(nx * ny);  // the border's samples at the base
     for (uint64_t k = 0; k < border; ++k) {
       uint32_t ix, iy;
