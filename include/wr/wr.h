@@ -265,12 +265,12 @@ WR_API wr_status wr_camera_desc_set_mount_angles(wr_camera_desc* desc, float pit
 
 /* Creates a sensor of num_envs (>= 1) cameras that share `desc` and the
    scene; num_envs x height x width must be below 2^32 (WR_ERROR_INVALID_ARGUMENT
-   names the three otherwise, before anything is allocated). Builds the ray template (height x width directions, shared by every
-   env) and allocates everything render will ever need: render never
-   allocates. On a CUDA context it also launches the kernel once over no pixel,
-   so that the driver's one-time first-launch work (loading the kernel, sizing
-   local memory) is done here and not in the first render. The sensor keeps
-   the scene alive. */
+   names the three otherwise, before anything is allocated). Builds the ray template
+   (height x width directions, shared by every env) and allocates everything render
+   will ever need: render never allocates. On a CUDA context it also launches the
+   kernel once over no pixel, so that the driver's one-time first-launch work (loading
+   the kernel, sizing local memory) is done here and not in the first render. The
+   sensor keeps the scene alive. */
 WR_API wr_status wr_sensor_create(wr_scene scene, const wr_camera_desc* desc, uint32_t num_envs, wr_sensor* out);
 
 /* Renders every env.
@@ -389,7 +389,8 @@ typedef struct wr_sensor_options {
 WR_API void wr_sensor_options_init(wr_sensor_options* options);
 
 /* As wr_sensor_create, with the pipeline's options (NULL: all off). Every option is checked and
-   named on failure ("wr_sensor_create_ex: options->crop_width ..."). Everything render needs is
+   named on failure ("wr_sensor_create_ex: options->crop_width ..."); the output, like the
+   camera, has sides below 2^31 and num_envs x out_height x out_width below 2^32 pixels. Everything render needs is
    allocated here (the history rings, the camera images a resampled output is made from). */
 WR_API wr_status wr_sensor_create_ex(wr_scene scene, const wr_camera_desc* desc, const wr_sensor_options* options,
                                      uint32_t num_envs, wr_sensor* out);
