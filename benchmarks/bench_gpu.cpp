@@ -316,10 +316,16 @@ int main(int argc, char** argv) {
   int devices = 0;
   const cudaError_t probe = cudaGetDeviceCount(&devices);
   if (probe != cudaSuccess || devices == 0) {
-    if (probe != cudaSuccess)
+    // The library's reason says what is missing (no driver at all, and the driver this build
+    // needs) where the runtime's text would send the user to update a driver there is not.
+    wr_context unused = nullptr;
+    if (wr_context_create(WR_DEVICE_CUDA, ordinal, &unused) != WR_SUCCESS)
+      std::printf("no CUDA device: %s\n", wr_last_error());
+    else if (probe != cudaSuccess)
       std::printf("no CUDA device: %s (%s)\n", cudaGetErrorName(probe), cudaGetErrorString(probe));
     else
       std::printf("no CUDA device: cudaGetDeviceCount found none\n");
+    wr_context_release(unused);
     return kNoDevice;
   }
   wr_context context = nullptr;
