@@ -12,11 +12,13 @@ cd "$(dirname "$0")/.."
 venv=.venv
 py="$venv/bin/python"
 # torch from PyPI (with its CUDA runtime wheels, which a CPU-only machine loads too);
-# nanobind and scikit-build-core build the package without build isolation, from .venv/.
-requirements=(numpy torch pytest matplotlib nanobind "scikit-build-core>=0.10")
+# nanobind and scikit-build-core build the package without build isolation, from .venv/;
+# mujoco (MuJoCo 4's Python bindings and libmujoco) is the independent truth of the height-field
+# tests (its own mj_ray) and what the MuJoCo integration builds on.
+requirements=(numpy torch pytest matplotlib nanobind "scikit-build-core>=0.10" "mujoco>=4.0")
 
 if [ ! -x "$py" ]; then
-  echo "setup: creating $venv (numpy, torch, pytest, matplotlib)" >&2
+  echo "setup: creating $venv (numpy, torch, pytest, matplotlib, mujoco)" >&2
   "${WR_PYTHON:-python3}" -m venv "$venv"
 fi
 # The requirements, installed once per list: the list itself is the stamp.
