@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what warp-raycaster builds and tests with, and only what is missing: the Debian
 # packages, then (unless --no-python) the Python virtual environment .venv/ of this checkout
-# with numpy, torch, pytest and matplotlib from PyPI and the warp_raycaster package built from
+# with numpy, torch, pytest, matplotlib and mujoco from PyPI and the warp_raycaster package built from
 # this tree. Idempotent and quiet when everything is already there. Needs root (or sudo) only
 # when a Debian package has to be installed. Nothing is downloaded at configure or build time:
 # this is the one place dependencies come from.
