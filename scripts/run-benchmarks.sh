@@ -3,9 +3,9 @@
 # scripts/gpu-check.sh) and runs them one after another, each writing its dated results as soon
 # as it ends, into OUT (default benchmarks/results/):
 #   wr-bench-cpu        Google Benchmark: BVH build, render, explicit rays
-#                       -> cpu-<date>.json (Google Benchmark's JSON) and cpu-<date>.md
+#                       -> cpu-<date>.md (Google Benchmark's JSON beside the build: <build>/results/)
 #   wr-bench-pipeline   Google Benchmark: the RL depth pipeline's stages against the plain render
-#                       -> pipeline-<date>.json and pipeline-<date>.md
+#                       -> pipeline-<date>.md (its JSON likewise)
 #   wr-bench-vs-embree  against Embree 3, same scene, rays and threads
 #                       -> cpu-vs-embree-<date>.md and .csv
 #   wr-bench-memory     memory per env of three designs
@@ -92,7 +92,9 @@ run_step() {
     status=1; ran="$ran $name:not-built"; return 1
   fi
   echo "run-benchmarks: $(basename "$bin") $*"
-  { header "$title" "$(basename "$bin") ${*//$out\//}"; [ "$fence" = 0 ] || echo '```'; } >"$md"
+  local shown="${*//$out\//}"  # paths as the reader's checkout has them
+  shown="${shown//$root\//}"
+  { header "$title" "$(basename "$bin") $shown"; [ "$fence" = 0 ] || echo '```'; } >"$md"
   "$bin" "$@" >>"$md" 2>&1
   rc=$?
   { [ "$fence" = 0 ] || echo '```'; echo; echo "exit status $rc"; } >>"$md"
@@ -103,22 +105,28 @@ run_step() {
   fi
 }
 
+# Google Benchmark's JSON (every repetition, for tools) stays beside the build: the results
+# folder keeps the readable tables, which hold the same figures.
+json_dir="$build/results"
+json_shown="${json_dir#"$root"/}"  # as the results file names it
+mkdir -p "$json_dir"
+
 if wants cpu; then
-  args=(--benchmark_out="$out/cpu-$date_tag.json" --benchmark_out_format=json)
+  args=(--benchmark_out="$json_dir/cpu-$date_tag.json" --benchmark_out_format=json)
   [ $quick -eq 0 ] || args+=(--benchmark_min_time=0.01)
-  run_step cpu "$out/cpu-$date_tag.md" 1 "wr-bench-cpu (Google Benchmark; JSON: cpu-$date_tag.json)" \
+  run_step cpu "$out/cpu-$date_tag.md" 1 "wr-bench-cpu (Google Benchmark; JSON: $json_shown/cpu-$date_tag.json)" \
     "$build/benchmarks/wr-bench-cpu" "${args[@]}"
 fi
 
 if wants pipeline; then
-  args=(--benchmark_out="$out/pipeline-$date_tag.json" --benchmark_out_format=json)
+  args=(--benchmark_out="$json_dir/pipeline-$date_tag.json" --benchmark_out_format=json)
   if [ $quick -eq 0 ]; then
     args+=(--benchmark_repetitions=3 --benchmark_enable_random_interleaving=true --benchmark_report_aggregates_only=true)
   else
     args+=(--benchmark_min_time=0.01)
   fi
   run_step pipeline "$out/pipeline-$date_tag.md" 1 \
-    "wr-bench-pipeline: the RL depth pipeline's stages against the plain render (JSON: pipeline-$date_tag.json)" \
+    "wr-bench-pipeline: the RL depth pipeline's stages against the plain render (JSON: $json_shown/pipeline-$date_tag.json)" \
     "$build/benchmarks/wr-bench-pipeline" "${args[@]}"
 fi
 
