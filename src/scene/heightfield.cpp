@@ -4,22 +4,11 @@
 #include <cstring>
 #include <string>
 
+#include "common/field_checks.h"
 #include "common/status_error.h"
 
 namespace wr {
 namespace {
-
-[[noreturn]] void bad_field(const char* function, const char* field, const std::string& why) {
-  fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": desc->" + field + " " + why);
-}
-
-void require_finite(const char* function, const char* field, float v) {
-  if (!std::isfinite(v)) bad_field(function, field, "= " + num(v) + ": must be finite");
-}
-
-void require_positive(const char* function, const char* field, float v) {
-  if (!(std::isfinite(v) && v > 0.0f)) bad_field(function, field, "= " + num(v) + ": must be finite and > 0");
-}
 
 // The border's samples, once each, going round: along y = 0 (ix = 0 .. nx - 1), up x = nx - 1,
 // back along y = ny - 1, down x = 0. Sample k of 2 (nx + ny) - 4 as (ix, iy).
@@ -34,22 +23,20 @@ void border_sample(uint64_t k, uint32_t nx, uint32_t ny, uint32_t* ix, uint32_t*
 }  // namespace
 
 Mesh triangulate_heightfield(const char* function, const wr_heightfield_desc& d) {
-  if (!d.heights) bad_field(function, "heights", "is NULL");
+  if (!d.heights) bad_field(function, "desc->heights", "is NULL");
   require_element_aligned(function, d.heights, "desc->heights");
-  if (d.num_x < 2) bad_field(function, "num_x", "= " + std::to_string(d.num_x) + ": must be at least 2");
-  if (d.num_y < 2) bad_field(function, "num_y", "= " + std::to_string(d.num_y) + ": must be at least 2");
+  if (d.num_x < 2) bad_field(function, "desc->num_x", "= " + std::to_string(d.num_x) + ": must be at least 2");
+  if (d.num_y < 2) bad_field(function, "desc->num_y", "= " + std::to_string(d.num_y) + ": must be at least 2");
   int layout;
   std::memcpy(&layout, &d.layout, sizeof layout);  // a C caller may pass any int
   if (layout != WR_HEIGHTFIELD_X_FASTEST && layout != WR_HEIGHTFIELD_Y_FASTEST)
-    bad_field(function, "layout",
+    bad_field(function, "desc->layout",
               "= " + std::to_string(layout) + ": must be WR_HEIGHTFIELD_X_FASTEST or WR_HEIGHTFIELD_Y_FASTEST");
-  require_positive(function, "spacing_x", d.spacing_x);
-  require_positive(function, "spacing_y", d.spacing_y);
-  require_finite(function, "z_scale", d.z_scale);
-  const char* origin_names[3] = {"origin[0]", "origin[1]", "origin[2]"};
-  for (int i = 0; i < 3; ++i) require_finite(function, origin_names[i], d.origin[i]);
-  if (!(std::isfinite(d.base_depth) && d.base_depth >= 0.0f))
-    bad_field(function, "base_depth", "= " + num(d.base_depth) + ": must be finite and >= 0");
+  require_positive_field(function, "desc->spacing_x", d.spacing_x);
+  require_positive_field(function, "desc->spacing_y", d.spacing_y);
+  require_finite_field(function, "desc->z_scale", d.z_scale);
+  for (int i = 0; i < 3; ++i) require_finite_field(function, "desc->origin[" + std::to_string(i) + "]", d.origin[i]);
+  require_non_negative_field(function, "desc->base_depth", d.base_depth);
 
   const uint64_t nx = d.num_x, ny = d.num_y, cells = (nx - 1) * (ny - 1);
   const bool base = d.base_depth > 0.0f;

@@ -6,35 +6,27 @@
 #include <string>
 
 #include "common/api_guard.h"
+#include "common/field_checks.h"
 #include "common/status_error.h"
 
 namespace wr {
 
-namespace {
-
-[[noreturn]] void bad_field(const char* function, const char* field, const std::string& why) {
-  fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": desc->" + field + " " + why);
-}
-
-}  // namespace
-
 void validate_camera_desc(const char* function, const wr_camera_desc& d) {
-  if (d.width == 0) bad_field(function, "width", "is 0: must be at least 1");
-  if (d.height == 0) bad_field(function, "height", "is 0: must be at least 1");
+  if (d.width == 0) bad_field(function, "desc->width", "is 0: must be at least 1");
+  if (d.height == 0) bad_field(function, "desc->height", "is 0: must be at least 1");
   // Below 2^31 each: both backends compute pixel coordinates in 32 bits as a tile's corner plus
   // its side (cpu_render.cpp, kernels/warp_tiles.h), which near 2^32 would wrap around and skip
   // the image's last tiles.
   constexpr uint32_t kMaxSide = (1u << 31) - 1;
-  if (d.width > kMaxSide) bad_field(function, "width", "= " + std::to_string(d.width) + ": must be below 2^31");
-  if (d.height > kMaxSide) bad_field(function, "height", "= " + std::to_string(d.height) + ": must be below 2^31");
-  if (!(std::isfinite(d.fx) && d.fx > 0.0f)) bad_field(function, "fx", "= " + num(d.fx) + ": must be finite and > 0");
-  if (!(std::isfinite(d.fy) && d.fy > 0.0f)) bad_field(function, "fy", "= " + num(d.fy) + ": must be finite and > 0");
-  if (!std::isfinite(d.cx)) bad_field(function, "cx", "= " + num(d.cx) + ": must be finite");
-  if (!std::isfinite(d.cy)) bad_field(function, "cy", "= " + num(d.cy) + ": must be finite");
-  if (!(std::isfinite(d.near_clip) && d.near_clip >= 0.0f))
-    bad_field(function, "near_clip", "= " + num(d.near_clip) + ": must be finite and >= 0");
+  if (d.width > kMaxSide) bad_field(function, "desc->width", "= " + std::to_string(d.width) + ": must be below 2^31");
+  if (d.height > kMaxSide) bad_field(function, "desc->height", "= " + std::to_string(d.height) + ": must be below 2^31");
+  require_positive_field(function, "desc->fx", d.fx);
+  require_positive_field(function, "desc->fy", d.fy);
+  require_finite_field(function, "desc->cx", d.cx);
+  require_finite_field(function, "desc->cy", d.cy);
+  require_non_negative_field(function, "desc->near_clip", d.near_clip);
   if (!(d.far_clip > d.near_clip))
-    bad_field(function, "far_clip", "= " + num(d.far_clip) + ": must be greater than near_clip (" + num(d.near_clip) +
+    bad_field(function, "desc->far_clip", "= " + num(d.far_clip) + ": must be greater than near_clip (" + num(d.near_clip) +
                                         "); use +infinity for no limit");
   // A C caller may store any int in these enums: read them as ints (an out-of-range enum
   // value is undefined behaviour in C++).
@@ -42,18 +34,18 @@ void validate_camera_desc(const char* function, const wr_camera_desc& d) {
   std::memcpy(&kind, &d.depth_kind, sizeof kind);
   std::memcpy(&order, &d.quat_order, sizeof order);
   if (kind != WR_DEPTH_PLANE && kind != WR_DEPTH_RANGE)
-    bad_field(function, "depth_kind", "= " + std::to_string(kind) + ": must be WR_DEPTH_PLANE or WR_DEPTH_RANGE");
+    bad_field(function, "desc->depth_kind", "= " + std::to_string(kind) + ": must be WR_DEPTH_PLANE or WR_DEPTH_RANGE");
   if (order != WR_QUAT_WXYZ && order != WR_QUAT_XYZW)
-    bad_field(function, "quat_order", "= " + std::to_string(order) + ": must be WR_QUAT_WXYZ or WR_QUAT_XYZW");
+    bad_field(function, "desc->quat_order", "= " + std::to_string(order) + ": must be WR_QUAT_WXYZ or WR_QUAT_XYZW");
   for (int i = 0; i < 3; ++i)
     if (!std::isfinite(d.mount_position[i]))
-      bad_field(function, "mount_position", "[" + std::to_string(i) + "] = " + num(d.mount_position[i]) +
+      bad_field(function, "desc->mount_position", "[" + std::to_string(i) + "] = " + num(d.mount_position[i]) +
                                                ": must be finite");
   const float* q = d.mount_rotation;
   const bool identity = q[0] == 0.0f && q[1] == 0.0f && q[2] == 0.0f && q[3] == 0.0f;  // wr.h: all 0
   float rot[9];
   if (!identity && !quat_to_matrix(q[0], q[1], q[2], q[3], rot))
-    bad_field(function, "mount_rotation",
+    bad_field(function, "desc->mount_rotation",
               "= (" + num(q[0]) + ", " + num(q[1]) + ", " + num(q[2]) + ", " + num(q[3]) +
                   "): must be a finite quaternion, non-zero or all 0 (the identity)");
 }

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "common/api_guard.h"
+#include "common/field_checks.h"
 #include "common/sized_struct.h"
 #include "common/status_error.h"
 #include "sensor/camera_model.h"
@@ -15,7 +16,7 @@ namespace wr {
 namespace {
 
 [[noreturn]] void bad_option(const char* function, const char* field, const std::string& why) {
-  fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": options->" + field + " " + why);
+  bad_field(function, std::string("options->") + field, why);
 }
 
 // An enum field a C caller may have set to any int (read as one: an out-of-range enum value is
@@ -32,7 +33,7 @@ void require_enum(const char* function, const char* field, int v, int lo, int hi
 }
 
 void require_finite(const char* function, const char* field, float v) {
-  if (!std::isfinite(v)) bad_option(function, field, "= " + num(v) + ": must be finite");
+  require_finite_field(function, std::string("options->") + field, v);
 }
 
 void require_probability(const char* function, const char* field, float v) {
@@ -40,7 +41,7 @@ void require_probability(const char* function, const char* field, float v) {
 }
 
 void require_non_negative(const char* function, const char* field, float v) {
-  if (!(std::isfinite(v) && v >= 0.0f)) bad_option(function, field, "= " + num(v) + ": must be finite and >= 0");
+  require_non_negative_field(function, std::string("options->") + field, v);
 }
 
 NoiseParams make_noise(const char* function, const wr_noise_desc& n) {
