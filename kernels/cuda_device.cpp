@@ -13,6 +13,7 @@
 #include "cuda_errors.h"
 #include "cuda_kernels.h"
 #include "cuda_policy.h"
+#include "scene/instance_layout.h"
 #include "scene/scene.h"
 #include "sensor/sensor.h"
 
@@ -274,7 +275,8 @@ class CudaSensor final : public SensorBackend {
     } optional[] = {{call.intrinsics, "args->intrinsics"},     {call.mounts, "args->mounts"},
                     {call.latency, "args->latency"},           {call.update_mask, "args->update_mask"},
                     {call.reset_mask, "args->reset_mask"},     {call.bad_env_count, "args->bad_env_count"},
-                    {call.bad_env_mask, "args->bad_env_mask"}};
+                    {call.bad_env_mask, "args->bad_env_mask"}, {call.instance_poses, "args->instance_poses"},
+                    {call.global_poses, "args->global_poses"}, {call.instance_ids, "args->instance_ids"}};
     for (const auto& a : optional)
       if (a.p) require_device_pointer(function, a.p, a.name, ordinal_);
     const PipelineParams& p = sensor_.pipeline().params;
@@ -332,27 +334,31 @@ class CudaScene final : public SceneBackend {
     stream.upload("uploading BVH leaf blocks", bvh.leaf_words.data(), bvh.leaf_words.size(), &leaf_words_);
     stream.upload("uploading BVH parents", bvh.parents.data(), bvh.parents.size(), &parents_);
     // The intersect kernel's first launch, for the reason given in CudaSensor's constructor.
-    check(function, "first launch of the intersect kernel",
-          launch_intersect(view(), nullptr, nullptr, nullptr, 0, nullptr, nullptr, stream.get()));
+    check(function, "first launch of the intersect kernel", launch_intersect(view(), ExplicitRays{}, stream.get()));
     stream.finish();
   }
 
+  BvhView device_view() const override { return view(); }
+
   void intersect(const char* function, const IntersectCall& call) override {
     const CurrentDevice device(function, ordinal_);
-    require_device_pointer(function, call.origins, "origins", ordinal_);
-    require_device_pointer(function, call.directions, "directions", ordinal_);
-    if (call.tmax) require_device_pointer(function, call.tmax, "tmax", ordinal_);
-    require_device_pointer(function, call.out_t, "out_t", ordinal_);
-    if (call.out_triangle) require_device_pointer(function, call.out_triangle, "out_triangle", ordinal_);
+    const ExplicitRays& r = call.rays;
+    require_device_pointer(function, r.origins, "origins", ordinal_);
+    require_device_pointer(function, r.directions, "directions", ordinal_);
+    if (r.tmax) require_device_pointer(function, r.tmax, "tmax", ordinal_);
+    require_device_pointer(function, r.out_t, "out_t", ordinal_);
+    if (r.out_triangle) require_device_pointer(function, r.out_triangle, "out_triangle", ordinal_);
+    if (r.out_instance) require_device_pointer(function, r.out_instance, "out_instance", ordinal_);
+    if (r.instance_poses) require_device_pointer(function, r.instance_poses, "args->instance_poses", ordinal_);
+    if (r.global_poses) require_device_pointer(function, r.global_poses, "args->global_poses", ordinal_);
     // One launch covers at most 2^31 - 1 blocks (the grid's x limit): about 2^38 rays, below the
     // API's 2^40. Refused by name before anything is enqueued.
-    if (blocks_for(call.count) > 0x7fffffffull)
-      fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": count = " + std::to_string(call.count) +
+    if (blocks_for(r.count) > 0x7fffffffull)
+      fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": count = " + std::to_string(r.count) +
                                           " is too large for one launch on a CUDA context: at most " +
                                           std::to_string(0x7fffffffull * kBlockThreads) + " rays");
     check(function, "launching the intersect kernel",
-          launch_intersect(view(), call.origins, call.directions, call.tmax, call.count, call.out_t,
-                           call.out_triangle, static_cast<cudaStream_t>(call.stream)));
+          launch_intersect(view(), r, static_cast<cudaStream_t>(call.stream)));
   }
 
   std::unique_ptr<SensorBackend> create_sensor(const char* function, Sensor& sensor) override {
@@ -370,6 +376,34 @@ class CudaScene final : public SceneBackend {
   DeviceArray<uint32_t> parents_{ordinal_, &scene_.ledger(), MemoryTag::kBvhParents};
 };
 
+// An instanced scene's table (scene/instance_layout.h) uploaded once: each prototype's BVH view
+// (already device pointers) and each instance's prototype and group.
+class CudaInstances final : public InstancesBackend {
+ public:
+  CudaInstances(const char* function, int ordinal, InstanceTable& table) : ordinal_(ordinal), table_(table) {
+    const CurrentDevice device(function, ordinal_);
+    CreationStream stream(function);
+    const InstanceView host = table.host_view();
+    const uint32_t n = num_instances(host);
+    stream.upload("uploading the prototypes' BVH views", host.prototypes, table.num_prototypes(), &prototypes_);
+    stream.upload("uploading the instances' prototypes", host.prototype, n, &prototype_);
+    stream.upload("uploading the instances' groups", host.group, n, &group_);
+    stream.finish();
+  }
+
+  InstanceView view() const override {
+    return InstanceView{prototypes_.get(), prototype_.get(), group_.get(), table_.num_slots(), table_.num_globals()};
+  }
+
+ private:
+  int ordinal_;
+  InstanceTable& table_;
+  LedgerRecord self_{&table_.ledger(), MemorySpace::kHost, MemoryTag::kObjects, sizeof(CudaInstances)};
+  DeviceArray<BvhView> prototypes_{ordinal_, &table_.ledger(), MemoryTag::kInstanceTable};
+  DeviceArray<uint32_t> prototype_{ordinal_, &table_.ledger(), MemoryTag::kInstanceTable};
+  DeviceArray<uint32_t> group_{ordinal_, &table_.ledger(), MemoryTag::kInstanceTable};
+};
+
 class CudaDevice final : public DeviceBackend {
  public:
   CudaDevice(const char* function, int ordinal) : ordinal_(ordinal) { open_device(function, ordinal); }
@@ -381,6 +415,9 @@ class CudaDevice final : public DeviceBackend {
   }
   std::unique_ptr<SceneBackend> create_scene(const char* function, Scene& scene) override {
     return std::make_unique<CudaScene>(function, ordinal_, scene);
+  }
+  std::unique_ptr<InstancesBackend> create_instances(const char* function, InstanceTable& table) override {
+    return std::make_unique<CudaInstances>(function, ordinal_, table);
   }
   uint32_t num_threads() const override { return 1; }
   void set_cpu_path(const char* function, int) override { no_cpu_path(function); }

@@ -27,12 +27,9 @@ __global__ void WR_KERNEL_BOUNDS
   if (depth_thread(thread, bvh, rays, params, tiles, body_poses, depth_out)) atomicAdd(overflows, 1ull);
 }
 
-__global__ void WR_KERNEL_BOUNDS
-    intersect_kernel(BvhView bvh, const float* __restrict__ origins, const float* __restrict__ directions,
-                     const float* __restrict__ tmax, uint64_t count, float* __restrict__ out_t,
-                     uint32_t* __restrict__ out_triangle) {
+__global__ void WR_KERNEL_BOUNDS intersect_kernel(BvhView bvh, ExplicitRays rays) {
   const uint64_t i = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  intersect_thread(i, bvh, origins, directions, tmax, count, out_t, out_triangle);
+  intersect_thread(i, bvh, rays);
 }
 
 __global__ void WR_KERNEL_BOUNDS pipeline_camera_kernel(BvhView bvh, const TemplateRay* __restrict__ rays,
@@ -101,11 +98,9 @@ cudaError_t launch_depth(const BvhView& bvh, const TemplateRay* rays, const Dept
   return cudaGetLastError();
 }
 
-cudaError_t launch_intersect(const BvhView& bvh, const float* origins, const float* directions, const float* tmax,
-                             uint64_t count, float* out_t, uint32_t* out_triangle, cudaStream_t stream) {
-  const uint64_t blocks = blocks_for(count);
-  intersect_kernel<<<blocks > 0 ? static_cast<unsigned>(blocks) : 1u, kBlockThreads, 0, stream>>>(
-      bvh, origins, directions, tmax, count, out_t, out_triangle);
+cudaError_t launch_intersect(const BvhView& bvh, const ExplicitRays& rays, cudaStream_t stream) {
+  const uint64_t blocks = blocks_for(rays.count);
+  intersect_kernel<<<blocks > 0 ? static_cast<unsigned>(blocks) : 1u, kBlockThreads, 0, stream>>>(bvh, rays);
   return cudaGetLastError();
 }
 

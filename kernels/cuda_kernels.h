@@ -11,6 +11,7 @@
 #include "core/bvh_layout.h"
 #include "core/camera.h"
 #include "core/depth_pipeline.h"
+#include "core/explicit_rays.h"
 #include "warp_tiles.h"
 
 namespace wr {
@@ -24,9 +25,9 @@ cudaError_t launch_depth(const BvhView& bvh, const TemplateRay* rays, const Dept
                          const float* body_poses, float* depth_out, unsigned long long* overflows,
                          cudaStream_t stream);
 
-// The intersect kernel over `count` rays (count = 0: the warm-up launch of scene creation).
-cudaError_t launch_intersect(const BvhView& bvh, const float* origins, const float* directions, const float* tmax,
-                             uint64_t count, float* out_t, uint32_t* out_triangle, cudaStream_t stream);
+// The intersect kernel over rays.count rays (0: the warm-up launch of scene creation), device
+// pointers throughout.
+cudaError_t launch_intersect(const BvhView& bvh, const ExplicitRays& rays, cudaStream_t stream);
 
 // One render through the RL depth pipeline, all of it enqueued on `stream`: the bad-env count
 // cleared, the camera-image kernel (where p.camera_image), the sample kernel (edge dropout), the

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "core/depth_pipeline.h"
+#include "core/explicit_rays.h"
 #include "core/pixel_pipeline.h"
 #include "core/traversal_variant.h"
 #include "cuda_tuning.h"
@@ -38,28 +39,13 @@ WR_HD bool depth_thread(uint64_t thread, const BvhView& bvh, const TemplateRay* 
   return overflowed;
 }
 
-// Thread `i` of the intersect kernel (wr_scene_intersect on a CUDA context): ray i of
-// origins, directions (count x 3) and tmax (count, or null for +inf). out_t (count) gets the
-// nearest t (+inf for a miss), out_triangle (count, or null) the triangle id (kInvalidIndex for a
-// miss). A ray that the CPU would reject (non-finite, zero direction, negative tmax) gets NaN and
-// kInvalidIndex: on the device it cannot be reported before the results are written.
-WR_HD void intersect_thread(uint64_t i, const BvhView& bvh, const float* origins, const float* directions,
-                            const float* tmax, uint64_t count, float* out_t, uint32_t* out_triangle) {
-  if (i >= count) return;
-  const Vec3 o{origins[3 * i], origins[3 * i + 1], origins[3 * i + 2]};
-  const Vec3 d{directions[3 * i], directions[3 * i + 1], directions[3 * i + 2]};
-  const float t_far = tmax ? tmax[i] : infinity_();
-  const bool valid = is_finite_(o.x) && is_finite_(o.y) && is_finite_(o.z) && is_finite_(d.x) &&
-                     is_finite_(d.y) && is_finite_(d.z) && (d.x != 0.0f || d.y != 0.0f || d.z != 0.0f) &&
-                     t_far >= 0.0f;
-  if (!valid) {
-    out_t[i] = quiet_nan_();
-    if (out_triangle) out_triangle[i] = kInvalidIndex;
-    return;
-  }
-  const TraceResult hit = trace_closest_hit<CudaTraversal>(bvh, o, d, 0.0f, t_far);
-  out_t[i] = hit.triangle != kInvalidIndex ? hit.t : infinity_();
-  if (out_triangle) out_triangle[i] = hit.triangle;
+// Thread `i` of the intersect kernel (wr_scene_intersect, _ex on a CUDA context): ray i of the
+// batch (core/explicit_rays.h). A ray that the CPU would reject (non-finite, zero direction,
+// negative tmax), or one of an env with a bad instance pose, gets NaN and kInvalidIndex: on the
+// device it cannot be reported before the results are written.
+WR_HD void intersect_thread(uint64_t i, const BvhView& bvh, const ExplicitRays& rays) {
+  if (i >= rays.count) return;
+  intersect_explicit_ray<CudaTraversal>(bvh, rays, i, false);
 }
 
 // ---- the RL depth pipeline (core/depth_pipeline.h): up to four kernels per render ------------------
@@ -80,7 +66,7 @@ WR_HD bool pipeline_camera_thread(uint64_t thread, const BvhView& bvh, const Tem
   if (!env_camera(c, env, p, &camera, &k)) return false;
   bool overflowed;
   const uint32_t u = p.win_x + x, v = p.win_y + y;
-  const float d = camera_depth<CudaTraversal>(bvh, rays, c, u, v, camera, k, p, &overflowed);
+  const float d = camera_depth<CudaTraversal>(bvh, rays, c, env, u, v, camera, k, p, &overflowed, nullptr);
   if (p.noise.edges)
     s.camera_images[(static_cast<uint64_t>(env) * p.win_h + y) * p.win_w + x] = d;
   else
@@ -110,8 +96,9 @@ struct OutputThreadResult {
 
 // Thread `thread` of the output kernel: the output pixel of env that `tiles` (over out_w x out_h)
 // assigns it, made from the crop's samples (p.camera_image) or from its own camera pixel traced
-// here, emitted into the history and the output. A bad env's output is NaN, and its pixel 0
-// writes the env's bad_env_mask entry and reports it for the count.
+// here, emitted into the history and the output (and its instance id into c.instance_ids, where
+// asked). A bad env's output is NaN, and its pixel 0 writes the env's bad_env_mask entry and
+// reports it for the count.
 WR_HD OutputThreadResult pipeline_output_thread(uint64_t thread, const BvhView& bvh, const TemplateRay* rays,
                                                 const PipelineParams& p, const PipelineCall& c, const WarpTiles& tiles,
                                                 const PipelineState& s) {
@@ -129,14 +116,17 @@ WR_HD OutputThreadResult pipeline_output_thread(uint64_t thread, const BvhView& 
   const EnvOutput to = env_output(p, c, s, env);
   if (!valid) {
     emit_output(p, c, s, to, i, quiet_nan_());
+    if (c.instance_ids) c.instance_ids[to.out_at + i] = kInvalidIndex;
     return r;
   }
   float v;
   if (p.camera_image) {
     v = output_from_samples(s.samples + static_cast<uint64_t>(env) * p.output.crop_w * p.output.crop_h, x, y, p, s);
   } else {
-    const float d = camera_depth<CudaTraversal>(bvh, rays, c, p.output.crop_x + x, p.output.crop_y + y, camera, k, p,
-                                                &r.overflowed);
+    uint32_t instance;
+    const float d = camera_depth<CudaTraversal>(bvh, rays, c, env, p.output.crop_x + x, p.output.crop_y + y, camera, k,
+                                                p, &r.overflowed, &instance);
+    if (c.instance_ids) c.instance_ids[to.out_at + i] = instance;
     v = output_from_pixel(d, x, y, p, env, c.frame, env_offset(p.noise, env, c.frame));
   }
   emit_output(p, c, s, to, i, v);

@@ -56,6 +56,16 @@ size_t guards_touched(const std::vector<float>& v, size_t n) {
 
 }  // namespace
 
+// A batch of explicit rays without instances (core/explicit_rays.h).
+static wr::ExplicitRays explicit_rays(const float* origins, const float* directions, const float* tmax, uint64_t count,
+                                      float* out_t, uint32_t* out_triangle) {
+  wr::ExplicitRays r{};
+  r.origins = origins, r.directions = directions, r.tmax = tmax, r.count = count;
+  r.rays_per_env = count ? count : 1;
+  r.out_t = out_t, r.out_triangle = out_triangle;
+  return r;
+}
+
 TEST_CASE("an emulated depth launch equals the CPU backend bit for bit, for every tile shape") {
   const char* dir = std::getenv("WR_SOURCE_DIR");  // set by CTest; else run from the source root
   const wr::Mesh mesh = wr::load_obj(std::string(dir ? dir : ".") + "/assets/parkour_small.obj");
@@ -187,12 +197,13 @@ TEST_CASE("an emulated intersect launch equals the CPU backend, and marks the ra
       where.push_back(i);
     }
     const float* t_or_null = use_tmax ? t.data() : nullptr;
-    REQUIRE_NOTHROW(wr::validate_explicit_rays("test", o.data(), d.data(), t_or_null, where.size()));
     std::vector<float> out_t(where.size());
     std::vector<uint32_t> out_id(where.size());
+    const wr::ExplicitRays accepted = explicit_rays(o.data(), d.data(), t_or_null, where.size(), out_t.data(),
+                                                    out_id.data());
+    REQUIRE_NOTHROW(wr::validate_explicit_rays("test", accepted));
     wr::ThreadPool pool(2);
-    wr::cpu_intersect(pool, wr::CpuIntersectJob{bvh.view(), o.data(), d.data(), t_or_null, where.size(),
-                                                out_t.data(), out_id.data()});
+    wr::cpu_intersect(pool, wr::CpuIntersectJob{bvh.view(), accepted});
     for (size_t k = 0; k < where.size(); ++k) {
       (*want_t)[where[k]] = out_t[k];
       (*want_id)[where[k]] = out_id[k];
@@ -210,9 +221,9 @@ TEST_CASE("an emulated intersect launch equals the CPU backend, and marks the ra
     INFO((with_ids ? "with triangle ids" : "distances only (out_triangle null)"));
     std::vector<float> got_t = sentinel_floats(count);
     std::vector<uint32_t> got_id(count + kGuard, kSentinel);
-    for (uint64_t i = 0; i < threads; ++i)
-      wr::cuda::intersect_thread(i, bvh.view(), origins.data(), directions.data(), tmax.data(), count,
-                                 got_t.data(), with_ids ? got_id.data() : nullptr);
+    const wr::ExplicitRays rays = explicit_rays(origins.data(), directions.data(), tmax.data(), count, got_t.data(),
+                                                with_ids ? got_id.data() : nullptr);
+    for (uint64_t i = 0; i < threads; ++i) wr::cuda::intersect_thread(i, bvh.view(), rays);
     size_t different = 0;
     for (uint64_t i = 0; i < count; ++i) {
       const bool ok = rejected[i] ? std::isnan(got_t[i]) && bits(got_t[i]) != kSentinel
@@ -236,9 +247,9 @@ TEST_CASE("an emulated intersect launch equals the CPU backend, and marks the ra
   cpu_reference(false, &want_inf_t, &want_inf_id);
   std::vector<float> got_t = sentinel_floats(count);
   std::vector<uint32_t> got_id(count + kGuard, kSentinel);
-  for (uint64_t i = 0; i < threads; ++i)
-    wr::cuda::intersect_thread(i, bvh.view(), origins.data(), directions.data(), nullptr, count, got_t.data(),
-                               got_id.data());
+  const wr::ExplicitRays to_inf =
+      explicit_rays(origins.data(), directions.data(), nullptr, count, got_t.data(), got_id.data());
+  for (uint64_t i = 0; i < threads; ++i) wr::cuda::intersect_thread(i, bvh.view(), to_inf);
   size_t different = 0;
   for (uint64_t i = 0; i < count; ++i)
     different += !same_bits(got_t[i], want_inf_t[i]) || got_id[i] != want_inf_id[i];

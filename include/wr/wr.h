@@ -230,6 +230,47 @@ WR_API wr_status wr_scene_bounds(wr_scene scene, float* out_min, float* out_max)
 /* Drops the caller's reference. NULL does nothing. */
 WR_API void wr_scene_release(wr_scene scene);
 
+/* ---- Moving geometry: instances over the terrain ---------------------------------
+   An instanced scene is a terrain (a mesh scene, static) and prototype meshes (mesh scenes, each
+   in its own frame with its BVH built once), shared by every env, and a table of instances: each
+   env has num_slots instances (slot i of every env is a copy of the same prototype, posed per env
+   at every render: a robot's links), and every env sees the num_globals global instances (posed
+   once per render: shared moving obstacles). Env e sees the terrain, its own slots and the
+   globals, never another env's slots. Each instance has a group (0-31) that a camera may exclude
+   (wr_sensor_options.exclude_groups). Instance ids: env slots 0 .. num_slots - 1, then the
+   globals num_slots ...
+   The nearest hit wins; on a tie the terrain, then the lowest instance id, then the lowest
+   triangle id (on every backend, CPU path and thread count). Per env the library holds nothing
+   for the instances: their poses are the caller's. Render with wr_sensor_render_ex and
+   args->instance_poses / global_poses; explicit rays with wr_scene_intersect_ex. */
+typedef struct wr_instanced_scene_desc {
+  uint32_t struct_size;               /* sizeof(wr_instanced_scene_desc) */
+  wr_scene terrain;                   /* the static geometry: a mesh scene of the same context */
+  const wr_scene* prototypes;         /* (num_prototypes) mesh scenes of the same context */
+  uint32_t num_prototypes;
+  const uint32_t* slot_prototypes;    /* (num_slots) the prototype of each env's slot */
+  const uint32_t* slot_groups;        /* (num_slots) each slot's group, < 32; or NULL: all 0 */
+  uint32_t num_slots;                 /* instances per env */
+  const uint32_t* global_prototypes;  /* (num_globals) the prototype of each global instance */
+  const uint32_t* global_groups;      /* (num_globals) their groups; or NULL: all 0 */
+  uint32_t num_globals;               /* num_slots + num_globals at most 65536 */
+} wr_instanced_scene_desc;
+
+/* Zeroes desc and sets struct_size. A NULL desc does nothing. */
+WR_API void wr_instanced_scene_desc_init(wr_instanced_scene_desc* desc);
+
+/* Creates an instanced scene; it keeps the terrain and the prototypes alive (release yours when you
+   like). The tables are copied. WR_ERROR_INVALID_ARGUMENT names the field at fault
+   ("desc->slot_prototypes[3] ..."): a NULL or instanced terrain or prototype, one of another
+   context, a prototype index or group out of range. wr_scene_num_triangles, _bounds and
+   _build_seconds of it report its terrain's; wr_scene_memory its own table (the terrain's and the
+   prototypes' bytes are theirs). wr_sensor_render and wr_scene_intersect on a scene with
+   instances fail naming the calls that take their poses. */
+WR_API wr_status wr_scene_create_instanced(wr_context context, const wr_instanced_scene_desc* desc, wr_scene* out);
+
+/* An instanced scene's instance counts (0 and 0 for a mesh scene). Either output may be NULL. */
+WR_API wr_status wr_scene_instance_counts(wr_scene scene, uint32_t* out_num_slots, uint32_t* out_num_globals);
+
 /* ---- Sensor ------------------------------------------------------------------- */
 
 typedef struct wr_camera_desc {
@@ -383,6 +424,9 @@ typedef struct wr_sensor_options {
   uint32_t history_length;             /* frames kept per env (0 and 1: none; latency must then be 0) */
   wr_bad_pose_mode bad_pose_mode;
   wr_noise_desc noise;
+  uint32_t exclude_groups;             /* instanced scenes: bit g set, this camera does not see instances of
+                                          group g (a head camera its head link, a terrain-only camera the
+                                          whole robot) */
 } wr_sensor_options;
 
 /* Every option off; struct_size set. A NULL options does nothing. */
@@ -423,6 +467,14 @@ typedef struct wr_render_args {
   uint8_t* bad_env_mask;         /* (num_envs) 1 for such an env, 0 for another rendered env (an env the
                                     update mask leaves out keeps its entry); or NULL */
   void* stream;                  /* cudaStream_t on a CUDA context */
+  /* Instanced scenes (wr_scene_create_instanced): */
+  const float* instance_poses;   /* (num_envs x num_slots x 7) each env's instances in the world (position,
+                                    quaternion in quat_order); needed when the scene has slots */
+  const float* global_poses;     /* (num_globals x 7) the global instances; needed when it has any */
+  uint32_t* instance_ids;        /* (num_envs x out_height x out_width) the instance each pixel's ray hit
+                                    (UINT32_MAX: the terrain or nothing; before noise); or NULL. Only for an
+                                    output each of whose pixels is one camera pixel's: no resampling, no
+                                    edge dropout, history_length <= 1 */
 } wr_render_args;
 
 /* Zeroes args and sets struct_size. A NULL args does nothing. */
@@ -473,7 +525,9 @@ typedef enum wr_memory_tag {
                                    edge-dropout output is made from, and with edge dropout the clean
                                    depth of the crop and one pixel around it */
   WR_MEMORY_RENDER_SCRATCH = 9, /* shared, CPU: the same per render thread instead of per env */
-  WR_MEMORY_TAG_COUNT = 10
+  WR_MEMORY_INSTANCE_TABLE = 10,/* shared: an instanced scene's table, 24 bytes per prototype and 8 per
+                                   instance (host, and device on a CUDA context) */
+  WR_MEMORY_TAG_COUNT = 11
 } wr_memory_tag;
 
 /* Static name of a tag, e.g. "bvh_nodes"; "unknown" outside the enum. Never NULL. */
@@ -503,6 +557,35 @@ WR_API wr_status wr_sensor_memory_tag(wr_sensor sensor, wr_memory_tag tag, uint6
    such a ray gets out_t = NaN there. Capture-safe on a CUDA context (Conventions). */
 WR_API wr_status wr_scene_intersect(wr_scene scene, const float* origins, const float* directions, const float* tmax,
                                     uint64_t count, float* out_t, uint32_t* out_triangle, void* stream);
+
+/* Explicit rays through an instanced scene (or any scene): as wr_scene_intersect, the rays being
+   num_envs consecutive blocks of count / num_envs rays, block e seeing the terrain, env e's slots
+   and the global instances (a height scanner that must see the obstacles of its env). */
+typedef struct wr_intersect_args {
+  uint32_t struct_size;          /* sizeof(wr_intersect_args) */
+  const float* origins;          /* (count x 3) */
+  const float* directions;       /* (count x 3) */
+  const float* tmax;             /* (count), or NULL: +inf */
+  uint64_t count;                /* as wr_scene_intersect's; a multiple of num_envs */
+  uint32_t num_envs;             /* 0: 1 */
+  const float* instance_poses;   /* (num_envs x num_slots x 7), needed when the scene has slots */
+  const float* global_poses;     /* (num_globals x 7), needed when it has global instances */
+  wr_quat_order quat_order;      /* of both */
+  uint32_t exclude_groups;       /* bit g set: instances of group g are not seen */
+  float* out_t;                  /* (count) */
+  uint32_t* out_triangle;        /* (count) the triangle id within the mesh hit (the terrain's or the
+                                    instance's prototype's), UINT32_MAX for a miss; or NULL */
+  uint32_t* out_instance;        /* (count) the instance hit, UINT32_MAX for the terrain or a miss; or NULL */
+  void* stream;                  /* cudaStream_t on a CUDA context */
+} wr_intersect_args;
+
+/* Zeroes args and sets struct_size. A NULL args does nothing. */
+WR_API void wr_intersect_args_init(wr_intersect_args* args);
+
+/* On a CPU context a bad ray, or a bad instance pose (not finite, zero quaternion), fails naming it
+   ("args->instance_poses of env 2, slot 3 ...") and writes nothing; on a CUDA context the rays of
+   an env with a bad pose get out_t = NaN. Capture-safe on a CUDA context. */
+WR_API wr_status wr_scene_intersect_ex(wr_scene scene, const wr_intersect_args* args);
 
 #ifdef __cplusplus
 }

@@ -187,7 +187,8 @@ NB_MODULE(_wr, m) {
       .value("BUILD_SCRATCH", WR_MEMORY_BUILD_SCRATCH)
       .value("HISTORY", WR_MEMORY_HISTORY)
       .value("CAMERA_IMAGES", WR_MEMORY_CAMERA_IMAGES)
-      .value("RENDER_SCRATCH", WR_MEMORY_RENDER_SCRATCH);
+      .value("RENDER_SCRATCH", WR_MEMORY_RENDER_SCRATCH)
+      .value("INSTANCE_TABLE", WR_MEMORY_INSTANCE_TABLE);
   nb::enum_<wr_resample>(m, "Resample", "wr_resample: NONE, AREA (interpolate mode='area'), BICUBIC (mode='bicubic').")
       .value("NONE", WR_RESAMPLE_NONE)
       .value("AREA", WR_RESAMPLE_AREA)

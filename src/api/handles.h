@@ -11,6 +11,7 @@
 #include <wr/wr.h>
 
 #include "backend/backend.h"
+#include "scene/instance_layout.h"
 #include "scene/scene.h"
 #include "sensor/sensor.h"
 
@@ -22,8 +23,14 @@ struct wr_context_ {
 struct wr_scene_ {
   std::atomic<int> refs{1};
   wr_context context = nullptr;  // holds one reference
-  std::unique_ptr<wr::Scene> scene;           // the mesh's BVH on the host
+  std::unique_ptr<wr::Scene> scene;           // a mesh scene: the mesh's BVH on the host
   std::unique_ptr<wr::SceneBackend> device;   // and on the context's device
+  // An instanced scene (wr_scene_create_instanced; scene and device above are null): its terrain
+  // and prototypes (mesh scenes, each holding one reference) and its table, host and device.
+  wr_scene terrain = nullptr;
+  std::unique_ptr<wr::InstanceTable> instances;
+  wr::TrackedVector<wr_scene> prototypes;     // recorded in the table's ledger (so declared after it)
+  std::unique_ptr<wr::InstancesBackend> instances_device;
 };
 
 struct wr_sensor_ {

@@ -6,6 +6,7 @@
 #include <wr/wr.h>
 
 #include "common/api_guard.h"
+#include "common/field_checks.h"
 #include "common/sized_struct.h"
 #include "api/handles.h"
 #include "scene/heightfield.h"
@@ -28,6 +29,28 @@ void retain(Handle h) {
 template <class Handle>
 bool drop(Handle h) {  // true when this was the last reference
   return h->refs.fetch_sub(1, std::memory_order_acq_rel) == 1;
+}
+
+// The mesh scene whose BVH a scene's rays trace first: itself, or an instanced scene's terrain.
+wr_scene mesh_of(wr_scene scene) { return scene->terrain ? scene->terrain : scene; }
+
+// A scene's instance table where its device reads it; no instances for a mesh scene.
+wr::InstanceView instance_view(wr_scene scene) {
+  return scene->instances_device ? scene->instances_device->view() : wr::InstanceView{};
+}
+
+// The ledger of a scene's own bytes: the mesh's, or an instanced scene's table.
+const wr::MemoryLedger& scene_ledger(wr_scene scene) {
+  return scene->instances ? scene->instances->ledger() : scene->scene->ledger();
+}
+
+// Refuses a call that takes no instance poses on a scene that has instances.
+void require_no_instances(const char* function, wr_scene scene, const char* instead) {
+  const wr::InstanceView v = instance_view(scene);
+  if (wr::num_instances(v) != 0)
+    fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": the scene has " + std::to_string(v.num_slots) +
+                                        " instance slots per env and " + std::to_string(v.num_globals) +
+                                        " global instances, whose poses this call cannot take: use " + instead);
 }
 
 // A context around the device that make() returns.
@@ -94,8 +117,9 @@ wr_status create_sensor(const char* fn, wr_scene scene, const wr_camera_desc* de
     require_non_null(fn, desc, "desc");
     require_non_null(fn, out, "out");
     auto sensor = std::make_unique<wr_sensor_>();
-    sensor->sensor = std::make_unique<wr::Sensor>(fn, *scene->scene, *desc, options, num_envs);
-    sensor->device = scene->device->create_sensor(fn, *sensor->sensor);
+    const wr_scene mesh = mesh_of(scene);  // an instanced scene's sensor traces its terrain's BVH
+    sensor->sensor = std::make_unique<wr::Sensor>(fn, *mesh->scene, *desc, options, num_envs);
+    sensor->device = mesh->device->create_sensor(fn, *sensor->sensor);
     sensor->sensor->ledger().add(wr::MemorySpace::kHost, wr::MemoryTag::kObjects,
                                  sizeof(wr_sensor_) + sizeof(wr::Sensor));
     retain(scene);
@@ -222,7 +246,7 @@ wr_status wr_scene_num_triangles(wr_scene scene, uint64_t* out) {
   return api_guard(fn, [&] {
     require_non_null(fn, scene, "scene");
     require_non_null(fn, out, "out");
-    *out = scene->scene->num_triangles();
+    *out = mesh_of(scene)->scene->num_triangles();
   });
 }
 
@@ -231,7 +255,7 @@ wr_status wr_scene_build_seconds(wr_scene scene, double* out) {
   return api_guard(fn, [&] {
     require_non_null(fn, scene, "scene");
     require_non_null(fn, out, "out");
-    *out = scene->scene->build_seconds();
+    *out = mesh_of(scene)->scene->build_seconds();
   });
 }
 
@@ -241,9 +265,10 @@ wr_status wr_scene_bounds(wr_scene scene, float* out_min, float* out_max) {
     require_non_null(fn, scene, "scene");
     require_non_null(fn, out_min, "out_min");
     require_non_null(fn, out_max, "out_max");
+    const wr::Scene& mesh = *mesh_of(scene)->scene;
     for (int a = 0; a < 3; ++a) {
-      out_min[a] = scene->scene->bounds_min()[a];
-      out_max[a] = scene->scene->bounds_max()[a];
+      out_min[a] = mesh.bounds_min()[a];
+      out_max[a] = mesh.bounds_max()[a];
     }
   });
 }
@@ -251,8 +276,67 @@ wr_status wr_scene_bounds(wr_scene scene, float* out_min, float* out_max) {
 void wr_scene_release(wr_scene scene) {
   if (!scene || !drop(scene)) return;
   wr_context context = scene->context;
+  wr_scene terrain = scene->terrain;
+  // The table holds only views of the prototypes' BVHs, never read again: they may go first.
+  for (wr_scene p : scene->prototypes) wr_scene_release(p);
   delete scene;
+  wr_scene_release(terrain);
   wr_context_release(context);
+}
+
+void wr_instanced_scene_desc_init(wr_instanced_scene_desc* desc) {
+  if (!desc) return;
+  std::memset(desc, 0, sizeof *desc);
+  desc->struct_size = sizeof *desc;
+}
+
+wr_status wr_scene_create_instanced(wr_context context, const wr_instanced_scene_desc* desc_in, wr_scene* out) {
+  const char* fn = "wr_scene_create_instanced";
+  return api_guard(fn, [&] {
+    require_non_null(fn, context, "context");
+    require_non_null(fn, desc_in, "desc");
+    require_non_null(fn, out, "out");
+    const wr_instanced_scene_desc d = wr::read_sized_struct(fn, desc_in, "desc");
+    // A mesh scene of this context.
+    auto mesh_scene = [&](wr_scene s, const std::string& name) {
+      if (!s) wr::bad_field(fn, name, "is NULL");
+      if (s->terrain) wr::bad_field(fn, name, "is an instanced scene: instances are of mesh scenes");
+      if (s->context != context) wr::bad_field(fn, name, "belongs to another context");
+    };
+    mesh_scene(d.terrain, "desc->terrain");
+    if (d.num_prototypes) require_array(fn, d.prototypes, "desc->prototypes");
+    for (uint32_t i = 0; i < d.num_prototypes; ++i)
+      mesh_scene(d.prototypes[i], "desc->prototypes[" + std::to_string(i) + "]");
+    auto scene = std::make_unique<wr_scene_>();
+    scene->instances = std::make_unique<wr::InstanceTable>(fn, d);
+    for (uint32_t i = 0; i < d.num_prototypes; ++i)
+      scene->instances->set_prototype(i, d.prototypes[i]->device->device_view());
+    scene->prototypes = wr::TrackedVector<wr_scene>(
+        wr::TrackedAllocator<wr_scene>(&scene->instances->ledger(), wr::MemoryTag::kInstanceTable));
+    scene->prototypes.assign(d.prototypes, d.prototypes + d.num_prototypes);
+    scene->instances_device = context->device->create_instances(fn, *scene->instances);
+    scene->instances->ledger().add(wr::MemorySpace::kHost, wr::MemoryTag::kObjects,
+                                   sizeof(wr_scene_) + sizeof(wr::InstanceTable));
+    // Nothing can fail past here: the references are taken.
+    retain(context);
+    scene->context = context;
+    retain(d.terrain);
+    scene->terrain = d.terrain;
+    for (wr_scene p : scene->prototypes) retain(p);
+    *out = scene.release();
+  });
+}
+
+wr_status wr_scene_instance_counts(wr_scene scene, uint32_t* out_num_slots, uint32_t* out_num_globals) {
+  const char* fn = "wr_scene_instance_counts";
+  return api_guard(fn, [&] {
+    require_non_null(fn, scene, "scene");
+    if (!out_num_slots && !out_num_globals)
+      fail(WR_ERROR_INVALID_ARGUMENT, std::string(fn) + ": out_num_slots and out_num_globals are both NULL");
+    const wr::InstanceView v = instance_view(scene);
+    if (out_num_slots) *out_num_slots = v.num_slots;
+    if (out_num_globals) *out_num_globals = v.num_globals;
+  });
 }
 
 wr_status wr_sensor_create(wr_scene scene, const wr_camera_desc* desc, uint32_t num_envs, wr_sensor* out) {
@@ -270,6 +354,7 @@ wr_status wr_sensor_render(wr_sensor sensor, const float* body_poses, float* dep
     require_non_null(fn, sensor, "sensor");
     require_array(fn, body_poses, "body_poses");
     require_array(fn, depth_out, "depth_out");
+    require_no_instances(fn, sensor->scene, "wr_sensor_render_ex with args->instance_poses / global_poses");
     const wr::SensorPipeline& pipeline = sensor->sensor->pipeline();
     if (!pipeline.active) {
       sensor->device->render(fn, wr::RenderCall{body_poses, depth_out, stream});
@@ -281,8 +366,8 @@ wr_status wr_sensor_render(wr_sensor sensor, const float* body_poses, float* dep
     args.body_poses = body_poses;
     args.out = depth_out;
     args.out_bytes = uint64_t(sensor->sensor->num_envs()) * pipeline.out_bytes_per_env;
-    sensor->device->render_pipeline(fn, wr::make_pipeline_call(fn, pipeline, sensor->sensor->num_envs(), args),
-                                    stream);
+    sensor->device->render_pipeline(
+        fn, wr::make_pipeline_call(fn, pipeline, sensor->sensor->num_envs(), wr::InstanceView{}, args), stream);
   });
 }
 
@@ -293,10 +378,11 @@ wr_status wr_sensor_render_ex(wr_sensor sensor, const wr_render_args* args_in) {
     require_non_null(fn, args_in, "args");
     const wr_render_args args = wr::read_sized_struct(fn, args_in, "args");
     const wr::SensorPipeline& pipeline = sensor->sensor->pipeline();
-    const wr::PipelineCall call = wr::make_pipeline_call(fn, pipeline, sensor->sensor->num_envs(), args);
+    const wr::PipelineCall call =
+        wr::make_pipeline_call(fn, pipeline, sensor->sensor->num_envs(), instance_view(sensor->scene), args);
     const bool per_env = call.pose_stride != 7 || call.pose_offset != 0 || call.intrinsics || call.mounts ||
                          call.latency || call.update_mask || call.reset_mask || call.bad_env_count ||
-                         call.bad_env_mask;
+                         call.bad_env_mask || call.instance_ids || wr::num_instances(call.instances) != 0;
     if (!pipeline.active && !per_env) {  // nothing of the pipeline: the plain render, its very bits
       sensor->device->render(fn, wr::RenderCall{call.body_poses, static_cast<float*>(call.out), args.stream});
       return;
@@ -342,7 +428,7 @@ wr_status wr_scene_memory(wr_scene scene, wr_memory_stats* out) {
   return api_guard(fn, [&] {
     require_non_null(fn, scene, "scene");
     require_non_null(fn, out, "out");
-    *out = memory_stats(scene->scene->ledger(), 0);
+    *out = memory_stats(scene_ledger(scene), 0);
   });
 }
 
@@ -369,6 +455,7 @@ const char* wr_memory_tag_string(wr_memory_tag tag) {
     case WR_MEMORY_HISTORY: return "history";
     case WR_MEMORY_CAMERA_IMAGES: return "camera_images";
     case WR_MEMORY_RENDER_SCRATCH: return "render_scratch";
+    case WR_MEMORY_INSTANCE_TABLE: return "instance_table";
   }
   return "unknown";
 }
@@ -378,7 +465,7 @@ wr_status wr_scene_memory_tag(wr_scene scene, wr_memory_tag tag, uint64_t* out_h
   const char* fn = "wr_scene_memory_tag";
   return api_guard(fn, [&] {
     require_non_null(fn, scene, "scene");
-    memory_of_tag(fn, scene->scene->ledger(), tag, out_host_bytes, out_device_bytes);
+    memory_of_tag(fn, scene_ledger(scene), tag, out_host_bytes, out_device_bytes);
   });
 }
 
@@ -391,20 +478,80 @@ wr_status wr_sensor_memory_tag(wr_sensor sensor, wr_memory_tag tag, uint64_t* ou
   });
 }
 
+namespace {
+
+// The checks every explicit-ray call makes (null, alignment, count) and the call itself.
+void intersect(const char* fn, wr_scene scene, const wr::ExplicitRays& rays, void* stream) {
+  require_array(fn, rays.origins, "origins");
+  require_array(fn, rays.directions, "directions");
+  if (rays.tmax) require_element_aligned(fn, rays.tmax, "tmax");
+  require_array(fn, rays.out_t, "out_t");
+  if (rays.out_triangle) require_element_aligned(fn, rays.out_triangle, "out_triangle");
+  if (rays.out_instance) require_element_aligned(fn, rays.out_instance, "out_instance");
+  if (rays.count == 0) fail(WR_ERROR_INVALID_ARGUMENT, std::string(fn) + ": count is 0: must be at least 1");
+  if (rays.count > (1ull << 40))
+    fail(WR_ERROR_INVALID_ARGUMENT, std::string(fn) + ": count = " + std::to_string(rays.count) + " exceeds 2^40 rays");
+  mesh_of(scene)->device->intersect(fn, wr::IntersectCall{rays, stream});
+}
+
+}  // namespace
+
 wr_status wr_scene_intersect(wr_scene scene, const float* origins, const float* directions, const float* tmax,
                              uint64_t count, float* out_t, uint32_t* out_triangle, void* stream) {
   const char* fn = "wr_scene_intersect";
   return api_guard(fn, [&] {
     require_non_null(fn, scene, "scene");
-    require_array(fn, origins, "origins");
-    require_array(fn, directions, "directions");
-    if (tmax) require_element_aligned(fn, tmax, "tmax");
-    require_array(fn, out_t, "out_t");
-    if (out_triangle) require_element_aligned(fn, out_triangle, "out_triangle");
-    if (count == 0) fail(WR_ERROR_INVALID_ARGUMENT, std::string(fn) + ": count is 0: must be at least 1");
-    if (count > (1ull << 40))
-      fail(WR_ERROR_INVALID_ARGUMENT, std::string(fn) + ": count = " + std::to_string(count) + " exceeds 2^40 rays");
-    scene->device->intersect(fn, wr::IntersectCall{origins, directions, tmax, count, out_t, out_triangle, stream});
+    require_no_instances(fn, scene, "wr_scene_intersect_ex with args->instance_poses / global_poses");
+    wr::ExplicitRays rays{};
+    rays.origins = origins;
+    rays.directions = directions;
+    rays.tmax = tmax;
+    rays.count = count;
+    rays.rays_per_env = count ? count : 1;
+    rays.out_t = out_t;
+    rays.out_triangle = out_triangle;
+    intersect(fn, scene, rays, stream);
+  });
+}
+
+void wr_intersect_args_init(wr_intersect_args* args) {
+  if (!args) return;
+  std::memset(args, 0, sizeof *args);
+  args->struct_size = sizeof *args;
+}
+
+wr_status wr_scene_intersect_ex(wr_scene scene, const wr_intersect_args* args_in) {
+  const char* fn = "wr_scene_intersect_ex";
+  return api_guard(fn, [&] {
+    require_non_null(fn, scene, "scene");
+    require_non_null(fn, args_in, "args");
+    const wr_intersect_args a = wr::read_sized_struct(fn, args_in, "args");
+    const uint32_t envs = a.num_envs ? a.num_envs : 1u;
+    if (a.count % envs != 0)
+      fail(WR_ERROR_INVALID_ARGUMENT, std::string(fn) + ": args->count = " + std::to_string(a.count) +
+                                          " is not a multiple of args->num_envs = " + std::to_string(envs));
+    int order;
+    std::memcpy(&order, &a.quat_order, sizeof order);
+    if (order != WR_QUAT_WXYZ && order != WR_QUAT_XYZW)
+      fail(WR_ERROR_INVALID_ARGUMENT, std::string(fn) + ": args->quat_order = " + std::to_string(order) +
+                                          ": must be WR_QUAT_WXYZ (0) or WR_QUAT_XYZW (1)");
+    wr::ExplicitRays rays{};
+    rays.origins = a.origins;
+    rays.directions = a.directions;
+    rays.tmax = a.tmax;
+    rays.count = a.count;
+    rays.instances = instance_view(scene);
+    if (rays.instances.num_slots) require_array(fn, a.instance_poses, "args->instance_poses");
+    if (rays.instances.num_globals) require_array(fn, a.global_poses, "args->global_poses");
+    rays.instance_poses = rays.instances.num_slots ? a.instance_poses : nullptr;
+    rays.global_poses = rays.instances.num_globals ? a.global_poses : nullptr;
+    rays.quat_order = order == WR_QUAT_XYZW ? wr::kQuatXYZW : wr::kQuatWXYZ;
+    rays.exclude_groups = a.exclude_groups;
+    rays.rays_per_env = a.count / envs ? a.count / envs : 1;
+    rays.out_t = a.out_t;
+    rays.out_triangle = a.out_triangle;
+    rays.out_instance = a.out_instance;
+    intersect(fn, scene, rays, a.stream);
   });
 }
 
@@ -427,5 +574,6 @@ static_assert(int(wr::MemoryTag::kObjects) == WR_MEMORY_OBJECTS && int(wr::Memor
                   int(wr::MemoryTag::kHistory) == WR_MEMORY_HISTORY &&
                   int(wr::MemoryTag::kCameraImages) == WR_MEMORY_CAMERA_IMAGES &&
                   int(wr::MemoryTag::kRenderScratch) == WR_MEMORY_RENDER_SCRATCH &&
+                  int(wr::MemoryTag::kInstanceTable) == WR_MEMORY_INSTANCE_TABLE &&
                   int(wr::MemoryTag::kCount) == WR_MEMORY_TAG_COUNT,
               "wr.h's wr_memory_tag and the ledger's MemoryTag are out of step");

@@ -16,10 +16,12 @@
 #include <memory>
 
 #include "core/depth_pipeline.h"
+#include "core/explicit_rays.h"
 #include "scene/bvh_builder.h"
 
 namespace wr {
 
+class InstanceTable;
 class Scene;
 class Sensor;
 
@@ -31,15 +33,11 @@ struct RenderCall {
   void* stream;             // a cudaStream_t on CUDA (null: the default stream); unused on the CPU
 };
 
-// Explicit rays (wr_scene_intersect), arguments already checked for null, alignment and count.
+// Explicit rays (wr_scene_intersect, _ex), arguments already checked for null, alignment and
+// count, the scene's instance table (core/instances.h) filled in where it has one.
 struct IntersectCall {
-  const float* origins;     // (count x 3)
-  const float* directions;  // (count x 3)
-  const float* tmax;        // (count), or null for +inf
-  uint64_t count;
-  float* out_t;             // (count)
-  uint32_t* out_triangle;   // (count), or null
-  void* stream;             // as in RenderCall
+  ExplicitRays rays;  // core/explicit_rays.h
+  void* stream;       // as in RenderCall
 };
 
 // A sensor's data on its device, made by SceneBackend::create_sensor.
@@ -62,10 +60,22 @@ class SensorBackend {
 class SceneBackend {
  public:
   virtual ~SceneBackend() = default;
+  // The BVH where this device's kernels read it (host or device pointers): an instanced scene's
+  // table names its prototypes by it.
+  virtual BvhView device_view() const = 0;
+  // The rays' instance table (call.rays.instances) is already where this device reads it.
   virtual void intersect(const char* function, const IntersectCall& call) = 0;
   // The device data of `sensor`, a sensor of this scene; `sensor` (its camera model, template and
   // ledger) outlives what this returns.
   virtual std::unique_ptr<SensorBackend> create_sensor(const char* function, Sensor& sensor) = 0;
+};
+
+// An instanced scene's table on its device (scene/instance_layout.h), made by
+// DeviceBackend::create_instances; renders and explicit rays read it through view().
+class InstancesBackend {
+ public:
+  virtual ~InstancesBackend() = default;
+  virtual InstanceView view() const = 0;
 };
 
 // A context's device: a CPU thread pool, or one CUDA GPU.
@@ -77,6 +87,9 @@ class DeviceBackend {
   virtual BvhBuildOptions bvh_build_options() const = 0;
   // The device data of `scene` (built with bvh_build_options()); `scene` outlives it.
   virtual std::unique_ptr<SceneBackend> create_scene(const char* function, Scene& scene) = 0;
+  // An instanced scene's table where this device reads it (its bytes in table's ledger); `table`
+  // outlives it.
+  virtual std::unique_ptr<InstancesBackend> create_instances(const char* function, InstanceTable& table) = 0;
   // Threads a render runs on (wr_context_num_threads): the CPU pool's, 1 for a GPU's host side.
   virtual uint32_t num_threads() const = 0;
   // The CPU tracing path (a wr_cpu_path value) of this device's renders. A device that has none

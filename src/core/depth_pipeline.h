@@ -29,6 +29,7 @@ struct PipelineParams {
   OutputParams output;
   uint32_t history;        // frames per env's ring; 1: none
   bool isolate;            // WR_BAD_POSE_ISOLATE
+  uint32_t exclude_groups; // instance groups this camera does not see (instances.h)
 };
 
 // One render's per-env inputs and outputs: host pointers on the CPU, device pointers on CUDA.
@@ -44,7 +45,25 @@ struct PipelineCall {
   void* out;                // (num_envs x out_h x out_w) of the dtype
   uint32_t* bad_env_count;  // or null
   uint8_t* bad_env_mask;    // (num_envs) or null
+  // An instanced scene's moving geometry (instances.h); num_instances(instances) == 0 otherwise.
+  InstanceView instances;
+  const float* instance_poses;  // (num_envs x num_slots x 7), or null without slots
+  const float* global_poses;    // (num_globals x 7), or null without globals
+  uint32_t* instance_ids;       // (num_envs x out_h x out_w) the instance each output pixel's ray hit
+                                // (kInvalidIndex: the terrain or nothing), or null; only where each
+                                // output pixel is its own camera pixel's (!camera_image, history 1)
 };
+
+// What env e's rays see besides the terrain.
+WR_HD EnvInstances env_instances(const PipelineCall& c, const PipelineParams& p, uint32_t env) {
+  EnvInstances e;
+  e.view = c.instances;
+  e.slot_poses = c.instance_poses ? c.instance_poses + 7ull * c.instances.num_slots * env : nullptr;
+  e.global_poses = c.global_poses;
+  e.quat_order = p.depth.quat_order;
+  e.exclude_groups = p.exclude_groups;
+  return e;
+}
 
 // What the library holds per env for the pipeline on CUDA (null where the options need none; the
 // CPU keeps the first two per thread instead).
@@ -58,9 +77,10 @@ struct PipelineState {
 };
 
 // The env stage: env e's camera in the world and its intrinsics, from the call's arrays. False for
-// a bad pose, mount or intrinsics (not finite, zero quaternion, fx or fy not > 0).
+// a bad pose, mount, intrinsics or instance pose (not finite, zero quaternion, fx or fy not > 0).
 WR_HD bool env_camera(const PipelineCall& c, uint32_t env, const PipelineParams& p, RigidTransform* camera,
                       Intrinsics* k) {
+  if (num_instances(c.instances) != 0 && !instance_poses_valid(env_instances(c, p, env))) return false;
   RigidTransform body;
   if (!pose_to_transform(c.body_poses + static_cast<uint64_t>(env) * c.pose_stride + c.pose_offset,
                          p.depth.quat_order, &body))
@@ -77,16 +97,17 @@ WR_HD bool env_camera(const PipelineCall& c, uint32_t env, const PipelineParams&
   return true;
 }
 
-// The camera stage of pixel (u, v) for a scalar thread: its template ray (the shared one, or made
-// from the env's own intrinsics), the trace, the clean depth (+inf for no return).
-// *overflowed as render_pixel's.
+// The camera stage of pixel (u, v) of env e for a scalar thread: its template ray (the shared one,
+// or made from the env's own intrinsics), the trace (with the env's instances), the clean depth
+// (+inf for no return). *overflowed and *instance (or null) as render_pixel's.
 template <class Variant>
-WR_HD float camera_depth(const BvhView& bvh, const TemplateRay* shared_template, const PipelineCall& c, uint32_t u,
-                         uint32_t v, const RigidTransform& camera, const Intrinsics& k, const PipelineParams& p,
-                         bool* overflowed) {
+WR_HD float camera_depth(const BvhView& bvh, const TemplateRay* shared_template, const PipelineCall& c, uint32_t env,
+                         uint32_t u, uint32_t v, const RigidTransform& camera, const Intrinsics& k,
+                         const PipelineParams& p, bool* overflowed, uint32_t* instance) {
   const TemplateRay ray = c.intrinsics ? make_template_ray(u, v, k, p.plane_depth)
                                        : load_template_ray(shared_template + static_cast<uint64_t>(v) * p.cam_w + u);
-  return render_pixel<Variant>(bvh, ray, camera, p.depth, overflowed);
+  const EnvInstances e = env_instances(c, p, env);
+  return render_pixel<Variant>(bvh, num_instances(e.view) ? &e : nullptr, ray, camera, p.depth, overflowed, instance);
 }
 
 // The latency of env e in this call; >= p.history means a bad value on the device.

@@ -16,6 +16,7 @@
 #include "cpu/thread_pool.h"
 #include "memory/memory_ledger.h"
 #include "memory/tracked_allocator.h"
+#include "scene/instance_layout.h"
 #include "scene/scene.h"
 #include "sensor/sensor.h"
 
@@ -52,6 +53,7 @@ class CpuDevice final : public DeviceBackend {
     return options;
   }
   std::unique_ptr<SceneBackend> create_scene(const char* function, Scene& scene) override;
+  std::unique_ptr<InstancesBackend> create_instances(const char* function, InstanceTable& table) override;
   uint32_t num_threads() const override { return pool_->num_threads(); }
 
   void set_cpu_path(const char* function, int path) override {
@@ -152,11 +154,11 @@ class CpuScene final : public SceneBackend {
  public:
   CpuScene(const CpuDevice& device, Scene& scene) : device_(device), scene_(scene) {}
 
+  BvhView device_view() const override { return scene_.view(); }
+
   void intersect(const char* function, const IntersectCall& call) override {
-    validate_explicit_rays(function, call.origins, call.directions, call.tmax, call.count);
-    const CpuIntersectJob job{scene_.view(), call.origins, call.directions, call.tmax,
-                              call.count,    call.out_t,   call.out_triangle};
-    cpu_intersect(device_.pool(), job);
+    validate_explicit_rays(function, call.rays);
+    cpu_intersect(device_.pool(), CpuIntersectJob{scene_.view(), call.rays});
   }
 
   std::unique_ptr<SensorBackend> create_sensor(const char*, Sensor& sensor) override {
@@ -171,6 +173,21 @@ class CpuScene final : public SceneBackend {
 
 std::unique_ptr<SceneBackend> CpuDevice::create_scene(const char*, Scene& scene) {
   return std::make_unique<CpuScene>(*this, scene);
+}
+
+// The host table as it is.
+class CpuInstances final : public InstancesBackend {
+ public:
+  explicit CpuInstances(InstanceTable& table) : table_(table) {}
+  InstanceView view() const override { return table_.host_view(); }
+
+ private:
+  InstanceTable& table_;
+  LedgerRecord self_{&table_.ledger(), MemorySpace::kHost, MemoryTag::kObjects, sizeof(CpuInstances)};
+};
+
+std::unique_ptr<InstancesBackend> CpuDevice::create_instances(const char*, InstanceTable& table) {
+  return std::make_unique<CpuInstances>(table);
 }
 
 }  // namespace

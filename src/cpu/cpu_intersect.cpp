@@ -6,7 +6,8 @@
 #include <string>
 
 #include "common/status_error.h"
-#include "core/bvh_traverse.h"
+#include "core/traversal_variant.h"
+#include "scene/instance_layout.h"
 
 namespace wr {
 namespace {
@@ -20,16 +21,8 @@ void intersect_chunk(void* context, uint32_t task, unsigned /*thread_index*/) {
   const Chunks& chunks = *static_cast<const Chunks*>(context);
   const CpuIntersectJob& job = *chunks.job;
   const uint64_t begin = task * chunks.rays_per_task;
-  const uint64_t end = begin + chunks.rays_per_task < job.count ? begin + chunks.rays_per_task : job.count;
-  for (uint64_t i = begin; i < end; ++i) {
-    const float* o = job.origins + 3 * i;
-    const float* d = job.directions + 3 * i;
-    const float tmax = job.tmax ? job.tmax[i] : infinity_();
-    const TraceResult hit = trace_closest_hit(job.bvh, Vec3{o[0], o[1], o[2]}, Vec3{d[0], d[1], d[2]}, 0.0f, tmax);
-    const bool found = hit.triangle != kInvalidIndex;
-    job.out_t[i] = found ? hit.t : infinity_();
-    if (job.out_triangle) job.out_triangle[i] = hit.triangle;
-  }
+  const uint64_t end = begin + chunks.rays_per_task < job.rays.count ? begin + chunks.rays_per_task : job.rays.count;
+  for (uint64_t i = begin; i < end; ++i) intersect_explicit_ray<HostTraversal>(job.bvh, job.rays, i, true);
 }
 
 [[noreturn]] void bad_ray(const char* function, const char* array, uint64_t ray, const float* v, int n,
@@ -45,18 +38,20 @@ void intersect_chunk(void* context, uint32_t task, unsigned /*thread_index*/) {
 
 }  // namespace
 
-void validate_explicit_rays(const char* function, const float* origins, const float* directions, const float* tmax,
-                            uint64_t count) {
-  for (uint64_t i = 0; i < count; ++i) {
-    const float* o = origins + 3 * i;
-    const float* d = directions + 3 * i;
+void validate_explicit_rays(const char* function, const ExplicitRays& r) {
+  for (uint64_t i = 0; i < r.count; ++i) {
+    const float* o = r.origins + 3 * i;
+    const float* d = r.directions + 3 * i;
     if (!(std::isfinite(o[0]) && std::isfinite(o[1]) && std::isfinite(o[2])))
       bad_ray(function, "origins", i, o, 3, "is not finite");
     if (!(std::isfinite(d[0]) && std::isfinite(d[1]) && std::isfinite(d[2])))
       bad_ray(function, "directions", i, d, 3, "is not finite");
     if (d[0] == 0.0f && d[1] == 0.0f && d[2] == 0.0f) bad_ray(function, "directions", i, d, 3, "is zero");
-    if (tmax && !(tmax[i] >= 0.0f)) bad_ray(function, "tmax", i, tmax + i, 1, "must be >= 0 (+inf allowed)");
+    if (r.tmax && !(r.tmax[i] >= 0.0f)) bad_ray(function, "tmax", i, r.tmax + i, 1, "must be >= 0 (+inf allowed)");
   }
+  if (num_instances(r.instances) != 0)
+    validate_instance_poses(function, r.instances, r.instance_poses, r.global_poses, r.count / r.rays_per_env,
+                            nullptr, r.quat_order, "nothing was traced");
 }
 
 uint64_t cpu_intersect_rays_per_task(uint64_t count) {
@@ -68,8 +63,8 @@ uint64_t cpu_intersect_rays_per_task(uint64_t count) {
 }
 
 void cpu_intersect(ThreadPool& pool, const CpuIntersectJob& job) {
-  Chunks chunks{&job, cpu_intersect_rays_per_task(job.count)};
-  const uint64_t tasks = job.count / chunks.rays_per_task + (job.count % chunks.rays_per_task != 0);
+  Chunks chunks{&job, cpu_intersect_rays_per_task(job.rays.count)};
+  const uint64_t tasks = job.rays.count / chunks.rays_per_task + (job.rays.count % chunks.rays_per_task != 0);
   pool.run(static_cast<uint32_t>(tasks), intersect_chunk, &chunks);
 }
 

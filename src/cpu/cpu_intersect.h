@@ -4,25 +4,20 @@
 
 #include <cstdint>
 
-#include "core/bvh_layout.h"
+#include "core/explicit_rays.h"
 #include "cpu/thread_pool.h"
 
 namespace wr {
 
 struct CpuIntersectJob {
-  BvhView bvh;
-  const float* origins;     // (count x 3)
-  const float* directions;  // (count x 3), non-zero
-  const float* tmax;        // (count) or null for +inf
-  uint64_t count;
-  float* out_t;             // (count): nearest t, +inf for a miss
-  uint32_t* out_triangle;   // (count) or null: input triangle id, UINT32_MAX for a miss
+  BvhView bvh;        // the terrain's
+  ExplicitRays rays;  // host pointers, validated (validate_explicit_rays)
 };
 
 // Throws WR_ERROR_INVALID_ARGUMENT naming the first bad ray ("<function>: directions of
-// ray 5 ..."); checks everything before anything is written.
-void validate_explicit_rays(const char* function, const float* origins, const float* directions, const float* tmax,
-                            uint64_t count);
+// ray 5 ..."), then the first bad instance pose ("<function>: args->instance_poses of env 2,
+// slot 3 ..."); checks everything before anything is written.
+void validate_explicit_rays(const char* function, const ExplicitRays& rays);
 
 void cpu_intersect(ThreadPool& pool, const CpuIntersectJob& job);
 

@@ -14,14 +14,16 @@ struct Run {
 // Traces pixels [u0, u1) x [v0, v1) (at most a tile) of env's camera image into `image`, whose
 // first element is pixel (image_u0, image_v0), `image_stride` wide. With per-env intrinsics the
 // tile's rays are made here from the env's own (make_template_ray: the bits of a sensor built with
-// them).
-uint64_t trace(const Run& run, const RigidTransform& camera, const Intrinsics& k, uint32_t u0, uint32_t v0,
-               uint32_t u1, uint32_t v1, float* image, uint32_t image_u0, uint32_t image_v0, uint32_t image_stride) {
+// them). `instances`: the env's (null: none); `ids` (or null): the instance each pixel hit, laid out
+// as image.
+uint64_t trace(const Run& run, const RigidTransform& camera, const Intrinsics& k, const EnvInstances* instances,
+               uint32_t u0, uint32_t v0, uint32_t u1, uint32_t v1, float* image, uint32_t* ids, uint32_t image_u0,
+               uint32_t image_v0, uint32_t image_stride) {
   const CpuPipelineJob& job = *run.job;
   const PipelineParams& p = *job.params;
   TemplateRay own[kCpuTileSize * kCpuTileSize];
-  PacketTile t{job.bvh, u0, v0, u1, v1, job.rays, 0, 0, p.cam_w, image, image_u0, image_v0, image_stride,
-               camera, &p.depth};
+  PacketTile t{job.bvh, u0,       v0,       u1,           v1,     job.rays,  0,   0, p.cam_w, image,
+               image_u0, image_v0, image_stride, camera, &p.depth, instances, ids};
   if (job.call.intrinsics) {
     for (uint32_t v = v0; v < v1; ++v)
       for (uint32_t u = u0; u < u1; ++u) own[(v - v0) * kCpuTileSize + (u - u0)] = make_template_ray(u, v, k, p.plane_depth);
@@ -48,11 +50,16 @@ void render_env(void* context, uint32_t env, unsigned thread) {
   if (c.bad_env_mask) c.bad_env_mask[env] = valid ? 0 : 1;
   if (!valid) {  // isolated (the host data was checked): the env's output is invalid
     run.bad_envs.fetch_add(1, std::memory_order_relaxed);
-    for (uint32_t i = 0; i < out_pixels; ++i) emit_output(p, c, job.state, to, i, quiet_nan_());
+    for (uint32_t i = 0; i < out_pixels; ++i) {
+      emit_output(p, c, job.state, to, i, quiet_nan_());
+      if (c.instance_ids) c.instance_ids[to.out_at + i] = kInvalidIndex;
+    }
     advance_history(p, job.state, env);
     return;
   }
   const float offset = env_offset(p.noise, env, c.frame);
+  const EnvInstances seen = env_instances(c, p, env);
+  const EnvInstances* instances = num_instances(seen.view) ? &seen : nullptr;
   uint64_t overflows = 0;
   if (p.camera_image) {
     // The crop's samples first (from the traced window where edge dropout reads neighbours), then
@@ -66,10 +73,11 @@ void render_env(void* context, uint32_t env, unsigned thread) {
         const uint32_t u1 = u0 + kCpuTileSize < p.win_x + p.win_w ? u0 + kCpuTileSize : p.win_x + p.win_w;
         const uint32_t v1 = v0 + kCpuTileSize < p.win_y + p.win_h ? v0 + kCpuTileSize : p.win_y + p.win_h;
         if (window) {
-          overflows += trace(run, camera, k, u0, v0, u1, v1, window, p.win_x, p.win_y, p.win_w);
+          overflows += trace(run, camera, k, instances, u0, v0, u1, v1, window, nullptr, p.win_x, p.win_y, p.win_w);
           continue;
         }
-        overflows += trace(run, camera, k, u0, v0, u1, v1, depth, u0, v0, kCpuTileSize);  // the window is the crop
+        // the window is the crop
+        overflows += trace(run, camera, k, instances, u0, v0, u1, v1, depth, nullptr, u0, v0, kCpuTileSize);
         for (uint32_t v = v0; v < v1; ++v)
           for (uint32_t u = u0; u < u1; ++u)
             samples[(v - o.crop_y) * o.crop_w + (u - o.crop_x)] =
@@ -87,16 +95,21 @@ void render_env(void* context, uint32_t env, unsigned thread) {
   } else {
     // Tile by tile: each output pixel from its own camera pixel.
     float depth[kCpuTileSize * kCpuTileSize];
+    uint32_t ids[kCpuTileSize * kCpuTileSize];
     for (uint32_t v0 = o.crop_y; v0 < o.crop_y + o.crop_h; v0 += kCpuTileSize)
       for (uint32_t u0 = o.crop_x; u0 < o.crop_x + o.crop_w; u0 += kCpuTileSize) {
         const uint32_t u1 = u0 + kCpuTileSize < o.crop_x + o.crop_w ? u0 + kCpuTileSize : o.crop_x + o.crop_w;
         const uint32_t v1 = v0 + kCpuTileSize < o.crop_y + o.crop_h ? v0 + kCpuTileSize : o.crop_y + o.crop_h;
-        overflows += trace(run, camera, k, u0, v0, u1, v1, depth, u0, v0, kCpuTileSize);
+        overflows += trace(run, camera, k, instances, u0, v0, u1, v1, depth, c.instance_ids ? ids : nullptr, u0, v0,
+                           kCpuTileSize);
         for (uint32_t v = v0; v < v1; ++v)
           for (uint32_t u = u0; u < u1; ++u) {
             const uint32_t x = u - o.crop_x, y = v - o.crop_y;
             const float d = depth[(v - v0) * kCpuTileSize + (u - u0)];
             emit_output(p, c, job.state, to, y * o.out_w + x, output_from_pixel(d, x, y, p, env, c.frame, offset));
+            if (c.instance_ids)
+              c.instance_ids[to.out_at + y * o.out_w + x] = instances ? ids[(v - v0) * kCpuTileSize + (u - u0)]
+                                                                      : kInvalidIndex;
           }
       }
   }

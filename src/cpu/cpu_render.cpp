@@ -15,7 +15,8 @@ void render_tile(const TileGrid& grid, uint32_t env, uint32_t tile, bool valid, 
   const uint32_t u1 = u0 + kCpuTileSize < job.width ? u0 + kCpuTileSize : job.width;
   const uint32_t v1 = v0 + kCpuTileSize < job.height ? v0 + kCpuTileSize : job.height;
   float* image = job.depth_out + static_cast<size_t>(env) * job.width * job.height;
-  const PacketTile t{job.bvh, u0, v0, u1, v1, job.rays, 0, 0, job.width, image, 0, 0, job.width, camera, &job.params};
+  const PacketTile t{job.bvh, u0, v0, u1, v1, job.rays, 0,       0,       job.width, image, 0, 0, job.width,
+                     camera,  &job.params, nullptr, nullptr};
   if (!valid) {  // unreachable through the C API, which rejects bad poses first
     for (uint32_t v = v0; v < v1; ++v)
       for (uint32_t u = u0; u < u1; ++u) tile_depth(t, u, v) = quiet_nan_();
@@ -46,7 +47,10 @@ uint64_t trace_tile(const PacketTile& tile, PacketTileFn packet_fn) {
     float* image = &tile_depth(tile, tile.u0, v);
     for (uint32_t i = 0; i < tile.u1 - tile.u0; ++i) {
       bool overflowed;
-      image[i] = render_pixel<HostTraversal>(tile.bvh, rays[i], tile.camera, *tile.params, &overflowed);
+      uint32_t instance;
+      image[i] = render_pixel<HostTraversal>(tile.bvh, tile.instances, rays[i], tile.camera, *tile.params, &overflowed,
+                                             &instance);
+      set_tile_id(tile, tile.u0 + i, v, instance);
       overflows += overflowed;
     }
   }

@@ -23,6 +23,8 @@ struct PacketTile {
   uint32_t image_u0, image_v0, image_stride;
   RigidTransform camera;     // of this env, from a valid pose
   const DepthParams* params;
+  const EnvInstances* instances;  // the env's instances (core/instances.h), or null: the terrain alone
+  uint32_t* ids;                  // the instance each pixel hit, laid out as image; or null
 };
 
 WR_HD const TemplateRay& tile_ray(const PacketTile& t, uint32_t u, uint32_t v) {
@@ -30,6 +32,10 @@ WR_HD const TemplateRay& tile_ray(const PacketTile& t, uint32_t u, uint32_t v) {
 }
 WR_HD float& tile_depth(const PacketTile& t, uint32_t u, uint32_t v) {
   return t.image[static_cast<size_t>(v - t.image_v0) * t.image_stride + (u - t.image_u0)];
+}
+// Pixel (u, v)'s instance id, where the tile has ids.
+WR_HD void set_tile_id(const PacketTile& t, uint32_t u, uint32_t v, uint32_t id) {
+  if (t.ids) t.ids[static_cast<size_t>(v - t.image_v0) * t.image_stride + (u - t.image_u0)] = id;
 }
 
 // Both fill the tile's pixels of tile.image and return how many of its rays overflowed the

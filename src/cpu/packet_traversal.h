@@ -283,16 +283,21 @@ __attribute__((noinline)) uint64_t render_packet_scalar(const PacketTile& tile, 
     if (!(p.active >> l & 1u)) continue;
     const uint32_t u = u0 + l % kPacketW, v = v0 + l / kPacketW;
     bool overflowed;
-    tile_depth(tile, u, v) = render_pixel<HostTraversal>(tile.bvh, tile_ray(tile, u, v), tile.camera, *tile.params,
-                                                         &overflowed);
+    uint32_t instance;
+    tile_depth(tile, u, v) = render_pixel<HostTraversal>(tile.bvh, tile.instances, tile_ray(tile, u, v), tile.camera,
+                                                         *tile.params, &overflowed, &instance);
+    set_tile_id(tile, u, v, instance);
     overflows += overflowed;
   }
   return overflows;
 }
 
 // Renders pixels [u0, u0 + kPacketW) x [v0, v0 + kPacketH) of the tile (clipped to it): the
-// packet's rays traced together, then each lane's hit handed to the pipeline's value stage
-// (pixel_value), which everything after the trace goes through on every path.
+// packet's rays traced together through the terrain, then each lane's ray through the env's
+// instances one by one (trace_instances of core/instances.h, the scalar path's own, continuing
+// from the lane's terrain hit, which is the scalar path's bit for bit), then each lane's hit
+// handed to the pipeline's value stage (pixel_value), which everything after the trace goes
+// through on every path.
 uint64_t render_packet(const PacketTile& tile, uint32_t u0, uint32_t v0) {
   Packet p;
   const bool uniform = setup_packet(tile, u0, v0, &p);
@@ -300,13 +305,21 @@ uint64_t render_packet(const PacketTile& tile, uint32_t u0, uint32_t v0) {
   if (!done) return render_packet_scalar(tile, p, u0, v0);
   const TemplateRay* rays = &tile_ray(tile, u0, v0);
   float* image = &tile_depth(tile, u0, v0);
+  uint64_t overflows = 0;
   for (int l = 0; l < kLanes; ++l) {
     if (!(p.active >> l & 1u)) continue;
     const uint32_t du = l % kPacketW, dv = l / kPacketW;
-    image[dv * tile.image_stride + du] =
-        pixel_value(p.best_t[l], p.best_id[l], rays[dv * tile.rays_stride + du], *tile.params);
+    const TemplateRay& ray = rays[dv * tile.rays_stride + du];
+    TraceResult best{p.best_t[l], p.best_id[l], false};
+    if (tile.instances) {
+      const PixelRay r = make_pixel_ray(ray, tile.camera, *tile.params);
+      uint32_t instance = kInvalidIndex;
+      overflows += trace_instances<HostTraversal>(*tile.instances, tile.camera.pos, r.dir, r.tmin, &best, &instance);
+      set_tile_id(tile, u0 + du, v0 + dv, instance);
+    }
+    image[dv * tile.image_stride + du] = pixel_value(best.t, best.triangle, ray, *tile.params);
   }
-  return 0;
+  return overflows;
 }
 
 uint64_t render_tile_packets(const PacketTile& tile) {

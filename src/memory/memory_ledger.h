@@ -23,6 +23,7 @@ enum class MemoryTag : int {
   kHistory,        // per env: the RL pipeline's history rings and frame counts
   kCameraImages,   // per env (CUDA): the crop's samples and clean window a resampled output is made from
   kRenderScratch,  // shared: the same per thread on the CPU
+  kInstanceTable,  // shared: an instanced scene's table (prototype BVH views, prototype and group per instance)
   kCount
 };
 

@@ -9,6 +9,7 @@
 #include "common/field_checks.h"
 #include "common/sized_struct.h"
 #include "common/status_error.h"
+#include "scene/instance_layout.h"
 #include "sensor/camera_model.h"
 #include "sensor/sensor.h"
 
@@ -172,6 +173,7 @@ SensorPipeline make_sensor_pipeline(const char* function, const wr_camera_desc& 
                "WR_BAD_POSE_FAIL, WR_BAD_POSE_ISOLATE");
   p.isolate = bad_pose == WR_BAD_POSE_ISOLATE;
   p.noise = make_noise(function, o.noise);
+  p.exclude_groups = o.exclude_groups;  // every bit means a group (0-31): nothing to check
 
   // The traced window: the crop, and where edge dropout reads neighbours, one pixel around it.
   const uint32_t grow = p.noise.edges ? 1u : 0u;
@@ -200,7 +202,7 @@ void build_resample_taps(const PipelineParams& p, ResampleTaps* columns, Resampl
 }
 
 PipelineCall make_pipeline_call(const char* function, const SensorPipeline& pipeline, uint32_t num_envs,
-                                const wr_render_args& a) {
+                                const InstanceView& instances, const wr_render_args& a) {
   require_non_null(function, a.body_poses, "args->body_poses");
   require_element_aligned(function, a.body_poses, "args->body_poses");
   require_non_null(function, a.out, "args->out");
@@ -228,6 +230,16 @@ PipelineCall make_pipeline_call(const char* function, const SensorPipeline& pipe
   if (a.mounts) require_element_aligned(function, a.mounts, "args->mounts");
   if (a.latency) require_element_aligned(function, a.latency, "args->latency");
   if (a.bad_env_count) require_element_aligned(function, a.bad_env_count, "args->bad_env_count");
+  if (instances.num_slots) require_array(function, a.instance_poses, "args->instance_poses");
+  if (instances.num_globals) require_array(function, a.global_poses, "args->global_poses");
+  if (a.instance_ids) {
+    require_element_aligned(function, a.instance_ids, "args->instance_ids");
+    if (p.camera_image || p.history > 1)
+      fail(WR_ERROR_INVALID_ARGUMENT,
+           std::string(function) + ": args->instance_ids is set, but this sensor's output pixels are not each one " +
+               "camera pixel's (" + (p.output.resample != kResampleNone ? "it resamples" : p.noise.edges ? "edge dropout" : "a history") +
+               "): ids need no resampling, no edge dropout and history_length <= 1");
+  }
   PipelineCall c;
   c.body_poses = a.body_poses;
   c.pose_stride = stride;
@@ -241,6 +253,10 @@ PipelineCall make_pipeline_call(const char* function, const SensorPipeline& pipe
   c.out = a.out;
   c.bad_env_count = a.bad_env_count;
   c.bad_env_mask = a.bad_env_mask;
+  c.instances = instances;
+  c.instance_poses = instances.num_slots ? a.instance_poses : nullptr;
+  c.global_poses = instances.num_globals ? a.global_poses : nullptr;
+  c.instance_ids = a.instance_ids;
   return c;
 }
 
@@ -256,6 +272,9 @@ std::string floats(const float* v, int n) {
 
 void validate_pipeline_host_data(const char* function, const PipelineParams& p, const PipelineCall& c,
                                  uint32_t num_envs) {
+  if (num_instances(c.instances) != 0 && !p.isolate)  // isolated: the render makes such envs invalid
+    validate_instance_poses(function, c.instances, c.instance_poses, c.global_poses, num_envs, c.update_mask,
+                            p.depth.quat_order, "nothing was rendered");
   for (uint32_t env = 0; env < num_envs; ++env) {
     if (c.latency && c.latency[env] >= p.history)
       fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": args->latency of env " + std::to_string(env) + " = " +

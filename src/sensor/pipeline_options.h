@@ -27,9 +27,10 @@ void build_resample_taps(const PipelineParams& p, ResampleTaps* columns, Resampl
 SensorPipeline make_sensor_pipeline(const char* function, const wr_camera_desc& desc, const wr_sensor_options* options);
 
 // Checks what a render's arguments can be checked for without reading their data (null, sizes,
-// alignment, stride and offset) and turns them into a PipelineCall (pose_stride resolved).
+// alignment, stride and offset; the instance poses the scene's table needs, `instances` being where
+// its device reads it) and turns them into a PipelineCall (pose_stride resolved).
 PipelineCall make_pipeline_call(const char* function, const SensorPipeline& pipeline, uint32_t num_envs,
-                                const wr_render_args& args);
+                                const InstanceView& instances, const wr_render_args& args);
 
 // Checks the call's host data, env by env: poses, mounts and intrinsics (bad ones throw naming the
 // env, unless `isolate`: then they are left for the render, which makes those envs invalid) and

@@ -1,0 +1,118 @@
+// Moving geometry over the shared terrain: the two-level trace, one copy for every backend.
+//
+// An instanced scene (wr_scene_create_instanced) is the terrain's BVH plus prototype meshes, each
+// with its own BVH built once and shared by every env, and a table of instances: num_slots slots
+// per env (env e's instance i is posed by its own pose) and num_globals instances every env sees
+// (posed once per render). A ray of env e is traced through the terrain's BVH, then through the
+// BVH of each of the env's instances and each global one, in the instance's frame: the ray turned
+// by the inverse of the instance's pose (a rigid motion, so t is the same in both frames). No env
+// sees another env's instances; an instance whose group is in the camera's exclusion mask is not
+// traced at all.
+//
+// Closest hit over every level: the lowest t, ties to the earlier level (the terrain, then the
+// instances by id: env slots 0 .. num_slots - 1, then globals num_slots ..), and within one BVH
+// to the lowest triangle id (bvh_traverse.h). No atomics: a ray's levels are traced one after
+// the other by the thread that owns the ray, so the result is the same on every backend, path
+// and thread count.
+//
+// Instances are tested one by one (a ray transform and the prototype's root box each), not
+// through a tree over them: an env has few (a quadruped's links, 5-30), and a per-env tree would
+// have to be rebuilt every render in memory held per env.
+#pragma once
+
+#include "bvh_traverse.h"
+#include "camera.h"
+
+namespace wr {
+
+// A scene's instance table, where its device reads it (host or device pointers).
+struct InstanceView {
+  const BvhView* prototypes;  // (num_prototypes) each prototype's BVH
+  const uint32_t* prototype;  // (num_slots + num_globals) the prototype of each instance
+  const uint32_t* group;      // (num_slots + num_globals) its group, < 32
+  uint32_t num_slots;         // per env
+  uint32_t num_globals;       // shared by every env
+};
+
+// What the rays of one env see besides the terrain.
+struct EnvInstances {
+  InstanceView view;
+  const float* slot_poses;    // the env's (num_slots x 7) poses, or null when num_slots is 0
+  const float* global_poses;  // (num_globals x 7), or null when num_globals is 0
+  int quat_order;             // QuatOrder of both
+  uint32_t exclude_groups;    // bit g set: instances of group g are not seen
+};
+
+WR_HD uint32_t num_instances(const InstanceView& v) { return v.num_slots + v.num_globals; }
+
+// The 7 floats of instance i's pose.
+WR_HD const float* instance_pose(const EnvInstances& e, uint32_t i) {
+  return i < e.view.num_slots ? e.slot_poses + 7ull * i : e.global_poses + 7ull * (i - e.view.num_slots);
+}
+
+// Whether every pose env e's rays would read is finite with a non-zero quaternion (those of excluded
+// groups included: a bad pose is bad whoever looks).
+WR_HD bool instance_poses_valid(const EnvInstances& e) {
+  const uint32_t n = num_instances(e.view);
+  for (uint32_t i = 0; i < n; ++i) {
+    RigidTransform t;
+    if (!pose_to_transform(instance_pose(e, i), e.quat_order, &t)) return false;
+  }
+  return true;
+}
+
+// r^T v: a direction from the world into the frame whose rotation is r.
+WR_HD Vec3 rotate_inverse(const float r[9], Vec3 v) {
+  return Vec3{r[0] * v.x + r[3] * v.y + r[6] * v.z, r[1] * v.x + r[4] * v.y + r[7] * v.z,
+              r[2] * v.x + r[5] * v.y + r[8] * v.z};
+}
+
+// The ray org + t dir, t in [tmin, best->t], through every instance env `e` sees, improving *best
+// (the terrain's hit, or tmax and no triangle) and setting *instance to the instance of the hit
+// taken (left as it is where the terrain's stays). Returns whether a trace overflowed its stack.
+template <class Variant, int kStackSize = kTraversalStackSize>
+WR_HD bool trace_instances(const EnvInstances& e, Vec3 org, Vec3 dir, float tmin, TraceResult* best,
+                           uint32_t* instance) {
+  bool overflowed = false;
+  const uint32_t n = num_instances(e.view);
+  for (uint32_t i = 0; i < n; ++i) {
+    const uint32_t group = load_readonly(e.view.group + i);
+    if (e.exclude_groups >> group & 1u) continue;
+    RigidTransform pose;
+    if (!pose_to_transform(instance_pose(e, i), e.quat_order, &pose)) continue;  // checked before (the env is invalid)
+    const Vec3 o = rotate_inverse(pose.rot, org - pose.pos);
+    const Vec3 d = rotate_inverse(pose.rot, dir);
+    const TraceResult hit =
+        trace_closest_hit<Variant, kStackSize>(e.view.prototypes[load_readonly(e.view.prototype + i)], o, d, tmin, best->t);
+    overflowed = overflowed || hit.overflowed;
+    // An earlier level keeps a tie; tmax is inclusive, so the first hit at exactly tmax counts.
+    if (hit.triangle != kInvalidIndex && (hit.t < best->t || best->triangle == kInvalidIndex)) {
+      best->t = hit.t;
+      best->triangle = hit.triangle;
+      *instance = i;
+    }
+  }
+  return overflowed;
+}
+
+// The nearest hit of the ray over the terrain `bvh` and the instances `e` (null: the terrain alone).
+struct SceneHit {
+  float t;            // as TraceResult
+  uint32_t triangle;  // the triangle id within the mesh hit (the terrain's or the prototype's)
+  uint32_t instance;  // the instance hit; kInvalidIndex for the terrain or nothing
+  bool overflowed;
+};
+
+template <class Variant, int kStackSize = kTraversalStackSize>
+WR_HD SceneHit trace_scene(const BvhView& bvh, const EnvInstances* e, Vec3 org, Vec3 dir, float tmin, float tmax) {
+  TraceResult best = trace_closest_hit<Variant, kStackSize>(bvh, org, dir, tmin, tmax);
+  SceneHit h{best.t, best.triangle, kInvalidIndex, best.overflowed};
+  if (e && num_instances(e->view) != 0) {
+    h.overflowed = trace_instances<Variant, kStackSize>(*e, org, dir, tmin, &best, &h.instance) || h.overflowed;
+    h.t = best.t;
+    h.triangle = best.triangle;
+  }
+  return h;
+}
+
+}  // namespace wr
