@@ -5,7 +5,8 @@
 // imitates extreme-parkour's (Cheng et al., "Extreme Parkour with Legged Robots", ICRA 2024):
 // 106 x 60 pixels, 87 degrees horizontal FOV, mounted 0.27 m ahead of the base and pitched down.
 // Outputs: a 4x4 contact sheet PNG of the first 16 images and the whole (N x H x W) float32
-// tensor as .npy.
+// tensor as .npy. --self-occlusion gives each robot a body of moving boxes (an instanced scene,
+// through the C API: wr.hpp does not wrap instances) that its camera sees its own legs of.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -17,8 +18,10 @@
 #include <fstream>
 #include <iterator>
 #include <limits>
+#include <memory>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -29,6 +32,7 @@
 #include <wr/wr.hpp>
 
 #include "contact_sheet.h"
+#include "quadruped.h"
 #include "splitmix64.h"
 
 namespace {
@@ -44,6 +48,26 @@ struct DemoError : std::runtime_error {
 
 double ms_since(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+/// The best and the mean time of `repeats` calls of `render`, in ms, after one untimed warm-up
+/// call (it pages in the BVH and the output, and fills a history).
+struct Timing {
+  double best_ms = 1e300, mean_ms = 0;
+};
+template <class Render>
+Timing time_renders(uint32_t repeats, Render&& render) {
+  render();
+  Timing t;
+  double sum_ms = 0;
+  for (uint32_t r = 0; r < repeats; ++r) {
+    const Clock::time_point t0 = Clock::now();
+    render();
+    const double ms = ms_since(t0);
+    t.best_ms = std::min(t.best_ms, ms), sum_ms += ms;
+  }
+  t.mean_ms = sum_ms / repeats;
+  return t;
 }
 
 /// Reads "VmRSS" and "VmHWM" (peak RSS) of this process from /proc/self/status, in MiB;
@@ -189,7 +213,12 @@ struct Options {
   uint32_t envs = 64, width = 106, height = 60, threads = 0, repeats = 10;
   std::string resolution, depth_kind = "plane", out = "demo_out", preset = "none", dtype = "f32", noise = "none";
   float hfov = 87.0f, pitch = 30.0f, far_clip = std::numeric_limits<float>::infinity();
+  bool self_occlusion = false;
 };
+
+// --self-occlusion's camera pitch unless --pitch is given: steep enough that the front legs, which
+// hang below the camera, are at the bottom of the image.
+constexpr float kSelfOcclusionPitch = 60.0f;
 
 // extreme-parkour's depth pipeline (Cheng et al., ICRA 2024; its legged_robot_config.py, class
 // depth): 106 x 60 at 87 degrees, mount [0.27, 0, 0.03] pitched by U[-5, 5] degrees per env, crop
@@ -229,6 +258,157 @@ float half_to_float(uint16_t h) {
   return f;
 }
 
+// ---- --self-occlusion: a robot body of instances that the camera sees its own legs of ----------
+
+/// C API handles, released when they go (wr.hpp does not wrap instanced scenes yet).
+using SceneHandle = std::unique_ptr<std::remove_pointer_t<wr_scene>, decltype(&wr_scene_release)>;
+using SensorHandle = std::unique_ptr<std::remove_pointer_t<wr_sensor>, decltype(&wr_sensor_release)>;
+
+void check(wr_status status) {
+  if (status != WR_SUCCESS) throw wr::Error(status, wr_last_error());
+}
+
+SensorHandle make_sensor(wr_scene scene, const wr_camera_desc& desc, const wr_sensor_options& options, uint32_t n) {
+  wr_sensor s = nullptr;
+  check(wr_sensor_create_ex(scene, &desc, &options, n, &s));
+  return SensorHandle(s, &wr_sensor_release);
+}
+
+wr::Scene scene_from_mesh(const wr::Context& ctx, const wr_demo::TriangleMesh& m) {
+  return wr::Scene::from_arrays(ctx, m.vertices.data(), m.vertices.size() / 3, m.indices.data(), m.indices.size() / 3);
+}
+
+/// The demo's robots (body poses `poses`, (n x 7)) each with a quadruped body of 9 boxes over
+/// `terrain`: the trunk at the body pose, four legs trotting at each env's own phase. The camera
+/// `desc` sits inside the trunk; it excludes the trunk's group and sees the legs. Writes the
+/// contact sheet, depth.npy and instance_ids.npy; 1 when no env sees a leg (or one sees its trunk).
+int run_self_occlusion(const Options& opt, const wr::Context& ctx, const wr::Scene& terrain, const wr_camera_desc& desc,
+                       const std::vector<float>& poses, uint32_t probe_misses, double load_ms) {
+  using wr_demo::kQuadrupedSlots;
+  const uint32_t n = opt.envs, width = desc.width, height = desc.height;
+  if (desc.quat_order != WR_QUAT_WXYZ) throw DemoError("--self-occlusion poses its boxes in w x y z order");
+
+  // The prototypes, each built once with its BVH: one box per distinct size (the trunk; the
+  // thighs and shanks share one). Then the instanced scene: 9 slots per env over the terrain.
+  const wr_demo::QuadrupedShape shape;
+  Clock::time_point t0 = Clock::now();
+  const wr::Scene trunk = scene_from_mesh(ctx, wr_demo::box_mesh(shape.trunk[0], shape.trunk[1], shape.trunk[2]));
+  const wr::Scene segment =
+      scene_from_mesh(ctx, wr_demo::box_mesh(shape.segment[0], shape.segment[1], shape.segment[2]));
+  wr_scene prototypes[2];
+  prototypes[wr_demo::kTrunkPrototype] = trunk.get(), prototypes[wr_demo::kSegmentPrototype] = segment.get();
+  uint32_t slot_prototypes[kQuadrupedSlots], slot_groups[kQuadrupedSlots];
+  wr_demo::quadruped_slots(slot_prototypes, slot_groups);
+  wr_instanced_scene_desc sd;
+  wr_instanced_scene_desc_init(&sd);
+  sd.terrain = terrain.get();
+  sd.prototypes = prototypes, sd.num_prototypes = 2;
+  sd.slot_prototypes = slot_prototypes, sd.slot_groups = slot_groups, sd.num_slots = kQuadrupedSlots;
+  wr_scene raw_scene = nullptr;
+  check(wr_scene_create_instanced(ctx.get(), &sd, &raw_scene));
+  const SceneHandle scene(raw_scene, &wr_scene_release);
+  const double build_ms = ms_since(t0);
+
+  // The body camera excludes the trunk it sits in; the same camera seeing every group shows why.
+  wr_sensor_options o = wr::sensor_options();
+  o.exclude_groups = 1u << wr_demo::kTrunkGroup;
+  const SensorHandle camera = make_sensor(scene.get(), desc, o, n);
+  const SensorHandle unexcluded = make_sensor(scene.get(), desc, wr::sensor_options(), n);
+
+  // Each env's body: (n x 9 x 7) world poses, the legs at a gait phase of the env's own.
+  std::vector<float> instance_poses(size_t(n) * kQuadrupedSlots * 7);
+  wr_tools::SplitMix64 gait{11};
+  for (uint32_t e = 0; e < n; ++e)
+    wr_demo::quadruped_poses(shape, &poses[size_t(e) * 7], gait.uniform(0.0f, 2 * kPi),
+                             &instance_poses[size_t(e) * kQuadrupedSlots * 7]);
+
+  const size_t pixels = size_t(n) * height * width;
+  std::vector<float> depth(pixels), unexcluded_depth(pixels);     // (n x height x width) metres
+  std::vector<uint32_t> ids(pixels), unexcluded_ids(pixels);      // (n x height x width) slot, or UINT32_MAX
+  wr_render_args args;
+  wr_render_args_init(&args);
+  args.body_poses = poses.data();
+  args.out = depth.data(), args.out_bytes = pixels * sizeof(float);
+  args.instance_poses = instance_poses.data();
+  args.instance_ids = ids.data();
+  const Timing t = time_renders(opt.repeats, [&] { check(wr_sensor_render_ex(camera.get(), &args)); });
+  wr_render_args all = args;
+  all.out = unexcluded_depth.data(), all.instance_ids = unexcluded_ids.data();
+  check(wr_sensor_render_ex(unexcluded.get(), &all));
+
+  // What each env sees of itself.
+  size_t leg_pixels = 0, trunk_pixels = 0, unexcluded_trunk = 0, hits = 0;
+  uint32_t envs_with_legs = 0;
+  float dmin = std::numeric_limits<float>::infinity(), dmax = 0;
+  for (uint32_t e = 0; e < n; ++e) {
+    size_t env_legs = 0;
+    for (size_t i = size_t(e) * height * width; i < size_t(e + 1) * height * width; ++i) {
+      const uint32_t id = ids[i];
+      if (id < kQuadrupedSlots && slot_groups[id] == wr_demo::kLegGroup) ++env_legs;
+      if (id < kQuadrupedSlots && slot_groups[id] == wr_demo::kTrunkGroup) ++trunk_pixels;
+      if (unexcluded_ids[i] < kQuadrupedSlots && slot_groups[unexcluded_ids[i]] == wr_demo::kTrunkGroup)
+        ++unexcluded_trunk;
+      if (std::isfinite(depth[i])) ++hits, dmin = std::min(dmin, depth[i]), dmax = std::max(dmax, depth[i]);
+    }
+    leg_pixels += env_legs;
+    envs_with_legs += env_legs != 0;
+  }
+
+  const fs::path png = fs::path(opt.out) / "depth_contact_sheet.png";
+  const fs::path npy = fs::path(opt.out) / "depth.npy";
+  const fs::path ids_npy = fs::path(opt.out) / "instance_ids.npy";
+  const wr_demo::DisplayRange shown =
+      wr_demo::percentile_range(depth, size_t(std::min<uint32_t>(n, 16)) * height * width, true);
+  wr_demo::write_contact_sheet(png, depth, n, height, width, 3, shown);
+  write_npy(npy, depth, n, height, width);
+  write_npy(ids_npy, ids.data(), ids.size() * sizeof(uint32_t), "<u4", n, height, width);
+
+  const double rays = double(pixels);
+  std::printf("wr-demo --self-occlusion: %u robots of %u boxes (a trunk and four trotting two-segment legs), "
+              "%ux%u depth camera inside the trunk (%.1f deg HFOV, pitched %d deg down, %s depth), "
+              "%u CPU threads (%s path)\n",
+              n, kQuadrupedSlots, width, height, double(opt.hfov), int(opt.pitch),
+              desc.depth_kind == WR_DEPTH_PLANE ? "WR_DEPTH_PLANE" : "WR_DEPTH_RANGE", ctx.num_threads(),
+              wr_cpu_path_string(ctx.cpu_path()));
+  std::printf("  terrain    %s: %llu triangles, BVH %.2f ms; %.2f ms with OBJ parsing and validation\n",
+              opt.obj.c_str(), (unsigned long long)terrain.num_triangles(), terrain.build_seconds() * 1e3, load_ms);
+  std::printf("  body       prototypes: trunk box %.2fx%.2fx%.2f m, leg segment box %.2fx%.2fx%.2f m; %u slots per "
+              "env (slot 0 the trunk, group %u; 1-8 thigh and shank of FL, FR, RL, RR, group %u); %.2f ms to build\n",
+              double(shape.trunk[0]), double(shape.trunk[1]), double(shape.trunk[2]), double(shape.segment[0]),
+              double(shape.segment[1]), double(shape.segment[2]), kQuadrupedSlots, wr_demo::kTrunkGroup,
+              wr_demo::kLegGroup, build_ms);
+  std::printf("  render     best %.3f ms, mean %.3f ms over %u renders after 1 warm-up (depth and instance ids, "
+              "exclude_groups = 0x%x); %.3g rays/s (best)\n",
+              t.best_ms, t.mean_ms, opt.repeats, o.exclude_groups, rays / (t.best_ms * 1e-3));
+  std::printf("  legs       %.2f%% of pixels hit a leg instance; %u of %u robots see their own legs\n",
+              100.0 * double(leg_pixels) / rays, envs_with_legs, n);
+  std::printf("  trunk      %llu pixels see the excluded trunk; without exclude_groups it would fill %.1f%% of "
+              "the pixels (the camera is inside it)\n",
+              (unsigned long long)trunk_pixels, 100.0 * double(unexcluded_trunk) / rays);
+  std::printf("  hits       %.1f%% of pixels, depth %.3f - %.3f m; %llu stack overflows\n", 100.0 * double(hits) / rays,
+              double(hits ? dmin : 0.0f), double(dmax), (unsigned long long)[&] {
+                uint64_t overflows = 0;
+                check(wr_sensor_stack_overflows(camera.get(), &overflows));
+                return overflows;
+              }());
+  if (probe_misses) std::printf("  warning    %u robots found no ground below them\n", probe_misses);
+  std::printf("  wrote      %s (first %u of %u images, turbo colour map %s %.2f - %.2f m; grey = miss, magenta = invalid)\n",
+              png.string().c_str(), std::min<uint32_t>(n, 16), n, shown.log_scale ? "log" : "linear",
+              double(shown.near), double(shown.far));
+  std::printf("  wrote      %s (float32 [%u, %u, %u], +inf = miss)\n", npy.string().c_str(), n, height, width);
+  std::printf("  wrote      %s (uint32 [%u, %u, %u], the slot hit, 4294967295 = terrain or miss)\n",
+              ids_npy.string().c_str(), n, height, width);
+  if (envs_with_legs == 0) {
+    std::fprintf(stderr, "wr-demo: error: no robot sees its own legs (pitch the camera further down: --pitch)\n");
+    return 1;
+  }
+  if (trunk_pixels != 0) {
+    std::fprintf(stderr, "wr-demo: error: the camera sees the trunk although it excludes its group\n");
+    return 1;
+  }
+  return 0;
+}
+
 int run(const Options& opt) {
   const bool parkour = opt.preset == "extreme-parkour";
   uint32_t width = parkour ? 106 : opt.width, height = parkour ? 60 : opt.height;
@@ -236,6 +416,9 @@ int run(const Options& opt) {
     if (parkour) throw DemoError("--resolution: the extreme-parkour preset renders 106x60");
     parse_resolution(opt.resolution, &width, &height);
   }
+  if (opt.self_occlusion && (parkour || opt.dtype != "f32" || opt.noise != "none"))
+    throw DemoError("--self-occlusion renders the float32 camera images and their instance ids: it takes no "
+                    "--preset, --dtype or --noise");
   const uint32_t n = opt.envs;
   fs::create_directories(opt.out);  // first, so that a bad --out fails before the long part
 
@@ -265,6 +448,7 @@ int run(const Options& opt) {
   }
   uint32_t probe_misses = 0;
   const std::vector<float> poses = place_robots(scene, n, desc.mount_position[0], &probe_misses);  // (n x 7)
+  if (opt.self_occlusion) return run_self_occlusion(opt, ctx, scene, desc, poses, probe_misses, load_ms);
 
   // The plain camera images (n x height x width), +inf where nothing is hit: what every pipeline
   // starts from, and what extreme-parkour's own torch code is checked against.
@@ -272,15 +456,8 @@ int run(const Options& opt) {
   std::vector<float> depth(camera.depth_size());
   wr_render_args plain = wr::render_args(poses.data(), depth.data(), depth.size() * sizeof(float));
   plain.mounts = mounts.data();
-  camera.render(plain);  // warm-up: page in the BVH and the output
-  double best_ms = 1e300, sum_ms = 0;
-  for (uint32_t r = 0; r < opt.repeats; ++r) {
-    t0 = Clock::now();
-    camera.render(plain);
-    const double ms = ms_since(t0);
-    best_ms = std::min(best_ms, ms), sum_ms += ms;
-  }
-  const double mean_ms = sum_ms / opt.repeats;
+  const Timing plain_time = time_renders(opt.repeats, [&] { camera.render(plain); });
+  const double best_ms = plain_time.best_ms, mean_ms = plain_time.mean_ms;
   const double rays = double(n) * width * height;
 
   // The policy's view through the pipeline, where asked for.
@@ -298,13 +475,8 @@ int run(const Options& opt) {
   args.mounts = mounts.data();
   args.latency = latency.data();
   double policy_best_ms = 1e300;
-  if (pipeline) {
-    for (uint32_t r = 0; r <= opt.repeats; ++r) {  // the first fills each env's history with its frame
-      t0 = Clock::now();
-      policy.render(args);
-      if (r > 0) policy_best_ms = std::min(policy_best_ms, ms_since(t0));
-    }
-  }
+  if (pipeline)  // the warm-up fills each env's history with its frame
+    policy_best_ms = time_renders(opt.repeats, [&] { policy.render(args); }).best_ms;
 
   // What the contact sheet shows, in metres: the plain images, or the policy's values mapped back.
   const uint32_t sw = pipeline ? shape.width : width, sh = pipeline ? shape.height : height;
@@ -437,8 +609,14 @@ int main(int argc, char** argv) {
   app.add_option("--noise", opt.noise, "stereo: a stereo camera's noise (quantised disparity, error growing with "
                                        "depth squared, dropout, edges)")
       ->capture_default_str()->check(CLI::IsMember({"none", "stereo"}));
+  app.add_flag("--self-occlusion", opt.self_occlusion,
+               "give each robot a body of moving boxes (a trunk, four trotting two-segment legs) that its camera, "
+               "inside the trunk and excluding it, sees its own legs of; also writes instance_ids.npy (uint32, "
+               "UINT32_MAX = terrain or miss); the pitch is then 60 deg unless --pitch is given; fails if no "
+               "robot sees a leg");
   try {
     app.parse(argc, argv);
+    if (opt.self_occlusion && app.count("--pitch") == 0) opt.pitch = kSelfOcclusionPitch;
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
