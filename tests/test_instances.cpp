@@ -741,7 +741,13 @@ TEST_CASE("instances: the scene's description is checked field by field", "[inst
     REQUIRE_OK(wr_sensor_memory(on_instanced, &mi));
     REQUIRE_OK(wr_sensor_memory(on_terrain, &mt));
     CHECK(mi.per_env_bytes == mt.per_env_bytes);
-    CHECK(mi.host_bytes == mt.host_bytes);
+    // The only other difference: each render thread's place for the env's prepared instances.
+    uint64_t scratch_i = 0, scratch_t = 0;
+    REQUIRE_OK(wr_sensor_memory_tag(on_instanced, WR_MEMORY_RENDER_SCRATCH, &scratch_i, nullptr));
+    REQUIRE_OK(wr_sensor_memory_tag(on_terrain, WR_MEMORY_RENDER_SCRATCH, &scratch_t, nullptr));
+    CHECK(mi.host_bytes - mt.host_bytes == scratch_i - scratch_t);
+    CHECK(scratch_i > scratch_t);
+    CHECK((scratch_i - scratch_t) % (kSlots + kGlobals) == 0);
     wr_sensor_release(on_instanced);
     wr_sensor_release(on_terrain);
   }

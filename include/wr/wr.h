@@ -524,7 +524,8 @@ typedef enum wr_memory_tag {
   WR_MEMORY_CAMERA_IMAGES = 8,  /* per env, CUDA: the crop's samples (4 bytes a pixel) a resampled or
                                    edge-dropout output is made from, and with edge dropout the clean
                                    depth of the crop and one pixel around it */
-  WR_MEMORY_RENDER_SCRATCH = 9, /* shared, CPU: the same per render thread instead of per env */
+  WR_MEMORY_RENDER_SCRATCH = 9, /* shared, CPU: the same per render thread instead of per env, and on an
+                                   instanced scene each thread's place for an env's posed instances */
   WR_MEMORY_INSTANCE_TABLE = 10,/* shared: an instanced scene's table, 24 bytes per prototype and 8 per
                                    instance (host, and device on a CUDA context) */
   WR_MEMORY_TAG_COUNT = 11

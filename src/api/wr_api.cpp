@@ -118,7 +118,8 @@ wr_status create_sensor(const char* fn, wr_scene scene, const wr_camera_desc* de
     require_non_null(fn, out, "out");
     auto sensor = std::make_unique<wr_sensor_>();
     const wr_scene mesh = mesh_of(scene);  // an instanced scene's sensor traces its terrain's BVH
-    sensor->sensor = std::make_unique<wr::Sensor>(fn, *mesh->scene, *desc, options, num_envs);
+    sensor->sensor = std::make_unique<wr::Sensor>(fn, *mesh->scene, *desc, options, num_envs,
+                                                  wr::num_instances(instance_view(scene)));
     sensor->device = mesh->device->create_sensor(fn, *sensor->sensor);
     sensor->sensor->ledger().add(wr::MemorySpace::kHost, wr::MemoryTag::kObjects,
                                  sizeof(wr_sensor_) + sizeof(wr::Sensor));

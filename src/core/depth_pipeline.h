@@ -62,6 +62,7 @@ WR_HD EnvInstances env_instances(const PipelineCall& c, const PipelineParams& p,
   e.global_poses = c.global_poses;
   e.quat_order = p.depth.quat_order;
   e.exclude_groups = p.exclude_groups;
+  e.prepared = nullptr;
   return e;
 }
 

@@ -33,6 +33,7 @@ WR_HD EnvInstances ray_instances(const ExplicitRays& r, uint64_t i) {
   e.global_poses = r.global_poses;
   e.quat_order = r.quat_order;
   e.exclude_groups = r.exclude_groups;
+  e.prepared = nullptr;
   return e;
 }
 

@@ -15,9 +15,11 @@
 // the other by the thread that owns the ray, so the result is the same on every backend, path
 // and thread count.
 //
-// Instances are tested one by one (a ray transform and the prototype's root box each), not
-// through a tree over them: an env has few (a quadruped's links, 5-30), and a per-env tree would
-// have to be rebuilt every render in memory held per env.
+// Instances are tested one by one, not through a tree over them: an env has few (a quadruped's
+// links, 5-30), and a per-env tree would have to be rebuilt every render in memory held per env.
+// Each is first culled by the world ray against its prototype's root box as posed (a box around
+// it in the world, made a little larger than rounding could make it: a cull only saves work, it
+// never decides a hit), and only a ray that enters it is turned into the instance's frame.
 #pragma once
 
 #include "bvh_traverse.h"
@@ -34,6 +36,8 @@ struct InstanceView {
   uint32_t num_globals;       // shared by every env
 };
 
+struct PreparedInstance;  // below
+
 // What the rays of one env see besides the terrain.
 struct EnvInstances {
   InstanceView view;
@@ -41,6 +45,7 @@ struct EnvInstances {
   const float* global_poses;  // (num_globals x 7), or null when num_globals is 0
   int quat_order;             // QuatOrder of both
   uint32_t exclude_groups;    // bit g set: instances of group g are not seen
+  const PreparedInstance* prepared;  // the env's, made once (prepare_instance), or null: per ray
 };
 
 WR_HD uint32_t num_instances(const InstanceView& v) { return v.num_slots + v.num_globals; }
@@ -67,23 +72,62 @@ WR_HD Vec3 rotate_inverse(const float r[9], Vec3 v) {
               r[2] * v.x + r[5] * v.y + r[8] * v.z};
 }
 
+// One instance as the rays of an env meet it: its pose, and where its prototype's root box lies in
+// the world. Made once per env and render where the backend keeps a place for it (the CPU, per
+// thread), else once per ray (prepare_instance: the same bits either way).
+struct PreparedInstance {
+  RigidTransform pose;      // world from instance
+  float bmin[3], bmax[3];   // a world box around the posed prototype
+  uint32_t prototype;       // kInvalidIndex: not seen (its group is excluded, or its pose is bad)
+};
+
+WR_HD PreparedInstance prepare_instance(const EnvInstances& e, uint32_t i) {
+  PreparedInstance p;
+  p.prototype = kInvalidIndex;
+  const uint32_t group = load_readonly(e.view.group + i);
+  // A bad pose was checked before (the env is invalid then) and is only skipped here.
+  if (e.exclude_groups >> group & 1u || !pose_to_transform(instance_pose(e, i), e.quat_order, &p.pose)) return p;
+  p.prototype = load_readonly(e.view.prototype + i);
+  const BvhNode root = load_node(e.view.prototypes[p.prototype].nodes);
+  // The posed box's bounds: centre R c + t, half extents |R| h (Arvo, "Transforming Axis-Aligned
+  // Bounding Boxes", Graphics Gems 1990), grown by a relative 2^-16 and an absolute 2^-16 of the
+  // coordinates' size so that float rounding of the products cannot make them tighter than exact.
+  const Vec3 c{0.5f * (root.bmin[0] + root.bmax[0]), 0.5f * (root.bmin[1] + root.bmax[1]),
+               0.5f * (root.bmin[2] + root.bmax[2])};
+  const float h[3] = {0.5f * (root.bmax[0] - root.bmin[0]), 0.5f * (root.bmax[1] - root.bmin[1]),
+                      0.5f * (root.bmax[2] - root.bmin[2])};
+  const Vec3 wc = rotate(p.pose.rot, c) + p.pose.pos;
+  const float wcs[3] = {wc.x, wc.y, wc.z};
+  const float* r = p.pose.rot;
+  const float size = fabs_(c.x) + fabs_(c.y) + fabs_(c.z) + h[0] + h[1] + h[2];
+  for (int a = 0; a < 3; ++a) {
+    const float extent = fabs_(r[3 * a]) * h[0] + fabs_(r[3 * a + 1]) * h[1] + fabs_(r[3 * a + 2]) * h[2];
+    const float grown = extent * (1.0f + 0x1p-16f) + (size + fabs_(wcs[a])) * 0x1p-16f;
+    p.bmin[a] = wcs[a] - grown;
+    p.bmax[a] = wcs[a] + grown;
+  }
+  return p;
+}
+
 // The ray org + t dir, t in [tmin, best->t], through every instance env `e` sees, improving *best
 // (the terrain's hit, or tmax and no triangle) and setting *instance to the instance of the hit
-// taken (left as it is where the terrain's stays). Returns whether a trace overflowed its stack.
+// taken (left as it is where the terrain's stays). `prepared`: the env's instances made by
+// prepare_instance (num_instances of them), or null to make them here. Returns whether a trace
+// overflowed its stack.
 template <class Variant, int kStackSize = kTraversalStackSize>
-WR_HD bool trace_instances(const EnvInstances& e, Vec3 org, Vec3 dir, float tmin, TraceResult* best,
-                           uint32_t* instance) {
+WR_HD bool trace_instances(const EnvInstances& e, const PreparedInstance* prepared, Vec3 org, Vec3 dir, float tmin,
+                           TraceResult* best, uint32_t* instance) {
   bool overflowed = false;
   const uint32_t n = num_instances(e.view);
+  const RayBox world = make_ray_box(org, dir);
   for (uint32_t i = 0; i < n; ++i) {
-    const uint32_t group = load_readonly(e.view.group + i);
-    if (e.exclude_groups >> group & 1u) continue;
-    RigidTransform pose;
-    if (!pose_to_transform(instance_pose(e, i), e.quat_order, &pose)) continue;  // checked before (the env is invalid)
-    const Vec3 o = rotate_inverse(pose.rot, org - pose.pos);
-    const Vec3 d = rotate_inverse(pose.rot, dir);
-    const TraceResult hit =
-        trace_closest_hit<Variant, kStackSize>(e.view.prototypes[load_readonly(e.view.prototype + i)], o, d, tmin, best->t);
+    const PreparedInstance p = prepared ? prepared[i] : prepare_instance(e, i);
+    float entry;
+    if (p.prototype == kInvalidIndex || !intersect_ray_box<Variant>(world, p.bmin, p.bmax, tmin, best->t, &entry))
+      continue;
+    const Vec3 o = rotate_inverse(p.pose.rot, org - p.pose.pos);
+    const Vec3 d = rotate_inverse(p.pose.rot, dir);
+    const TraceResult hit = trace_closest_hit<Variant, kStackSize>(e.view.prototypes[p.prototype], o, d, tmin, best->t);
     overflowed = overflowed || hit.overflowed;
     // An earlier level keeps a tie; tmax is inclusive, so the first hit at exactly tmax counts.
     if (hit.triangle != kInvalidIndex && (hit.t < best->t || best->triangle == kInvalidIndex)) {
@@ -108,7 +152,8 @@ WR_HD SceneHit trace_scene(const BvhView& bvh, const EnvInstances* e, Vec3 org, 
   TraceResult best = trace_closest_hit<Variant, kStackSize>(bvh, org, dir, tmin, tmax);
   SceneHit h{best.t, best.triangle, kInvalidIndex, best.overflowed};
   if (e && num_instances(e->view) != 0) {
-    h.overflowed = trace_instances<Variant, kStackSize>(*e, org, dir, tmin, &best, &h.instance) || h.overflowed;
+    h.overflowed =
+        trace_instances<Variant, kStackSize>(*e, e->prepared, org, dir, tmin, &best, &h.instance) || h.overflowed;
     h.t = best.t;
     h.triangle = best.triangle;
   }

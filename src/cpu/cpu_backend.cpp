@@ -91,6 +91,7 @@ class CpuSensor final : public SensorBackend {
     const size_t threads = device.num_threads();
     if (p.noise.edges) windows_.resize(threads * p.win_w * p.win_h);
     if (p.camera_image) samples_.resize(threads * p.output.crop_w * p.output.crop_h);
+    prepared_.resize(threads * sensor.num_instances());
     if (p.output.resample != kResampleNone) {
       taps_x_.resize(p.output.out_w);
       taps_y_.resize(p.output.out_h);
@@ -126,6 +127,8 @@ class CpuSensor final : public SensorBackend {
     job.num_envs = sensor_.num_envs();
     job.thread_windows = windows_.data();
     job.thread_samples = samples_.data();
+    job.thread_instances = prepared_.data();
+    job.num_instances = sensor_.num_instances();
     job.stack_overflows = &stack_overflows_;
     job.simd = device_.simd();
     cpu_render_pipeline(device_.pool(), job);
@@ -145,6 +148,9 @@ class CpuSensor final : public SensorBackend {
   TrackedVector<uint32_t> frames_{TrackedAllocator<uint32_t>(&sensor_.ledger(), MemoryTag::kHistory)};
   TrackedVector<float> windows_{TrackedAllocator<float>(&sensor_.ledger(), MemoryTag::kRenderScratch)};
   TrackedVector<float> samples_{TrackedAllocator<float>(&sensor_.ledger(), MemoryTag::kRenderScratch)};
+  // each thread's instances of the env it renders, prepared once per env (threads x num_instances)
+  TrackedVector<PreparedInstance> prepared_{
+      TrackedAllocator<PreparedInstance>(&sensor_.ledger(), MemoryTag::kRenderScratch)};
   // what each output column and row reads of the crop (out_w, out_h), where resampling
   TrackedVector<ResampleTaps> taps_x_{TrackedAllocator<ResampleTaps>(&sensor_.ledger(), MemoryTag::kRenderScratch)};
   TrackedVector<ResampleTaps> taps_y_{TrackedAllocator<ResampleTaps>(&sensor_.ledger(), MemoryTag::kRenderScratch)};

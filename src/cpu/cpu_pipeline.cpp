@@ -58,8 +58,15 @@ void render_env(void* context, uint32_t env, unsigned thread) {
     return;
   }
   const float offset = env_offset(p.noise, env, c.frame);
-  const EnvInstances seen = env_instances(c, p, env);
-  const EnvInstances* instances = num_instances(seen.view) ? &seen : nullptr;
+  // The env's instances, prepared once for all its rays (in the thread's own place).
+  EnvInstances seen = env_instances(c, p, env);
+  const EnvInstances* instances = nullptr;
+  if (num_instances(seen.view) != 0) {
+    PreparedInstance* prepared = job.thread_instances + uint64_t(thread) * job.num_instances;
+    for (uint32_t i = 0; i < job.num_instances; ++i) prepared[i] = prepare_instance(seen, i);
+    seen.prepared = prepared;
+    instances = &seen;
+  }
   uint64_t overflows = 0;
   if (p.camera_image) {
     // The crop's samples first (from the traced window where edge dropout reads neighbours), then

@@ -22,6 +22,8 @@ struct CpuPipelineJob {
   uint32_t num_envs;
   float* thread_windows;       // (threads x win_h x win_w) clean depth, with edge dropout
   float* thread_samples;       // (threads x crop_h x crop_w) the crop's samples, where params->camera_image
+  PreparedInstance* thread_instances;  // (threads x num_instances) the env's instances, prepared once
+  uint32_t num_instances;      // of the scene's table: call.instances' slots + globals
   std::atomic<uint64_t>* stack_overflows;
   CpuSimd simd;
 };

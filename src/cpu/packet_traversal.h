@@ -314,7 +314,8 @@ uint64_t render_packet(const PacketTile& tile, uint32_t u0, uint32_t v0) {
     if (tile.instances) {
       const PixelRay r = make_pixel_ray(ray, tile.camera, *tile.params);
       uint32_t instance = kInvalidIndex;
-      overflows += trace_instances<HostTraversal>(*tile.instances, tile.camera.pos, r.dir, r.tmin, &best, &instance);
+      overflows += trace_instances<HostTraversal>(*tile.instances, tile.instances->prepared, tile.camera.pos, r.dir,
+                                                  r.tmin, &best, &instance);
       set_tile_id(tile, u0 + du, v0 + dv, instance);
     }
     image[dv * tile.image_stride + du] = pixel_value(best.t, best.triangle, ray, *tile.params);

@@ -11,8 +11,12 @@
 namespace wr {
 
 Sensor::Sensor(const char* function, const Scene& scene, const wr_camera_desc& desc, const wr_sensor_options* options,
-               uint32_t num_envs)
-    : scene_(scene), desc_(desc), num_envs_(num_envs), template_(TrackedAllocator<TemplateRay>(&ledger_, MemoryTag::kRayTemplate)) {
+               uint32_t num_envs, uint32_t num_instances)
+    : scene_(scene),
+      desc_(desc),
+      num_envs_(num_envs),
+      num_instances_(num_instances),
+      template_(TrackedAllocator<TemplateRay>(&ledger_, MemoryTag::kRayTemplate)) {
   validate_camera_desc(function, desc);
   pipeline_ = make_sensor_pipeline(function, desc, options);
   if (num_envs == 0) fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": num_envs is 0: must be at least 1");

@@ -17,9 +17,12 @@ namespace wr {
 class Sensor {
  public:
   // Validates desc, the pipeline's options (NULL: all off) and num_envs (messages prefixed with
-  // `function`) and builds the template.
+  // `function`) and builds the template. num_instances: what an instanced scene's table holds
+  // (slots + globals; 0 for a mesh scene), for the backend to size its render scratch.
   Sensor(const char* function, const Scene& scene, const wr_camera_desc& desc, const wr_sensor_options* options,
-         uint32_t num_envs);
+         uint32_t num_envs, uint32_t num_instances = 0);
+
+  uint32_t num_instances() const { return num_instances_; }
 
   const wr_camera_desc& desc() const { return desc_; }
   uint32_t num_envs() const { return num_envs_; }
@@ -35,6 +38,7 @@ class Sensor {
   const Scene& scene_;
   wr_camera_desc desc_;
   uint32_t num_envs_;
+  uint32_t num_instances_;
   TrackedVector<TemplateRay> template_;  // (height x width), shared by every env
   DepthParams params_;
   SensorPipeline pipeline_;
