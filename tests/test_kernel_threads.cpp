@@ -331,6 +331,11 @@ void cpu_pipeline(const PipelineRig& r, const wr::PipelineCall& c, PipelineState
   job.num_envs = r.num_envs;
   job.thread_windows = windows.data();
   job.thread_samples = samples.data();
+  // The env's instances, prepared once per env on the CPU (per ray in the kernels).
+  const uint32_t instances = wr::num_instances(c.instances);
+  std::vector<wr::PreparedInstance> prepared(2ull * instances);
+  job.thread_instances = prepared.data();
+  job.num_instances = instances;
   job.stack_overflows = &overflows;
   job.simd = wr::best_cpu_simd();
   wr::cpu_render_pipeline(pool, job);
@@ -433,5 +438,81 @@ TEST_CASE("an emulated launch of the pipeline's kernels equals the CPU backend's
       for (size_t i = 0; i < poses.size(); i += 7) poses[i] += 0.05f;
     }
     CHECK(gpu_state.history == cpu_state.history);
+  }
+}
+
+TEST_CASE("an emulated launch of the pipeline's kernels through instances equals the CPU backend bit for bit") {
+  const char* dir = std::getenv("WR_SOURCE_DIR");
+  const wr::Mesh mesh = wr::load_obj(std::string(dir ? dir : ".") + "/assets/parkour_small.obj");
+  PipelineRig r;
+  r.bvh = wr::build_bvh(mesh.vertices.data(), mesh.indices.data(), mesh.indices.size() / 3,
+                        wr::cuda::bvh_build_options());
+  wr_camera_desc_pinhole(&r.desc, 41, 27, 87.0f);
+  r.num_envs = 4;
+  r.rays.resize(size_t(r.desc.width) * r.desc.height);
+  wr::build_ray_template(r.desc, r.rays.data());
+  // Two prototypes (a box, and the terrain's own mesh shrunk), 3 slots per env and a global one.
+  const std::vector<float> box = {-0.3f, -0.2f, -0.1f, 0.3f, -0.2f, -0.1f, 0.3f, 0.2f, -0.1f, -0.3f, 0.2f, -0.1f,
+                                  -0.3f, -0.2f, 0.1f,  0.3f, -0.2f, 0.1f,  0.3f, 0.2f, 0.1f,  -0.3f, 0.2f, 0.1f};
+  const std::vector<uint32_t> box_tris = {0, 1, 2, 0, 2, 3, 4, 6, 5, 4, 7, 6, 0, 4, 5, 0, 5, 1,
+                                          1, 5, 6, 1, 6, 2, 2, 6, 7, 2, 7, 3, 3, 7, 4, 3, 4, 0};
+  std::vector<float> small = mesh.vertices;
+  for (float& v : small) v *= 0.05f;
+  const wr::Bvh protos[2] = {wr::build_bvh(box.data(), box_tris.data(), 12, wr::cuda::bvh_build_options()),
+                             wr::build_bvh(small.data(), mesh.indices.data(), mesh.indices.size() / 3,
+                                           wr::cuda::bvh_build_options())};
+  const wr::BvhView views[2] = {protos[0].view(), protos[1].view()};
+  const uint32_t prototype[4] = {0, 1, 0, 1}, group[4] = {0, 1, 2, 3};
+  const wr::InstanceView table{views, prototype, group, 3, 1};
+  float lo[3], hi[3];
+  wr_test::vertex_bounds(mesh.vertices, lo, hi);
+  hi[2] += 2.0f;
+  const std::vector<float> poses = wr_test::random_poses_in_box(8, r.num_envs, lo, hi);
+  // Each env's slots 1.5-3 m ahead of its camera (+X of the body), turned; the global one in env 0's view.
+  std::vector<float> slots, global = {poses[0] + 2.0f, poses[1], poses[2], 0.9f, 0.1f, 0.3f, 0.2f};
+  for (uint32_t e = 0; e < r.num_envs; ++e) {
+    wr::RigidTransform body{};
+    REQUIRE(wr::pose_to_transform(&poses[7 * e], wr::kQuatWXYZ, &body));
+    for (uint32_t s = 0; s < 3; ++s) {
+      const wr::Vec3 p = body.pos + wr::rotate(body.rot, wr::Vec3{1.5f + 0.7f * s, 0.3f * s - 0.3f, -0.2f});
+      slots.insert(slots.end(), {p.x, p.y, p.z, 1.0f, 0.2f * s, 0.1f, -0.3f});
+    }
+  }
+  slots[7 * (1 * 3 + 2) + 5] = kNaN;  // env 1, slot 2: a bad pose (the env is made invalid)
+  for (const bool resampled : {false, true}) {
+    INFO((resampled ? "bicubic (the camera-image kernel traces)" : "each output pixel traced alone, with ids"));
+    wr_sensor_options o;
+    wr_sensor_options_init(&o);
+    o.bad_pose_mode = WR_BAD_POSE_ISOLATE;
+    o.exclude_groups = 1u << 2;
+    if (resampled) o.out_width = 30, o.out_height = 19, o.resample = WR_RESAMPLE_BICUBIC;
+    r.pipeline = wr::make_sensor_pipeline("test", r.desc, &o);
+    PipelineStateBuffers cpu_state(r), gpu_state(r);
+    PipelineOutputs want, got;
+    wr::PipelineCall cw = make_call(r, poses, &want, nullptr, 0, nullptr);
+    wr::PipelineCall cg = make_call(r, poses, &got, nullptr, 0, nullptr);
+    const size_t pixels = size_t(r.num_envs) * r.pipeline.out_width * r.pipeline.out_height;
+    std::vector<uint32_t> ids_w(pixels, 7u), ids_g(pixels, 7u);
+    for (wr::PipelineCall* c : {&cw, &cg}) {
+      c->instances = table;
+      c->instance_poses = slots.data();
+      c->global_poses = global.data();
+    }
+    if (!resampled) cw.instance_ids = ids_w.data(), cg.instance_ids = ids_g.data();
+    cpu_pipeline(r, cw, &cpu_state, &want);
+    emulated_pipeline(r, cg, &gpu_state, &got);
+    CHECK(got.out == want.out);
+    CHECK(got.bad_mask == std::vector<uint8_t>{0, 1, 0, 0});
+    CHECK(want.bad_mask == got.bad_mask);
+    CHECK(ids_g == ids_w);
+    if (!resampled) {
+      size_t seen[4] = {0, 0, 0, 0};
+      for (uint32_t id : ids_w)
+        if (id != wr::kInvalidIndex) ++seen[id];
+      CAPTURE(seen[0], seen[1], seen[2], seen[3]);
+      CHECK(seen[0] > 0);
+      CHECK(seen[1] > 0);
+      CHECK(seen[2] == 0);  // excluded group
+    }
   }
 }
