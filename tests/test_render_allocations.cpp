@@ -330,6 +330,89 @@ TEST_CASE("allocations: wr_sensor_render_ex with every pipeline option on alloca
   }
 }
 
+TEST_CASE("allocations: rendering and tracing through instances allocates nothing", "[allocations]") {
+  for (uint32_t threads : {1u, 2u}) {
+    World world(threads);
+    // Prototype: a 0.4 m cube; 3 slots per env (two of them one group the camera excludes), 1 global.
+    const float cube[] = {-0.2f, -0.2f, -0.2f, 0.2f, -0.2f, -0.2f, 0.2f, 0.2f, -0.2f, -0.2f, 0.2f, -0.2f,
+                          -0.2f, -0.2f, 0.2f,  0.2f, -0.2f, 0.2f,  0.2f, 0.2f, 0.2f,  -0.2f, 0.2f, 0.2f};
+    const uint32_t tris[] = {0, 1, 2, 0, 2, 3, 4, 6, 5, 4, 7, 6, 0, 4, 5, 0, 5, 1,
+                             1, 5, 6, 1, 6, 2, 2, 6, 7, 2, 7, 3, 3, 7, 4, 3, 4, 0};
+    wr_scene box = nullptr, scene = nullptr;
+    REQUIRE_OK(wr_scene_create(world.context, cube, 8, tris, 12, &box));
+    const uint32_t protos[] = {0, 0, 0}, groups[] = {0, 1, 1}, global_protos[] = {0};
+    wr_instanced_scene_desc d;
+    wr_instanced_scene_desc_init(&d);
+    d.terrain = world.scene, d.prototypes = &box, d.num_prototypes = 1;
+    d.slot_prototypes = protos, d.slot_groups = groups, d.num_slots = 3;
+    d.global_prototypes = global_protos, d.num_globals = 1;
+    REQUIRE_OK(wr_scene_create_instanced(world.context, &d, &scene));
+    const uint32_t n = 7;
+    const std::vector<float> body = poses(n, 4);
+    std::vector<float> slots, global = {0, 0, 1.2f, 1, 0, 0, 0};
+    for (uint32_t e = 0; e < n; ++e) {
+      // 1-2 m along the camera's optical axis (the body's +X: R (1, 0, 0) of its w, x, y, z).
+      const float* q = &body[7 * e + 3];
+      const float fwd[3] = {1 - 2 * (q[2] * q[2] + q[3] * q[3]), 2 * (q[1] * q[2] + q[0] * q[3]),
+                            2 * (q[1] * q[3] - q[0] * q[2])};
+      for (uint32_t s = 0; s < 3; ++s) {
+        const float ahead = 1.0f + 0.5f * s;
+        slots.insert(slots.end(), {body[7 * e] + ahead * fwd[0], body[7 * e + 1] + ahead * fwd[1],
+                                   body[7 * e + 2] + ahead * fwd[2] + 0.3f * s, 1, 0, 0, 0});
+      }
+    }
+    wr_camera_desc desc;
+    wr_camera_desc_pinhole(&desc, 48, 36, 90.0f);
+    desc.far_clip = 6.0f;
+    wr_sensor_options o;
+    wr_sensor_options_init(&o);
+    o.exclude_groups = 1u << 1;
+    wr_sensor sensor = nullptr;
+    REQUIRE_OK(wr_sensor_create_ex(scene, &desc, &o, n, &sensor));
+    std::vector<float> depth(size_t(n) * 48 * 36, -1.0f);
+    std::vector<uint32_t> ids(depth.size(), 7u);
+    wr_render_args a;
+    wr_render_args_init(&a);
+    a.body_poses = body.data(), a.out = depth.data(), a.out_bytes = depth.size() * 4;
+    a.instance_poses = slots.data(), a.global_poses = global.data(), a.instance_ids = ids.data();
+    // Explicit rays, one block per env: straight ahead of each camera's body.
+    std::vector<float> origins(body.size() / 7 * 3), directions(origins.size(), 0.0f), t(n);
+    std::vector<uint32_t> tri(n), inst(n);
+    for (uint32_t e = 0; e < n; ++e) {
+      std::copy(&body[7 * e], &body[7 * e] + 3, &origins[3 * e]);
+      directions[3 * e] = 1.0f;
+    }
+    wr_intersect_args ia;
+    wr_intersect_args_init(&ia);
+    ia.origins = origins.data(), ia.directions = directions.data(), ia.count = n, ia.num_envs = n;
+    ia.instance_poses = slots.data(), ia.global_poses = global.data();
+    ia.out_t = t.data(), ia.out_triangle = tri.data(), ia.out_instance = inst.data();
+    constexpr int kCalls = 4;
+    wr_status status[2 * kCalls];
+    Counts per_call[2 * kCalls];
+    for (int r = 0; r < kCalls; ++r) {
+      Counts before = Counts::now();
+      status[2 * r] = wr_sensor_render_ex(sensor, &a);
+      per_call[2 * r] = Counts::now() - before;
+      before = Counts::now();
+      status[2 * r + 1] = wr_scene_intersect_ex(scene, &ia);
+      per_call[2 * r + 1] = Counts::now() - before;
+    }
+    for (int r = 0; r < 2 * kCalls; ++r) {
+      INFO(threads << " threads, " << (r % 2 ? "wr_scene_intersect_ex" : "wr_sensor_render_ex") << " " << r / 2);
+      REQUIRE(status[r] == WR_SUCCESS);
+      CHECK(per_call[r].allocations() == 0);
+      CHECK(per_call[r].total() == 0);
+    }
+    size_t slot0 = 0;
+    for (uint32_t id : ids) slot0 += id == 0;
+    CHECK(slot0 > 0);  // the renders saw the instances
+    wr_sensor_release(sensor);
+    wr_scene_release(scene);
+    wr_scene_release(box);
+  }
+}
+
 TEST_CASE("allocations: only a failing render allocates (its error message)", "[allocations]") {
   // A render that fails formats the message for wr_last_error() and throws it internally to
   // the C boundary; both allocate. That is allowed: the contract is about the success path.

@@ -187,3 +187,55 @@ TEST_CASE("wr.hpp: failing calls throw wr::Error with the status and wr_last_err
     CHECK(e.status() == WR_ERROR_UNSUPPORTED);
   }
 }
+
+TEST_CASE("wr.hpp: an instanced scene: a box posed per env over the floor, and explicit rays", "[wr_hpp]") {
+  const wr::Context ctx = wr::Context::cpu(2);
+  const wr::Scene floor = floor_scene(ctx);
+  // A 0.2 m cube centred on its origin (8 corners, 12 triangles).
+  const float cube[] = {-0.1f, -0.1f, -0.1f, 0.1f, -0.1f, -0.1f, 0.1f, 0.1f, -0.1f, -0.1f, 0.1f, -0.1f,
+                        -0.1f, -0.1f, 0.1f,  0.1f, -0.1f, 0.1f,  0.1f, 0.1f, 0.1f,  -0.1f, 0.1f, 0.1f};
+  const uint32_t cube_tris[] = {0, 1, 2, 0, 2, 3, 4, 6, 5, 4, 7, 6, 0, 4, 5, 0, 5, 1,
+                                1, 5, 6, 1, 6, 2, 2, 6, 7, 2, 7, 3, 3, 7, 4, 3, 4, 0};
+  const wr::Scene box = wr::Scene::from_arrays(ctx, cube, 8, cube_tris, 12);
+  const wr_scene prototypes[] = {box.get()};
+  const uint32_t slot_prototypes[] = {0};
+  wr_instanced_scene_desc d;
+  wr_instanced_scene_desc_init(&d);
+  d.terrain = floor.get(), d.prototypes = prototypes, d.num_prototypes = 1;
+  d.slot_prototypes = slot_prototypes, d.num_slots = 1;
+  const wr::Scene scene = wr::Scene::instanced(ctx, d);
+  CHECK(scene.instance_counts() == std::array<uint32_t, 2>{1, 0});
+  CHECK(scene.num_triangles() == 2);  // the terrain's
+  wr::Sensor sensor(scene, wr::pinhole(33, 33, 90.0f), 2);
+  // Env 0's box right under its camera, its top at z = 2.1 (1.4 m below the camera at 3.5); env 1's
+  // box far away: env 1 sees the floor 1 m below.
+  const float boxes[] = {0, 0, 2.0f, 1, 0, 0, 0, 30, 30, 0.6f, 1, 0, 0, 0};
+  std::vector<float> depth(sensor.depth_size(), -1.0f);
+  std::vector<uint32_t> ids(depth.size(), 7u);
+  wr_render_args args = wr::render_args(kPosesDown, depth.data(), depth.size() * sizeof(float));
+  args.instance_poses = boxes;
+  args.instance_ids = ids.data();
+  sensor.render(args);
+  const std::size_t centre = 16 * 33 + 16, image = 33 * 33;
+  CHECK(depth[centre] == Approx(1.4f).epsilon(1e-5));
+  CHECK(ids[centre] == 0u);
+  CHECK(depth[image + centre] == Approx(1.0f).epsilon(1e-5));
+  CHECK(ids[image + centre] == UINT32_MAX);
+  // The plain render cannot take the box's pose: it throws, naming the call that can.
+  CHECK_THROWS_WITH(sensor.render(kPosesDown, depth.data()), Catch::Contains("wr_sensor_render_ex"));
+
+  // Explicit rays of env 0 (down onto its box) and env 1 (down onto the floor).
+  const float origins[] = {0, 0, 3.5f, 1, -2, 1.5f}, directions[] = {0, 0, -1, 0, 0, -1};
+  float t[2] = {-1, -1};
+  uint32_t tri[2] = {7, 7}, inst[2] = {7, 7};
+  wr_intersect_args ia;
+  wr_intersect_args_init(&ia);
+  ia.origins = origins, ia.directions = directions, ia.count = 2, ia.num_envs = 2;
+  ia.instance_poses = boxes, ia.out_t = t, ia.out_triangle = tri, ia.out_instance = inst;
+  scene.intersect(ia);
+  CHECK(t[0] == Approx(1.4f).epsilon(1e-6));
+  CHECK(inst[0] == 0u);
+  CHECK(tri[0] < 12u);
+  CHECK(t[1] == Approx(1.0f).epsilon(1e-6));
+  CHECK(inst[1] == UINT32_MAX);
+}

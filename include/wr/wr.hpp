@@ -105,7 +105,22 @@ class Scene {
     detail::check(wr_scene_create_heightfield(context.get(), &desc, &s));
     return Scene(s);
   }
-  /// Number of triangles, degenerate ones included.
+  /// An instanced scene (wr.h, "Moving geometry"): `desc.terrain` and `desc.prototypes` are mesh
+  /// scenes (e.g. terrain.get()); the new scene keeps them alive.
+  static Scene instanced(const Context& context, const wr_instanced_scene_desc& desc) {
+    wr_scene s = nullptr;
+    detail::check(wr_scene_create_instanced(context.get(), &desc, &s));
+    return Scene(s);
+  }
+  /// Instance slots per env and global instances (0 and 0 for a mesh scene).
+  std::array<uint32_t, 2> instance_counts() const {
+    std::array<uint32_t, 2> n{};
+    detail::check(wr_scene_instance_counts(get(), &n[0], &n[1]));
+    return n;
+  }
+  /// Explicit rays through an instanced scene's instances (wr_scene_intersect_ex).
+  void intersect(const wr_intersect_args& args) const { detail::check(wr_scene_intersect_ex(get(), &args)); }
+  /// Number of triangles, degenerate ones included (an instanced scene: its terrain's).
   uint64_t num_triangles() const {
     uint64_t n = 0;
     detail::check(wr_scene_num_triangles(get(), &n));
