@@ -273,6 +273,30 @@ TEST_CASE("allocation failures: wr_scene_create_heightfield, with and without a 
   }
 }
 
+TEST_CASE("allocation failures: wr_scene_create_instanced, and a sensor on it", "[allocation_failures]") {
+  // The witness's scene serves as the terrain and as the prototype of every instance.
+  const Witness witness;
+  const uint32_t slot_prototypes[] = {0, 0, 0}, slot_groups[] = {0, 1, 2}, global_prototypes[] = {0};
+  wr_instanced_scene_desc d;
+  wr_instanced_scene_desc_init(&d);
+  d.terrain = witness.world.scene, d.prototypes = &witness.world.scene, d.num_prototypes = 1;
+  d.slot_prototypes = slot_prototypes, d.slot_groups = slot_groups, d.num_slots = 3;
+  d.global_prototypes = global_prototypes, d.num_globals = 1;
+  const uint64_t n = fail_each_allocation<wr_scene>(
+      witness, "wr_scene_create_instanced",
+      [&](wr_scene* out) { return wr_scene_create_instanced(witness.world.context, &d, out); }, wr_scene_release);
+  CHECK(n >= 5);  // the handle, the table's three arrays, the prototypes' handles, the device's table
+  wr_scene instanced = nullptr;
+  REQUIRE(wr_scene_create_instanced(witness.world.context, &d, &instanced) == WR_SUCCESS);
+  wr_camera_desc cd;
+  wr_camera_desc_pinhole(&cd, 40, 30, 80.0f);
+  const uint64_t m = fail_each_allocation<wr_sensor>(
+      witness, "wr_sensor_create_ex",
+      [&](wr_sensor* out) { return wr_sensor_create_ex(instanced, &cd, nullptr, 7, out); }, wr_sensor_release);
+  CHECK(m >= 4);  // a plain sensor's, and each render thread's place for the prepared instances
+  wr_scene_release(instanced);
+}
+
 TEST_CASE("allocation failures: wr_sensor_create", "[allocation_failures]") {
   const Witness witness;
   wr_camera_desc d;
