@@ -388,6 +388,13 @@ TEST_CASE("instances: depth and instance ids match Embree's instancing pixel by 
         total.instance_hits += a.instance_hits, total.inside_hits += a.inside_hits;
         if (order == WR_QUAT_WXYZ) {
           first = r;
+          // The scalar path (one ray at a time, the CUDA kernel's traversal) gives the same bits
+          // as the packet path this context picked.
+          REQUIRE_OK(wr_context_set_cpu_path(lib.context, WR_CPU_PATH_SCALAR));
+          const Render scalar = render(lib.instanced, d, n, f, exclude);
+          REQUIRE_OK(wr_context_set_cpu_path(lib.context, WR_CPU_PATH_AUTO));
+          CHECK(std::memcmp(scalar.depth.data(), r.depth.data(), r.depth.size() * 4) == 0);
+          CHECK(scalar.ids == r.ids);
         } else {  // the same physical poses in the other order: the same bits
           CHECK(std::memcmp(first.depth.data(), r.depth.data(), r.depth.size() * 4) == 0);
           CHECK(first.ids == r.ids);

@@ -109,11 +109,45 @@ WR_HD PreparedInstance prepare_instance(const EnvInstances& e, uint32_t i) {
   return p;
 }
 
-// The ray org + t dir, t in [tmin, best->t], through every instance env `e` sees, improving *best
-// (the terrain's hit, or tmax and no triangle) and setting *instance to the instance of the hit
-// taken (left as it is where the terrain's stays). `prepared`: the env's instances made by
-// prepare_instance (num_instances of them), or null to make them here. Returns whether a trace
+// Whether no ray of a camera at `camera` can hit the instance: its world box lies wholly behind the
+// camera's image plane through its origin (every pixel's ray goes forward, along +X of the
+// camera, wr.h), by more than rounding. For a render's per-env preparation; never for explicit rays.
+WR_HD bool behind_camera(const PreparedInstance& p, const RigidTransform& camera) {
+  const float f[3] = {camera.rot[0], camera.rot[3], camera.rot[6]};  // the optical axis in the world
+  const float o[3] = {camera.pos.x, camera.pos.y, camera.pos.z};
+  float nearest_behind = 0.0f, size = 0.0f;  // the box's farthest point along f, relative to o
+  for (int a = 0; a < 3; ++a) {
+    const float c = 0.5f * (p.bmin[a] + p.bmax[a]) - o[a], h = 0.5f * (p.bmax[a] - p.bmin[a]);
+    nearest_behind += c * f[a] + fabs_(f[a]) * h;
+    size += fabs_(c) + h;
+  }
+  return nearest_behind < -size * 0x1p-16f;
+}
+
+// One prepared instance `p` (instance i, entered by the ray: the caller's cull) traced: the ray
+// org + t dir, t in [tmin, best->t], turned into the instance's frame, through its prototype's BVH,
+// improving *best and setting *instance to i where its hit is taken. Returns whether the trace
 // overflowed its stack.
+template <class Variant, int kStackSize = kTraversalStackSize>
+WR_HD bool trace_instance(const EnvInstances& e, const PreparedInstance& p, uint32_t i, Vec3 org, Vec3 dir, float tmin,
+                          TraceResult* best, uint32_t* instance) {
+  const Vec3 o = rotate_inverse(p.pose.rot, org - p.pose.pos);
+  const Vec3 d = rotate_inverse(p.pose.rot, dir);
+  const TraceResult hit = trace_closest_hit<Variant, kStackSize>(e.view.prototypes[p.prototype], o, d, tmin, best->t);
+  // An earlier level keeps a tie; tmax is inclusive, so the first hit at exactly tmax counts.
+  if (hit.triangle != kInvalidIndex && (hit.t < best->t || best->triangle == kInvalidIndex)) {
+    best->t = hit.t;
+    best->triangle = hit.triangle;
+    *instance = i;
+  }
+  return hit.overflowed;
+}
+
+// The ray org + t dir, t in [tmin, best->t], through every instance env `e` sees, in id order,
+// improving *best (the terrain's hit, or tmax and no triangle) and setting *instance to the
+// instance of the hit taken (left as it is where the terrain's stays). `prepared`: the env's
+// instances made by prepare_instance (num_instances of them), or null to make them here. Returns
+// whether a trace overflowed its stack.
 template <class Variant, int kStackSize = kTraversalStackSize>
 WR_HD bool trace_instances(const EnvInstances& e, const PreparedInstance* prepared, Vec3 org, Vec3 dir, float tmin,
                            TraceResult* best, uint32_t* instance) {
@@ -121,20 +155,13 @@ WR_HD bool trace_instances(const EnvInstances& e, const PreparedInstance* prepar
   const uint32_t n = num_instances(e.view);
   const RayBox world = make_ray_box(org, dir);
   for (uint32_t i = 0; i < n; ++i) {
-    const PreparedInstance p = prepared ? prepared[i] : prepare_instance(e, i);
+    PreparedInstance made;
+    if (!prepared) made = prepare_instance(e, i);
+    const PreparedInstance& p = prepared ? prepared[i] : made;
     float entry;
     if (p.prototype == kInvalidIndex || !intersect_ray_box<Variant>(world, p.bmin, p.bmax, tmin, best->t, &entry))
       continue;
-    const Vec3 o = rotate_inverse(p.pose.rot, org - p.pose.pos);
-    const Vec3 d = rotate_inverse(p.pose.rot, dir);
-    const TraceResult hit = trace_closest_hit<Variant, kStackSize>(e.view.prototypes[p.prototype], o, d, tmin, best->t);
-    overflowed = overflowed || hit.overflowed;
-    // An earlier level keeps a tie; tmax is inclusive, so the first hit at exactly tmax counts.
-    if (hit.triangle != kInvalidIndex && (hit.t < best->t || best->triangle == kInvalidIndex)) {
-      best->t = hit.t;
-      best->triangle = hit.triangle;
-      *instance = i;
-    }
+    overflowed = trace_instance<Variant, kStackSize>(e, p, i, org, dir, tmin, best, instance) || overflowed;
   }
   return overflowed;
 }

@@ -58,12 +58,17 @@ void render_env(void* context, uint32_t env, unsigned thread) {
     return;
   }
   const float offset = env_offset(p.noise, env, c.frame);
-  // The env's instances, prepared once for all its rays (in the thread's own place).
+  // The env's instances, prepared once for all its rays (in the thread's own place); those wholly
+  // behind its camera left out.
   EnvInstances seen = env_instances(c, p, env);
   const EnvInstances* instances = nullptr;
   if (num_instances(seen.view) != 0) {
     PreparedInstance* prepared = job.thread_instances + uint64_t(thread) * job.num_instances;
-    for (uint32_t i = 0; i < job.num_instances; ++i) prepared[i] = prepare_instance(seen, i);
+    for (uint32_t i = 0; i < job.num_instances; ++i) {
+      prepared[i] = prepare_instance(seen, i);
+      if (prepared[i].prototype != kInvalidIndex && behind_camera(prepared[i], camera))
+        prepared[i].prototype = kInvalidIndex;
+    }
     seen.prepared = prepared;
     instances = &seen;
   }

@@ -292,12 +292,41 @@ __attribute__((noinline)) uint64_t render_packet_scalar(const PacketTile& tile, 
   return overflows;
 }
 
+// The packet's lanes (after the terrain: best_t, best_id) through the env's prepared instances,
+// in id order: each instance's world box tested against every lane at once (the packet's box test),
+// and only the lanes that enter it traced through it, one by one (trace_instance of
+// core/instances.h, the scalar path's own step). The box test only skips work (a lane's best can
+// only shrink, so a lane it keeps with the terrain's best_t is a superset of the scalar path's),
+// so every lane gets the scalar path's hit bit for bit. best, instance: (kLanes) per lane.
+template <bool kUniform>
+uint64_t packet_trace_instances(const PacketTile& tile, const Packet& p, const Vec3* dirs, TraceResult* best,
+                                uint32_t* instance) {
+  const EnvInstances& e = *tile.instances;
+  const uint32_t n = num_instances(e.view);
+  uint64_t overflows = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    PreparedInstance made;
+    if (!e.prepared) made = prepare_instance(e, i);
+    const PreparedInstance& inst = e.prepared ? e.prepared[i] : made;
+    if (inst.prototype == kInvalidIndex) continue;
+    BvhNode box;
+    for (int a = 0; a < 3; ++a) box.bmin[a] = inst.bmin[a], box.bmax[a] = inst.bmax[a];
+    box.first = box.count = 0;
+    LaneF entry;
+    LaneBits lanes = packet_hits_box<kUniform>(p, box, p.active, &entry);
+    while (lanes) {
+      const int l = __builtin_ctz(lanes);
+      lanes &= lanes - 1;
+      overflows += trace_instance<HostTraversal>(e, inst, i, tile.camera.pos, dirs[l], p.tmin[l], &best[l], &instance[l]);
+    }
+  }
+  return overflows;
+}
+
 // Renders pixels [u0, u0 + kPacketW) x [v0, v0 + kPacketH) of the tile (clipped to it): the
-// packet's rays traced together through the terrain, then each lane's ray through the env's
-// instances one by one (trace_instances of core/instances.h, the scalar path's own, continuing
-// from the lane's terrain hit, which is the scalar path's bit for bit), then each lane's hit
-// handed to the pipeline's value stage (pixel_value), which everything after the trace goes
-// through on every path.
+// packet's rays traced together through the terrain, then through the env's instances
+// (packet_trace_instances), then each lane's hit handed to the pipeline's value stage
+// (pixel_value), which everything after the trace goes through on every path.
 uint64_t render_packet(const PacketTile& tile, uint32_t u0, uint32_t v0) {
   Packet p;
   const bool uniform = setup_packet(tile, u0, v0, &p);
@@ -305,20 +334,24 @@ uint64_t render_packet(const PacketTile& tile, uint32_t u0, uint32_t v0) {
   if (!done) return render_packet_scalar(tile, p, u0, v0);
   const TemplateRay* rays = &tile_ray(tile, u0, v0);
   float* image = &tile_depth(tile, u0, v0);
+  TraceResult best[kLanes];
+  uint32_t instance[kLanes];
   uint64_t overflows = 0;
+  for (int l = 0; l < kLanes; ++l) best[l] = TraceResult{p.best_t[l], p.best_id[l], false}, instance[l] = kInvalidIndex;
+  if (tile.instances) {
+    Vec3 dirs[kLanes];  // each lane's world direction, as make_pixel_ray makes it
+    for (int l = 0; l < kLanes; ++l)
+      if (p.active >> l & 1u)
+        dirs[l] = make_pixel_ray(rays[(l / kPacketW) * tile.rays_stride + l % kPacketW], tile.camera, *tile.params).dir;
+    overflows = uniform ? packet_trace_instances<true>(tile, p, dirs, best, instance)
+                        : packet_trace_instances<false>(tile, p, dirs, best, instance);
+  }
   for (int l = 0; l < kLanes; ++l) {
     if (!(p.active >> l & 1u)) continue;
     const uint32_t du = l % kPacketW, dv = l / kPacketW;
-    const TemplateRay& ray = rays[dv * tile.rays_stride + du];
-    TraceResult best{p.best_t[l], p.best_id[l], false};
-    if (tile.instances) {
-      const PixelRay r = make_pixel_ray(ray, tile.camera, *tile.params);
-      uint32_t instance = kInvalidIndex;
-      overflows += trace_instances<HostTraversal>(*tile.instances, tile.instances->prepared, tile.camera.pos, r.dir,
-                                                  r.tmin, &best, &instance);
-      set_tile_id(tile, u0 + du, v0 + dv, instance);
-    }
-    image[dv * tile.image_stride + du] = pixel_value(best.t, best.triangle, ray, *tile.params);
+    if (tile.instances) set_tile_id(tile, u0 + du, v0 + dv, instance[l]);
+    image[dv * tile.image_stride + du] =
+        pixel_value(best[l].t, best[l].triangle, rays[dv * tile.rays_stride + du], *tile.params);
   }
   return overflows;
 }
