@@ -8,6 +8,10 @@
 #                       -> pipeline-<date>.md (its JSON likewise)
 #   wr-bench-vs-embree  against Embree 3, same scene, rays and threads
 #                       -> cpu-vs-embree-<date>.md and .csv
+#   wr-bench-instances-vs-embree
+#                       Google Benchmark: moving geometry (12 instances per env) against
+#                       Embree 3's instances, same scene, rays and threads
+#                       -> instances-<date>.md (its JSON beside the build)
 #   wr-bench-memory     memory per env of three designs
 #                       -> memory-<date>-cpu.md, .csv and .png (benchmarks/memory/plot_memory.py)
 # A --quick run (a few seconds per benchmark, to check that the suite works, not to measure)
@@ -15,7 +19,7 @@
 # machine is otherwise idle, and say in the results file what else ran.
 #
 #   usage: scripts/run-benchmarks.sh [--quick] [--out DIR] [--build DIR] [--no-build]
-#                                    [--only cpu,pipeline,embree,memory]
+#                                    [--only cpu,pipeline,embree,instances,memory]
 #     --build DIR   the build folder (default build-bench, configured here with CUDA off)
 #     --no-build    use the programs already built in --build DIR (the CMake targets `bench` and
 #                   `bench-memory` call this script so)
@@ -30,7 +34,7 @@ quick=0
 out="$root/benchmarks/results"
 build="$root/build-bench"
 do_build=1
-only="cpu,pipeline,embree,memory"
+only="cpu,pipeline,embree,instances,memory"
 while [ $# -gt 0 ]; do
   case $1 in
     --quick) quick=1 ;;
@@ -59,6 +63,7 @@ if [ $do_build -eq 1 ]; then
   wants cpu && targets+=(wr-bench-cpu)
   wants pipeline && targets+=(wr-bench-pipeline)
   wants embree && targets+=(wr-bench-vs-embree)
+  wants instances && targets+=(wr-bench-instances-vs-embree)
   wants memory && targets+=(wr-bench-memory)
   cmake --build "$build" -j "$jobs" --target "${targets[@]}" || exit 1
 fi
@@ -135,6 +140,18 @@ if wants embree; then
   [ $quick -eq 0 ] || args+=(--reps 1 --envs 8)
   run_step embree "$out/cpu-vs-embree-$date_tag.md" 0 "wr-bench-vs-embree (CSV: cpu-vs-embree-$date_tag.csv)" \
     "$build/benchmarks/peers/wr-bench-vs-embree" "${args[@]}"
+fi
+
+if wants instances; then
+  args=(--benchmark_out="$json_dir/instances-$date_tag.json" --benchmark_out_format=json)
+  if [ $quick -eq 0 ]; then
+    args+=(--benchmark_repetitions=10 --benchmark_enable_random_interleaving=true --benchmark_report_aggregates_only=true)
+  else
+    args+=(--benchmark_min_time=0.01 --envs 8)
+  fi
+  run_step instances "$out/instances-$date_tag.md" 1 \
+    "wr-bench-instances-vs-embree: moving geometry against Embree 3's instances (JSON: $json_shown/instances-$date_tag.json)" \
+    "$build/benchmarks/peers/wr-bench-instances-vs-embree" "${args[@]}"
 fi
 
 if wants memory; then

@@ -11,8 +11,14 @@
 
 namespace wr_bench {
 
+namespace {
+const char* program_name = "wr-bench-vs-embree";
+}  // namespace
+
+void set_program_name(const char* name) { program_name = name; }
+
 [[noreturn]] void die(const std::string& message) {
-  std::fprintf(stderr, "wr-bench-vs-embree: %s\n", message.c_str());
+  std::fprintf(stderr, "%s: %s\n", program_name, message.c_str());
   std::exit(1);
 }
 
@@ -51,6 +57,19 @@ Eigen::Quaternionf yaw_pitch(double yaw, double pitch) {
   return Eigen::Quaternionf((Eigen::AngleAxisd(yaw, Eigen::Vector3d::UnitZ()) *
                              Eigen::AngleAxisd(pitch, Eigen::Vector3d::UnitY()))
                                 .cast<float>());
+}
+
+wr_camera_desc peer_camera_desc(uint32_t width, uint32_t height, float far_clip) {
+  wr_camera_desc desc;
+  WR_OK(wr_camera_desc_pinhole(&desc, width, height, 87.0f));
+  desc.depth_kind = WR_DEPTH_RANGE;
+  desc.far_clip = far_clip;
+  desc.miss_value = kInf;
+  const Eigen::Quaternionf mount = yaw_pitch(0.0, 30.0 * kPi / 180.0);
+  desc.mount_position[0] = 0.1f, desc.mount_position[1] = 0.0f, desc.mount_position[2] = 0.05f;
+  desc.mount_rotation[0] = mount.w(), desc.mount_rotation[1] = mount.x();
+  desc.mount_rotation[2] = mount.y(), desc.mount_rotation[3] = mount.z();
+  return desc;
 }
 
 // (n x 7) body poses (x, y, z, w, qx, qy, qz).

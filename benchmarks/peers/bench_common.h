@@ -1,6 +1,7 @@
-// wr-bench-vs-embree, shared by both sides: fatal errors (a benchmark has nothing to recover, it
-// reports and exits 1), the clock and the median/min/max of repetitions, the mesh read once from
-// the OBJ, and the body poses every engine renders.
+// The peer programs (wr-bench-vs-embree, wr-bench-instances-vs-embree), shared by both sides:
+// fatal errors (a benchmark has nothing to recover, it reports and exits 1), the clock and the
+// median/min/max of repetitions, the mesh read once from the OBJ, the camera and the body poses
+// every engine renders.
 #pragma once
 
 #include <chrono>
@@ -21,6 +22,8 @@ constexpr float kInf = std::numeric_limits<float>::infinity();
 
 // ---- error handling: a benchmark has nothing to recover, it reports and exits 1 -------------
 
+// The name die() prefixes its message with (default "wr-bench-vs-embree"); set by main.
+void set_program_name(const char* name);
 [[noreturn]] void die(const std::string& message);
 
 // die()s naming the call, its source line, status and wr_last_error() unless status is WR_SUCCESS.
@@ -48,6 +51,13 @@ struct Mesh {
 
 // Every shape merged into one mesh, polygons fan-triangulated by tinyobjloader.
 Mesh read_obj(const std::string& path);
+
+// ---- the camera --------------------------------------------------------------------------------
+
+// The peers' camera at width x height: 87 deg horizontal FOV, mounted 0.1 m ahead of and 0.05 m
+// above the body's origin, pitched 30 deg down; range depth (the ray's t, as Embree's tfar),
+// misses +inf, far clip far_clip.
+wr_camera_desc peer_camera_desc(uint32_t width, uint32_t height, float far_clip);
 
 // ---- poses ------------------------------------------------------------------------------------
 

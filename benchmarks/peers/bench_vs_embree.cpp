@@ -42,7 +42,7 @@
 //
 // This file holds main (options, the shared inputs, the order of the phases). The Embree side is
 // in embree_side.{h,cpp}, the timed builds and renders and the report in
-// timing_and_report.{h,cpp}, errors, clock, mesh and poses in bench_common.{h,cpp}.
+// timing_and_report.{h,cpp}, errors, clock, mesh, camera and poses in bench_common.{h,cpp}.
 #include <algorithm>
 #include <string>
 #include <thread>

@@ -124,6 +124,72 @@ RTCScene embree_scene(RTCDevice device, const Mesh& mesh, const EmbreeConfig& cf
   return scene;
 }
 
+// ---- moving geometry: a two-level scene per env -----------------------------------------------
+
+namespace {
+
+// An instance geometry of `scene` in `device`, one time step (its transform set later).
+RTCGeometry new_instance(RTCDevice device, RTCScene scene) {
+  RTCGeometry g = rtcNewGeometry(device, RTC_GEOMETRY_TYPE_INSTANCE);
+  rtcSetGeometryInstancedScene(g, scene);
+  rtcSetGeometryTimeStepCount(g, 1);
+  return g;
+}
+
+// A 7-float pose (position, then w, x, y, z) as Embree's column-major 3x4 local-to-world matrix.
+void pose_to_xfm(const float* pose, float xfm[12]) {
+  const Eigen::Matrix3f r = Eigen::Quaternionf(pose[3], pose[4], pose[5], pose[6]).normalized().toRotationMatrix();
+  for (int c = 0; c < 3; ++c)
+    for (int row = 0; row < 3; ++row) xfm[3 * c + row] = r(row, c);
+  xfm[9] = pose[0], xfm[10] = pose[1], xfm[11] = pose[2];
+}
+
+}  // namespace
+
+EmbreeEnvScenes::EmbreeEnvScenes(RTCDevice device, RTCScene terrain, const std::vector<RTCScene>& prototypes,
+                                 const std::vector<uint32_t>& slot_prototypes, uint32_t num_envs)
+    : num_slots_(uint32_t(slot_prototypes.size())) {
+  const float identity[12] = {1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0};
+  scenes_.reserve(num_envs);
+  slots_.reserve(size_t(num_envs) * num_slots_);
+  for (uint32_t e = 0; e < num_envs; ++e) {
+    RTCScene scene = rtcNewScene(device);
+    rtcSetSceneFlags(scene, RTC_SCENE_FLAG_DYNAMIC);
+    rtcSetSceneBuildQuality(scene, RTC_BUILD_QUALITY_LOW);
+    RTCGeometry ground = new_instance(device, terrain);
+    rtcSetGeometryTransform(ground, 0, RTC_FORMAT_FLOAT3X4_COLUMN_MAJOR, identity);
+    rtcCommitGeometry(ground);
+    rtcAttachGeometryByID(scene, ground, 0);
+    rtcReleaseGeometry(ground);  // the scene holds it; it never changes
+    for (uint32_t i = 0; i < num_slots_; ++i) {
+      if (slot_prototypes[i] >= prototypes.size()) die("EmbreeEnvScenes: slot prototype out of range");
+      RTCGeometry g = new_instance(device, prototypes[slot_prototypes[i]]);
+      rtcSetGeometryTransform(g, 0, RTC_FORMAT_FLOAT3X4_COLUMN_MAJOR, identity);
+      rtcAttachGeometryByID(scene, g, 1 + i);
+      slots_.push_back(g);  // kept: update() sets its transform every frame
+    }
+    scenes_.push_back(scene);
+  }
+}
+
+EmbreeEnvScenes::~EmbreeEnvScenes() {
+  for (RTCGeometry g : slots_) rtcReleaseGeometry(g);
+  for (RTCScene s : scenes_) rtcReleaseScene(s);
+}
+
+void EmbreeEnvScenes::update(Pool& pool, const float* slot_poses) {
+  pool.run(uint32_t(scenes_.size()), [&](uint32_t env) {
+    for (uint32_t i = 0; i < num_slots_; ++i) {
+      float xfm[12];
+      pose_to_xfm(slot_poses + 7 * (size_t(env) * num_slots_ + i), xfm);
+      RTCGeometry g = slots_[size_t(env) * num_slots_ + i];
+      rtcSetGeometryTransform(g, 0, RTC_FORMAT_FLOAT3X4_COLUMN_MAJOR, xfm);
+      rtcCommitGeometry(g);
+    }
+    rtcCommitScene(scenes_[env]);
+  });
+}
+
 // ---- Embree rendering -------------------------------------------------------------------------
 
 Camera make_camera(const wr_camera_desc& d) {
@@ -159,15 +225,16 @@ inline CameraPose camera_pose(const Camera& cam, const float* body) {
 
 }  // namespace
 
-// Renders every env's range depth into depth (num_envs x height x width); misses are +inf.
-void embree_render(Pool& pool, RTCScene scene, EmbreeMode mode, const Camera& cam, const float* poses,
-                   uint32_t num_envs, float* depth) {
+void embree_render(Pool& pool, const RTCScene* scenes, bool per_env_scenes, EmbreeMode mode, const Camera& cam,
+                   const float* poses, uint32_t num_envs, float* depth, uint32_t* instance_ids) {
   const uint32_t tiles_x = (cam.width + kTile - 1) / kTile;
   const uint32_t tiles_per_env = tiles_x * ((cam.height + kTile - 1) / kTile);
   const auto render_tile = [&](uint32_t env, uint32_t tile, const CameraPose& pose) {
     const uint32_t u0 = (tile % tiles_x) * kTile, v0 = (tile / tiles_x) * kTile;
     const uint32_t u1 = std::min(u0 + kTile, cam.width), v1 = std::min(v0 + kTile, cam.height);
+    const RTCScene scene = scenes[per_env_scenes ? env : 0];
     float* image = depth + size_t(env) * cam.width * cam.height;
+    uint32_t* ids = instance_ids ? instance_ids + size_t(env) * cam.width * cam.height : nullptr;
     RTCIntersectContext context;
     rtcInitIntersectContext(&context);
     if (mode == EmbreeMode::kSingle) {
@@ -188,6 +255,7 @@ void embree_render(Pool& pool, RTCScene scene, EmbreeMode mode, const Camera& ca
           rh.hit.instID[0] = RTC_INVALID_GEOMETRY_ID;
           rtcIntersect1(scene, &context, &rh);
           image[pixel] = rh.hit.geomID != RTC_INVALID_GEOMETRY_ID ? rh.ray.tfar : kInf;
+          if (ids) ids[pixel] = rh.hit.geomID != RTC_INVALID_GEOMETRY_ID ? rh.hit.instID[0] : RTC_INVALID_GEOMETRY_ID;
         }
       return;
     }
@@ -217,7 +285,9 @@ void embree_render(Pool& pool, RTCScene scene, EmbreeMode mode, const Camera& ca
         for (int k = 0; k < 16; ++k) {
           if (!valid[k]) continue;
           const uint32_t u = pu + uint32_t(k % 4), v = pv + uint32_t(k / 4);
-          image[size_t(v) * cam.width + u] = rh.hit.geomID[k] != RTC_INVALID_GEOMETRY_ID ? rh.ray.tfar[k] : kInf;
+          const bool hit = rh.hit.geomID[k] != RTC_INVALID_GEOMETRY_ID;
+          image[size_t(v) * cam.width + u] = hit ? rh.ray.tfar[k] : kInf;
+          if (ids) ids[size_t(v) * cam.width + u] = hit ? rh.hit.instID[0][k] : RTC_INVALID_GEOMETRY_ID;
         }
       }
   };

@@ -1,4 +1,5 @@
-// wr-bench-vs-embree, the Embree 3 side: its scene (built from the same arrays as ours), the rays
+// The peers' Embree 3 side: its scene (built from the same arrays as ours), the two-level scenes of
+// moving geometry (one top-level scene per env over the terrain and the env's instances), the rays
 // of every pixel built from the conventions documented in wr.h, and tracing them with
 // rtcIntersect1 or rtcIntersect16 packets on a persistent thread pool shaped like the library's
 // (one task per (env, 8x8 pixel tile), claimed from an atomic counter).
@@ -82,6 +83,38 @@ struct EmbreeConfig {
 // *commit_s is the wall clock of rtcCommitScene alone.
 RTCScene embree_scene(RTCDevice device, const Mesh& mesh, const EmbreeConfig& cfg, double* commit_s);
 
+// ---- moving geometry: a two-level scene per env -----------------------------------------------
+
+// Embree's form of an instanced scene (wr_scene_create_instanced): Embree instances a scene, not a
+// geometry, and a ray traces one scene, so each env gets its own top-level scene holding instance
+// 0, the terrain (identity transform, its scene shared by every env), and instances 1 .. num_slots,
+// the env's slots, each an instance of its prototype's scene (also shared). Every top-level scene
+// is RTC_SCENE_FLAG_DYNAMIC with RTC_BUILD_QUALITY_LOW, Embree's settings for a scene rebuilt every
+// frame. hit.instID[0] of a ray is then 0 for the terrain and 1 + slot for a slot.
+class EmbreeEnvScenes {
+ public:
+  EmbreeEnvScenes(RTCDevice device, RTCScene terrain, const std::vector<RTCScene>& prototypes,
+                  const std::vector<uint32_t>& slot_prototypes, uint32_t num_envs);
+  ~EmbreeEnvScenes();
+  EmbreeEnvScenes(const EmbreeEnvScenes&) = delete;
+  EmbreeEnvScenes& operator=(const EmbreeEnvScenes&) = delete;
+
+  // The per-frame work of moving geometry in Embree, to be done before the scenes are traced:
+  // every slot's transform set from slot_poses ((num_envs x num_slots x 7) world poses: position,
+  // then w, x, y, z, as wr's WR_QUAT_WXYZ), rtcCommitGeometry of each, rtcCommitScene of each env's
+  // scene (its top-level BVH rebuilt). Envs are spread over the pool, one task each (Embree allows
+  // concurrent calls on different scenes).
+  void update(Pool& pool, const float* slot_poses);
+
+  const RTCScene* scenes() const { return scenes_.data(); }  // (num_envs) the top-level scenes
+  uint32_t num_slots() const { return num_slots_; }
+
+ private:
+  std::vector<RTCScene> scenes_;
+  std::vector<RTCGeometry> slots_;  // (num_envs x num_slots) the slots' instance geometries
+  uint32_t num_slots_ = 0;
+};
+
 // ---- Embree rendering -------------------------------------------------------------------------
 
 struct Camera {
@@ -98,8 +131,16 @@ Camera make_camera(const wr_camera_desc& d);
 enum class EmbreeMode { kSingle, kPacket16 };
 
 // Renders every env's range depth into depth (num_envs x height x width); misses are +inf.
-// poses: (num_envs x 7) body poses (x, y, z, w, qx, qy, qz).
-void embree_render(Pool& pool, RTCScene scene, EmbreeMode mode, const Camera& cam, const float* poses,
-                   uint32_t num_envs, float* depth);
+// poses: (num_envs x 7) body poses (x, y, z, w, qx, qy, qz). Env e traces scenes[e] where
+// per_env_scenes (EmbreeEnvScenes::scenes), every env scenes[0] otherwise. instance_ids (or null):
+// each pixel's hit.instID[0], RTC_INVALID_GEOMETRY_ID for a miss or a hit outside any instance.
+void embree_render(Pool& pool, const RTCScene* scenes, bool per_env_scenes, EmbreeMode mode, const Camera& cam,
+                   const float* poses, uint32_t num_envs, float* depth, uint32_t* instance_ids = nullptr);
+
+// Every env traces the one scene.
+inline void embree_render(Pool& pool, RTCScene scene, EmbreeMode mode, const Camera& cam, const float* poses,
+                          uint32_t num_envs, float* depth) {
+  embree_render(pool, &scene, false, mode, cam, poses, num_envs, depth);
+}
 
 }  // namespace wr_bench

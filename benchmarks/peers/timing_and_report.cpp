@@ -13,9 +13,6 @@
 namespace wr_bench {
 namespace {
 
-constexpr double kRelTol = 1e-4;   // per-pixel agreement tolerance
-constexpr double kMinAgree = 0.999;
-
 // The Embree build configurations compared with ours; the first is Embree's default.
 const EmbreeConfig kEmbreeConfigs[] = {
     {"MEDIUM, FLAG_NONE (default)", RTC_BUILD_QUALITY_MEDIUM, RTC_SCENE_FLAG_NONE, true},
@@ -27,9 +24,11 @@ const EmbreeConfig kEmbreeConfigs[] = {
 
 const std::vector<std::pair<uint32_t, uint32_t>> kResolutions = {{87, 58}, {106, 60}};
 
+}  // namespace
+
 // ---- agreement --------------------------------------------------------------------------------
 
-Agreement compare(const std::vector<float>& ours, const std::vector<float>& theirs) {
+Agreement compare(const std::vector<float>& ours, const std::vector<float>& theirs, size_t max_worst) {
   Agreement a;
   std::vector<Agreement::Pixel> bad;
   for (size_t i = 0; i < ours.size(); ++i) {
@@ -45,14 +44,20 @@ Agreement compare(const std::vector<float>& ours, const std::vector<float>& thei
   std::sort(bad.begin(), bad.end(), [](const Agreement::Pixel& p, const Agreement::Pixel& q) {
     return p.error > q.error;
   });
-  bad.resize(std::min<size_t>(bad.size(), 10));
+  bad.resize(std::min(bad.size(), max_worst));
   a.worst = bad;
   return a;
 }
 
-}  // namespace
-
 // ---- header -----------------------------------------------------------------------------------
+
+std::string cpu_model_name() {
+  std::ifstream info("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(info, line))
+    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
+  return "unknown";
+}
 
 void print_header(const Options& opt, const Mesh& mesh, double read_s, uint32_t wr_threads, const char* wr_path,
                   long embree_version, const std::string& device_config) {
@@ -61,21 +66,12 @@ void print_header(const Options& opt, const Mesh& mesh, double read_s, uint32_t 
   const unsigned threads = opt.threads;
   const int reps = opt.reps;
   const float far_clip = opt.far_clip;
-  char cpu_model[256] = "unknown";
-  {
-    std::ifstream info("/proc/cpuinfo");
-    std::string line;
-    while (std::getline(info, line))
-      if (line.rfind("model name", 0) == 0) {
-        std::snprintf(cpu_model, sizeof cpu_model, "%s", line.substr(line.find(':') + 2).c_str());
-        break;
-      }
-  }
+  const std::string cpu_model = cpu_model_name();
 
   std::printf("# wr-bench-vs-embree\n\n");
   std::printf("- CPU: %s, %u hardware threads; both engines use %u threads (wr context: %u threads, CPU path %s "
               "by default)\n",
-              cpu_model, std::thread::hardware_concurrency(), threads, wr_threads, wr_path);
+              cpu_model.c_str(), std::thread::hardware_concurrency(), threads, wr_threads, wr_path);
   std::printf("- Embree %ld.%ld.%ld, device config \"%s\"\n", embree_version / 10000, (embree_version / 100) % 100,
               embree_version % 100, device_config.c_str());
   std::printf("- scene: %s: %zu vertices, %zu triangles (tinyobjloader read %.2f s; the same arrays go to both)\n",
@@ -212,15 +208,7 @@ Renders time_renders(const Options& opt, const Builds& built, wr_context context
     std::fflush(stdout);
   };
   for (const auto& res : resolutions) {
-    wr_camera_desc desc;
-    wr_camera_desc_pinhole(&desc, res.first, res.second, 87.0f);
-    desc.depth_kind = WR_DEPTH_RANGE;
-    desc.far_clip = far_clip;
-    desc.miss_value = kInf;
-    const Eigen::Quaternionf mount = yaw_pitch(0.0, 30.0 * kPi / 180.0);
-    desc.mount_position[0] = 0.1f, desc.mount_position[1] = 0.0f, desc.mount_position[2] = 0.05f;
-    desc.mount_rotation[0] = mount.w(), desc.mount_rotation[1] = mount.x();
-    desc.mount_rotation[2] = mount.y(), desc.mount_rotation[3] = mount.z();
+    const wr_camera_desc desc = peer_camera_desc(res.first, res.second, far_clip);
     wr_sensor sensor = nullptr;
     WR_OK(wr_sensor_create(scene, &desc, num_envs, &sensor));
     const Camera cam = make_camera(desc);

@@ -1,7 +1,8 @@
 // wr-bench-vs-embree, the timed comparison and its report: the interleaved, repeated builds and
 // renders of both engines (median of --reps after one warm-up, std::chrono::steady_clock), the
-// per-pixel agreement of every Embree mode with ours, and the markdown report on stdout (plus
-// the optional CSV). The Embree side itself is in embree_side.h.
+// per-pixel agreement of every Embree mode with ours (compare, also wr-bench-instances-vs-embree's),
+// and the markdown report on stdout (plus the optional CSV). The Embree side itself is in
+// embree_side.h.
 #pragma once
 
 #include <cstddef>
@@ -55,8 +56,15 @@ struct Agreement {
     float ours, theirs;
     double error;
   };
-  std::vector<Pixel> worst;  // up to 10, worst first
+  std::vector<Pixel> worst;  // the worst (compare's max_worst), worst first
 };
+
+// Per-pixel agreement: a pixel agrees when both miss (not finite) or |ours - theirs| <= kRelTol *
+// max(1, |theirs|); every peer requires a fraction of at least kMinAgree.
+constexpr double kRelTol = 1e-4;
+constexpr double kMinAgree = 0.999;
+// Agreement::worst holds the max_worst worst pixels.
+Agreement compare(const std::vector<float>& ours, const std::vector<float>& theirs, size_t max_worst = 10);
 
 struct RenderRow {
   uint32_t width = 0, height = 0;
@@ -73,6 +81,9 @@ struct Renders {
   std::vector<std::string> failures;  // one message per Embree mode that disagrees with ours
   bool all_agree = true;
 };
+
+// The CPU's model name (/proc/cpuinfo), or "unknown".
+std::string cpu_model_name();
 
 // The report's heading: machine, Embree version, scene, cameras and timing method.
 void print_header(const Options& opt, const Mesh& mesh, double read_s, uint32_t wr_threads, const char* wr_path,
