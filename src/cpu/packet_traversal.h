@@ -42,6 +42,7 @@ struct Packet {
   LaneI kx, ky, kz;           // per-lane axis permutation (mixed packets only)
   LaneI neg_x, neg_y, neg_z;  // per-lane RayBox::neg as masks (mixed packets only)
   LaneBits active;            // lanes that hold a pixel of the tile
+  LaneF dir_x, dir_y, dir_z;  // each lane's direction (setup_packet: make_pixel_ray's, bit for bit)
   float org[3];               // shared origin, world axes
   // Uniform packets: the shared axis permutation and the near-plane offsets of ray_box.h.
   int ukx, uky, ukz;
@@ -221,6 +222,7 @@ inline LaneF lane_component(const LaneF& x, const LaneF& y, const LaneF& z, cons
 // make_pixel_ray() (camera.h), make_ray_box() (ray_box.h) and make_ray_triangle()
 // (ray_triangle.h) evaluated lane by lane with the same operations. Returns whether every
 // active lane shares the direction signs and the axis permutation (a uniform packet).
+bool init_packet_directions(Packet* p, const LaneF& dx, const LaneF& dy, const LaneF& dz);
 bool setup_packet(const PacketTile& tile, uint32_t u0, uint32_t v0, Packet* p) {
   alignas(64) float dir[4][kLanes];  // template direction x, y, z and depth_scale
   p->active = 0;
@@ -246,7 +248,14 @@ bool setup_packet(const PacketTile& tile, uint32_t u0, uint32_t v0, Packet* p) {
   p->best_t = tile.params->far_clip / scale;
   p->best_id = LaneU{} + kInvalidIndex;
   p->org[0] = tile.camera.pos.x, p->org[1] = tile.camera.pos.y, p->org[2] = tile.camera.pos.z;
+  p->dir_x = dx, p->dir_y = dy, p->dir_z = dz;
+  return init_packet_directions(p, dx, dy, dz);
+}
 
+// The per-lane constants of the box and triangle tests for the lanes' directions (dx, dy, dz),
+// the packet's active lanes, origin, tmin and tmax being set already. Returns whether every
+// active lane shares the direction signs and the axis permutation (a uniform packet).
+bool init_packet_directions(Packet* p, const LaneF& dx, const LaneF& dy, const LaneF& dz) {
   const LaneF zero = splat(0.0f), one = splat(1.0f);
   p->inv_x = one / (dx + 0.0f), p->inv_y = one / (dy + 0.0f), p->inv_z = one / (dz + 0.0f);
   p->neg_x = p->inv_x < zero, p->neg_y = p->inv_y < zero, p->neg_z = p->inv_z < zero;
@@ -292,15 +301,18 @@ __attribute__((noinline)) uint64_t render_packet_scalar(const PacketTile& tile, 
   return overflows;
 }
 
-// The packet's lanes (after the terrain: best_t, best_id) through the env's prepared instances,
-// in id order: each instance's world box tested against every lane at once (the packet's box test),
-// and only the lanes that enter it traced through it, one by one (trace_instance of
-// core/instances.h, the scalar path's own step). The box test only skips work (a lane's best can
-// only shrink, so a lane it keeps with the terrain's best_t is a superset of the scalar path's),
-// so every lane gets the scalar path's hit bit for bit. best, instance: (kLanes) per lane.
+// The packet's lanes (after the terrain: best, per lane) through the env's instances, in id
+// order. Each instance's world box is tested against every lane at once (the packet's box test);
+// the lanes that enter it are turned into the instance's frame (their origin, shared, stays
+// shared) and traced together through its prototype's BVH as a packet of their own, each from a
+// fresh best at tmax = its best so far: exactly the scalar path's trace_instance (core/instances.h),
+// lane by lane, and merged as it merges (an earlier level keeps a tie). A lane alone, or a packet
+// that would overflow the stack, takes trace_instance itself. The box test only skips work (it
+// keeps a superset of the lanes whose scalar trace could hit), so every lane gets the scalar
+// path's hit bit for bit. best, instance: (kLanes) per lane.
 template <bool kUniform>
-uint64_t packet_trace_instances(const PacketTile& tile, const Packet& p, const Vec3* dirs, TraceResult* best,
-                                uint32_t* instance) {
+uint64_t packet_trace_instances(const PacketTile& tile, const Packet& p, TraceResult* best, uint32_t* instance) {
+  const auto dir = [&p](int l) { return Vec3{p.dir_x[l], p.dir_y[l], p.dir_z[l]}; };
   const EnvInstances& e = *tile.instances;
   const uint32_t n = num_instances(e.view);
   uint64_t overflows = 0;
@@ -314,10 +326,45 @@ uint64_t packet_trace_instances(const PacketTile& tile, const Packet& p, const V
     box.first = box.count = 0;
     LaneF entry;
     LaneBits lanes = packet_hits_box<kUniform>(p, box, p.active, &entry);
-    while (lanes) {
+    if (!lanes) continue;
+    const Vec3 org = tile.camera.pos;
+    if (lanes & (lanes - 1)) {  // two lanes or more: a packet in the instance's frame
+      Packet q;
+      const Vec3 o = rotate_inverse(inst.pose.rot, org - inst.pose.pos);  // each lane's, bit for bit
+      q.org[0] = o.x, q.org[1] = o.y, q.org[2] = o.z;
+      q.active = lanes;
+      q.tmin = p.tmin;
+      q.best_id = LaneU{} + kInvalidIndex;
+      const int first = __builtin_ctz(lanes);
+      alignas(64) float d[3][kLanes], tmax[kLanes];
+      for (int l = 0; l < kLanes; ++l) {
+        const int k = lanes >> l & 1u ? l : first;  // idle lanes repeat an active one: finite values
+        const Vec3 dl = rotate_inverse(inst.pose.rot, dir(k));
+        d[0][l] = dl.x, d[1][l] = dl.y, d[2][l] = dl.z, tmax[l] = best[k].t;
+      }
+      LaneF dx, dy, dz;
+      memcpy(&dx, d[0], sizeof(LaneF));
+      memcpy(&dy, d[1], sizeof(LaneF));
+      memcpy(&dz, d[2], sizeof(LaneF));
+      memcpy(&q.best_t, tmax, sizeof(LaneF));
+      const BvhView& proto = e.view.prototypes[inst.prototype];
+      const bool done = init_packet_directions(&q, dx, dy, dz) ? trace_packet<true>(proto, &q)
+                                                               : trace_packet<false>(proto, &q);
+      if (done) {
+        for (LaneBits m = lanes; m; m &= m - 1) {
+          const int l = __builtin_ctz(m);
+          if (q.best_id[l] != kInvalidIndex && (q.best_t[l] < best[l].t || best[l].triangle == kInvalidIndex)) {
+            best[l].t = q.best_t[l];
+            best[l].triangle = q.best_id[l];
+            instance[l] = i;
+          }
+        }
+        continue;
+      }
+    }
+    for (; lanes; lanes &= lanes - 1) {  // one lane, or the scalar path where the packet would overflow
       const int l = __builtin_ctz(lanes);
-      lanes &= lanes - 1;
-      overflows += trace_instance<HostTraversal>(e, inst, i, tile.camera.pos, dirs[l], p.tmin[l], &best[l], &instance[l]);
+      overflows += trace_instance<HostTraversal>(e, inst, i, org, dir(l), p.tmin[l], &best[l], &instance[l]);
     }
   }
   return overflows;
@@ -338,14 +385,9 @@ uint64_t render_packet(const PacketTile& tile, uint32_t u0, uint32_t v0) {
   uint32_t instance[kLanes];
   uint64_t overflows = 0;
   for (int l = 0; l < kLanes; ++l) best[l] = TraceResult{p.best_t[l], p.best_id[l], false}, instance[l] = kInvalidIndex;
-  if (tile.instances) {
-    Vec3 dirs[kLanes];  // each lane's world direction, as make_pixel_ray makes it
-    for (int l = 0; l < kLanes; ++l)
-      if (p.active >> l & 1u)
-        dirs[l] = make_pixel_ray(rays[(l / kPacketW) * tile.rays_stride + l % kPacketW], tile.camera, *tile.params).dir;
-    overflows = uniform ? packet_trace_instances<true>(tile, p, dirs, best, instance)
-                        : packet_trace_instances<false>(tile, p, dirs, best, instance);
-  }
+  if (tile.instances)
+    overflows = uniform ? packet_trace_instances<true>(tile, p, best, instance)
+                        : packet_trace_instances<false>(tile, p, best, instance);
   for (int l = 0; l < kLanes; ++l) {
     if (!(p.active >> l & 1u)) continue;
     const uint32_t du = l % kPacketW, dv = l / kPacketW;
