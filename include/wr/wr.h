@@ -526,8 +526,9 @@ typedef enum wr_memory_tag {
                                    depth of the crop and one pixel around it */
   WR_MEMORY_RENDER_SCRATCH = 9, /* shared, CPU: the same per render thread instead of per env, and on an
                                    instanced scene each thread's place for an env's posed instances */
-  WR_MEMORY_INSTANCE_TABLE = 10,/* shared: an instanced scene's table, 24 bytes per prototype and 8 per
-                                   instance (host, and device on a CUDA context) */
+  WR_MEMORY_INSTANCE_TABLE = 10,/* shared: an instanced scene's table: on the host 32 bytes per prototype
+                                   (its BVH's view and its handle) and 8 per instance; on a CUDA
+                                   context's device 24 per prototype and 8 per instance */
   WR_MEMORY_TAG_COUNT = 11
 } wr_memory_tag;
 

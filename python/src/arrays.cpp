@@ -231,6 +231,10 @@ Array take_array(nb::handle obj, const ArraySpec& spec, const DeviceSpec& device
     invalid_argument(spec.function, name + " has dtype " + dtype_string(d.code, d.bits, d.lanes) + ", expected " +
                                         accepted + " (nothing is converted: convert it first, once)");
 
+  // Array keeps at most 4 extents (every argument of the C API has at most 3).
+  if (d.shape.size() > 4)
+    invalid_argument(spec.function, name + " has shape " + shape_string(d.shape) + ": " +
+                                        std::to_string(d.shape.size()) + " dimensions, at most 4 are taken");
   bool shape_ok = any_shape || d.shape.size() == spec.shape.size();
   size_t i = 0;
   for (int64_t want : spec.shape) {
@@ -248,8 +252,11 @@ Array take_array(nb::handle obj, const ArraySpec& spec, const DeviceSpec& device
   }
 
   // C order: the innermost stride is 1 element and each outer one spans the inner extents.
-  // Extents of 1 may have any stride (torch and numpy give them arbitrary ones).
-  if (!d.strides.empty()) {
+  // Extents of 1 may have any stride (torch and numpy give them arbitrary ones), and an empty
+  // array (an extent of 0: a scene without instance slots) any strides at all.
+  bool empty = false;
+  for (int64_t e : d.shape) empty = empty || e == 0;
+  if (!d.strides.empty() && !empty) {
     int64_t span = 1;
     for (size_t k = d.shape.size(); k-- > 0;) {
       if (d.shape[k] != 1 && d.strides[k] != span) {

@@ -11,14 +11,18 @@
 #include <cstdint>
 #include <cstring>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/array.h>
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
 
 #include <wr/wr.h>
 #include <wr/wr.hpp>
@@ -62,13 +66,15 @@ struct SensorObj {
   std::mutex busy;
   wr::Sensor::OutputShape shape;
   uint32_t history;  // the options' history length (the latency bound)
+  std::array<uint32_t, 2> instances;  // the scene's instance slots per env and global instances
   SensorObj(const SceneObj& scene, const wr_camera_desc& d, const wr_sensor_options& o, uint32_t n)
       : sensor(all_off(o) ? wr::Sensor(scene.scene, d, n) : wr::Sensor(scene.scene, d, o, n)),
         device(scene.device),
         desc(sensor.desc()),
         num_envs(sensor.num_envs()),
         shape(sensor.output_shape()),
-        history(o.history_length > 1 ? o.history_length : 1) {}
+        history(o.history_length > 1 ? o.history_length : 1),
+        instances(scene.scene.instance_counts()) {}
 };
 
 // The element type of an output of wr_dtype `d`.
@@ -135,6 +141,49 @@ void translate_errors(const std::exception_ptr& p, void*) {
 }
 
 const char* kPosesDoc = "(num_envs, 7)";
+
+std::string shape_text(std::initializer_list<int64_t> extents) {
+  std::string s = "(";
+  size_t i = 0;
+  for (int64_t e : extents) s += (i++ ? ", " : "") + std::to_string(e);
+  return s + (extents.size() == 1 ? ",)" : ")");
+}
+
+std::string array_shape_text(const Array& a) {
+  std::string s = "(";
+  for (int i = 0; i < a.ndim && i < 4; ++i) s += (i ? ", " : "") + std::to_string(a.shape[i]);
+  if (a.ndim > 4) s += ", ...";
+  return s + (a.ndim == 1 ? ",)" : ")");
+}
+
+// The poses of an instanced scene's instances for one call (wr.h, "Moving geometry"): instance_poses
+// (num_envs, num_slots, 7) and global_poses (num_globals, 7) float32 on the context's device, each
+// needed when the scene has such instances (None otherwise, or an array of that shape).
+struct InstancePoses {
+  Array slots, globals;
+};
+InstancePoses take_instance_poses(const char* fn, nb::handle instance_poses, nb::handle global_poses, int64_t num_envs,
+                                  const std::array<uint32_t, 2>& counts, const DeviceSpec& device) {
+  InstancePoses p;
+  const int64_t slots = counts[0], globals = counts[1];
+  if (!instance_poses.is_none())
+    p.slots = take_array(instance_poses, {fn, "instance_poses", false, {Dtype::kFloat32}, {num_envs, slots, 7},
+                                          "(num_envs, num_slots, 7)"},
+                         device);
+  else if (slots)
+    wrpy::invalid_argument(fn, "instance_poses is None, but the scene has " + std::to_string(slots) +
+                                   " instance slots per env: pass their poses, (num_envs, num_slots, 7) = " +
+                                   shape_text({num_envs, slots, 7}) + " float32");
+  if (!global_poses.is_none())
+    p.globals = take_array(global_poses, {fn, "global_poses", false, {Dtype::kFloat32}, {globals, 7},
+                                          "(num_globals, 7)"},
+                           device);
+  else if (globals)
+    wrpy::invalid_argument(fn, "global_poses is None, but the scene has " + std::to_string(globals) +
+                                   " global instances: pass their poses, (num_globals, 7) = " +
+                                   shape_text({globals, 7}) + " float32");
+  return p;
+}
 
 }  // namespace
 
@@ -292,7 +341,9 @@ NB_MODULE(_wr, m) {
       .def_rw("dtype", &wr_sensor_options::dtype)
       .def_rw("history_length", &wr_sensor_options::history_length)
       .def_rw("bad_pose_mode", &wr_sensor_options::bad_pose_mode)
-      .def_rw("noise", &wr_sensor_options::noise);
+      .def_rw("noise", &wr_sensor_options::noise)
+      .def_rw("exclude_groups", &wr_sensor_options::exclude_groups,
+              "Instanced scenes: bit g set, this camera does not see the instances of group g.");
   m.def(
       "camera_desc_set_mount_angles",
       [](wr_camera_desc& d, float pitch, float yaw, float roll) { wr::set_mount_angles(d, pitch, yaw, roll); },
@@ -379,6 +430,58 @@ NB_MODULE(_wr, m) {
           "base_depth"_a,
           "wr_scene_create_heightfield: heights (num_y, num_x) float32 with x_fastest (heights[iy, ix]), else "
           "(num_x, num_y), host memory, C-contiguous; copied.")
+      .def_static(
+          "create_instanced",
+          [](const ContextObj& context, const SceneObj& terrain, nb::typed<nb::sequence, SceneObj> prototypes,
+             std::vector<uint32_t> slot_prototypes, std::optional<std::vector<uint32_t>> slot_groups,
+             std::vector<uint32_t> global_prototypes, std::optional<std::vector<uint32_t>> global_groups) {
+            const char* fn = "Scene.instanced";
+            std::vector<wr_scene> handles;
+            size_t i = 0;
+            for (nb::handle p : prototypes) {
+              SceneObj* scene = nullptr;
+              if (!nb::try_cast(p, scene) || !scene)
+                wrpy::invalid_argument(fn, "prototypes[" + std::to_string(i) + "] is not a Scene");
+              handles.push_back(scene->scene.get());
+              ++i;
+            }
+            if (slot_groups && slot_groups->size() != slot_prototypes.size())
+              wrpy::invalid_argument(fn, "slot_groups has " + std::to_string(slot_groups->size()) +
+                                             " entries, slot_prototypes " + std::to_string(slot_prototypes.size()) +
+                                             ": one group per slot");
+            if (global_groups && global_groups->size() != global_prototypes.size())
+              wrpy::invalid_argument(fn, "global_groups has " + std::to_string(global_groups->size()) +
+                                             " entries, global_prototypes " +
+                                             std::to_string(global_prototypes.size()) + ": one group per global");
+            if (handles.size() > UINT32_MAX || slot_prototypes.size() > UINT32_MAX ||
+                global_prototypes.size() > UINT32_MAX)
+              wrpy::invalid_argument(fn, "more than 2^32 - 1 prototypes or instances");
+            wr_instanced_scene_desc d;
+            wr_instanced_scene_desc_init(&d);
+            d.terrain = terrain.scene.get();
+            d.prototypes = handles.data();
+            d.num_prototypes = static_cast<uint32_t>(handles.size());
+            d.slot_prototypes = slot_prototypes.data();
+            d.slot_groups = slot_groups ? slot_groups->data() : nullptr;
+            d.num_slots = static_cast<uint32_t>(slot_prototypes.size());
+            d.global_prototypes = global_prototypes.data();
+            d.global_groups = global_groups ? global_groups->data() : nullptr;
+            d.num_globals = static_cast<uint32_t>(global_prototypes.size());
+            nb::gil_scoped_release release;
+            return SceneObj{wr::Scene::instanced(context.context, d), context.device};
+          },
+          "context"_a, "terrain"_a, "prototypes"_a, "slot_prototypes"_a, "slot_groups"_a.none(),
+          "global_prototypes"_a, "global_groups"_a.none(),
+          "wr_scene_create_instanced: the terrain and the prototypes (mesh scenes of this context), each "
+          "env's slots (the prototype of each, and its group 0-31, or None: all 0) and the global instances "
+          "(likewise). The tables are copied; the new scene keeps the terrain and prototypes alive.")
+      .def_prop_ro(
+          "instance_counts",
+          [](const SceneObj& s) {
+            const std::array<uint32_t, 2> n = s.scene.instance_counts();
+            return std::make_tuple(n[0], n[1]);
+          },
+          "wr_scene_instance_counts: (num_slots, num_globals), (0, 0) for a mesh scene.")
       .def_prop_ro("num_triangles", [](const SceneObj& s) { return s.scene.num_triangles(); })
       .def_prop_ro("build_seconds", [](const SceneObj& s) { return s.scene.build_seconds(); })
       .def_prop_ro(
@@ -431,7 +534,95 @@ NB_MODULE(_wr, m) {
           "stream"_a = 0,
           "wr_scene_intersect: origins, directions (count, 3) float32; tmax (count,) float32 or None; "
           "writes out_t (count,) float32 and, unless None, out_triangle (count,) int32 or uint32 "
-          "(-1 / 0xFFFFFFFF on a miss). stream: a cudaStream_t as an integer (CUDA contexts).");
+          "(-1 / 0xFFFFFFFF on a miss). stream: a cudaStream_t as an integer (CUDA contexts).")
+      .def(
+          "intersect_ex",
+          [](const SceneObj& s, nb::handle origins, nb::handle directions, nb::handle tmax, uint32_t num_envs,
+             nb::handle instance_poses, nb::handle global_poses, wr_quat_order quat_order, uint32_t exclude_groups,
+             nb::handle out_t, nb::handle out_triangle, nb::handle out_instance, uintptr_t stream) {
+            const char* fn = "Scene.intersect";
+            // origins: (count, 3), or (num_envs, rays_per_env, 3), env e's rays being block e.
+            Array o = take_array(origins, {fn, "origins", false, {Dtype::kFloat32}, {}, ""}, s.device, true);
+            const bool blocks = o.ndim == 3;
+            if ((o.ndim != 2 && o.ndim != 3) || o.shape[o.ndim - 1] != 3)
+              wrpy::invalid_argument(fn, "origins has shape " + array_shape_text(o) +
+                                             ", expected (count, 3) or (num_envs, rays_per_env, 3)");
+            if (blocks && o.shape[0] > int64_t(UINT32_MAX))
+              wrpy::invalid_argument(fn, "origins has " + std::to_string(o.shape[0]) + " envs, more than 2^32 - 1");
+            if (blocks && num_envs == 0) num_envs = static_cast<uint32_t>(o.shape[0]);
+            if (blocks && int64_t(num_envs) != o.shape[0])
+              wrpy::invalid_argument(fn, "origins has shape " + array_shape_text(o) + ", " +
+                                             std::to_string(o.shape[0]) + " envs, but num_envs = " +
+                                             std::to_string(num_envs));
+            const uint32_t envs = num_envs ? num_envs : 1u;
+            const int64_t count = blocks ? o.shape[0] * o.shape[1] : o.shape[0];
+            if (count % envs != 0)
+              wrpy::invalid_argument(fn, "origins holds " + std::to_string(count) +
+                                             " rays, not a multiple of num_envs = " + std::to_string(envs) +
+                                             " (env e's rays are block e of count / num_envs)");
+            // Every other ray array has the origins' leading shape.
+            auto take = [&](nb::handle h, const char* name, bool writable, std::initializer_list<Dtype> types,
+                            bool xyz) {
+              if (blocks && xyz)
+                return take_array(h, {fn, name, writable, types, {o.shape[0], o.shape[1], 3},
+                                      "(num_envs, rays_per_env, 3)"},
+                                  s.device);
+              if (blocks)
+                return take_array(h, {fn, name, writable, types, {o.shape[0], o.shape[1]}, "(num_envs, rays_per_env)"},
+                                  s.device);
+              if (xyz) return take_array(h, {fn, name, writable, types, {count, 3}, "(count, 3)"}, s.device);
+              return take_array(h, {fn, name, writable, types, {count}, "(count,)"}, s.device);
+            };
+            Array d = take(directions, "directions", false, {Dtype::kFloat32}, true);
+            Array tm, tri, ins;
+            if (!tmax.is_none()) tm = take(tmax, "tmax", false, {Dtype::kFloat32}, false);
+            Array t = take(out_t, "out_t", true, {Dtype::kFloat32}, false);
+            if (!out_triangle.is_none())
+              tri = take(out_triangle, "out_triangle", true, {Dtype::kInt32, Dtype::kUInt32}, false);
+            if (!out_instance.is_none())
+              ins = take(out_instance, "out_instance", true, {Dtype::kInt32, Dtype::kUInt32}, false);
+            InstancePoses inst = take_instance_poses(fn, instance_poses, global_poses, envs, s.scene.instance_counts(),
+                                                     s.device);
+            const std::pair<const Array*, const char*> inputs[] = {
+                {&o, "origins"}, {&d, "directions"}, {&tm, "tmax"}, {&inst.slots, "instance_poses"},
+                {&inst.globals, "global_poses"}};
+            const std::pair<const Array*, const char*> outputs[] = {
+                {&t, "out_t"}, {&tri, "out_triangle"}, {&ins, "out_instance"}};
+            for (const auto& out : outputs) {
+              if (!out.first->data) continue;
+              for (const auto& in : inputs)
+                if (in.first->data) require_disjoint(fn, *in.first, in.second, *out.first, out.second);
+              for (const auto& other : outputs)
+                if (&other < &out && other.first->data)
+                  require_disjoint(fn, *other.first, other.second, *out.first, out.second);
+            }
+            wr_intersect_args a;
+            wr_intersect_args_init(&a);
+            a.origins = static_cast<const float*>(o.data);
+            a.directions = static_cast<const float*>(d.data);
+            a.tmax = static_cast<const float*>(tm.data);
+            a.count = static_cast<uint64_t>(count);
+            a.num_envs = num_envs;
+            a.instance_poses = static_cast<const float*>(inst.slots.data);
+            a.global_poses = static_cast<const float*>(inst.globals.data);
+            a.quat_order = quat_order;
+            a.exclude_groups = exclude_groups;
+            a.out_t = static_cast<float*>(t.data);
+            a.out_triangle = static_cast<uint32_t*>(tri.data);
+            a.out_instance = static_cast<uint32_t*>(ins.data);
+            a.stream = reinterpret_cast<void*>(stream);
+            nb::gil_scoped_release release;
+            s.scene.intersect(a);
+          },
+          "origins"_a.none(), "directions"_a.none(), "tmax"_a.none(), "num_envs"_a, "instance_poses"_a.none(),
+          "global_poses"_a.none(), "quat_order"_a, "exclude_groups"_a, "out_t"_a.none(), "out_triangle"_a.none(),
+          "out_instance"_a.none(), "stream"_a = 0,
+          "wr_scene_intersect_ex: origins, directions (count, 3) float32, num_envs consecutive blocks of "
+          "count / num_envs rays (0: 1), or (num_envs, rays_per_env, 3); tmax, out_t, out_triangle and "
+          "out_instance (int32 or uint32, -1 / 0xFFFFFFFF for the terrain or a miss; or None) of their leading "
+          "shape. Block e sees the terrain, env e's instance slots (instance_poses (num_envs, num_slots, 7)) "
+          "and the global instances (global_poses (num_globals, 7)), both in quat_order, less the groups "
+          "whose bit is set in exclude_groups.");
 
   // ---- sensor ----
   nb::class_<SensorObj>(m, "Sensor", "wr_sensor: num_envs cameras sharing one description and one scene.")
@@ -474,7 +665,8 @@ NB_MODULE(_wr, m) {
           "render_ex",
           [](SensorObj& s, nb::handle poses, uint32_t stride, uint32_t offset, nb::handle out, nb::handle intrinsics,
              nb::handle mounts, uint64_t frame, nb::handle latency, nb::handle update_mask, nb::handle reset_mask,
-             nb::handle bad_env_count, nb::handle bad_env_mask, uintptr_t stream) {
+             nb::handle bad_env_count, nb::handle bad_env_mask, uintptr_t stream, nb::handle instance_poses,
+             nb::handle global_poses, nb::handle instance_ids) {
             const char* fn = "Sensor.render";
             const int64_t n = s.num_envs;
             // poses: (num_envs, stride) or (num_envs, bodies, 13) float32, read in place
@@ -496,8 +688,16 @@ NB_MODULE(_wr, m) {
             Array rst = optional(reset_mask, "reset_mask", {Dtype::kBool, Dtype::kUInt8}, {n}, "(num_envs,)", false);
             Array cnt = optional(bad_env_count, "bad_env_count", {Dtype::kInt32, Dtype::kUInt32}, {1}, "(1,)", true);
             Array msk = optional(bad_env_mask, "bad_env_mask", {Dtype::kBool, Dtype::kUInt8}, {n}, "(num_envs,)", true);
-            for (const Array* in : {&p, &k, &m, &lat, &upd, &rst})
-              if (in->data) require_disjoint(fn, *in, "an input", o, "out");
+            InstancePoses inst = take_instance_poses(fn, instance_poses, global_poses, n, s.instances, s.device);
+            Array ids = optional(instance_ids, "instance_ids", {Dtype::kUInt32, Dtype::kInt32},
+                                 {n, int64_t(s.shape.height), int64_t(s.shape.width)},
+                                 "(num_envs, out_height, out_width)", true);
+            for (const Array* in : {&p, &k, &m, &lat, &upd, &rst, &inst.slots, &inst.globals}) {
+              if (!in->data) continue;
+              require_disjoint(fn, *in, "an input", o, "out");
+              if (ids.data) require_disjoint(fn, *in, "an input", ids, "instance_ids");
+            }
+            if (ids.data) require_disjoint(fn, o, "out", ids, "instance_ids");
             wr_render_args a = wr::render_args(static_cast<const float*>(p.data), o.data, o.bytes());
             a.pose_stride = stride;
             a.pose_offset = offset;
@@ -510,6 +710,9 @@ NB_MODULE(_wr, m) {
             a.bad_env_count = static_cast<uint32_t*>(cnt.data);
             a.bad_env_mask = static_cast<uint8_t*>(msk.data);
             a.stream = reinterpret_cast<void*>(stream);
+            a.instance_poses = static_cast<const float*>(inst.slots.data);
+            a.global_poses = static_cast<const float*>(inst.globals.data);
+            a.instance_ids = static_cast<uint32_t*>(ids.data);
             if (uint64_t(p.size()) < uint64_t(n - 1) * (stride ? stride : 7) + offset + 7)
               wrpy::invalid_argument(fn, "poses holds " + std::to_string(p.size()) + " floats, fewer than " +
                                              std::to_string(n) + " envs of pose_stride " +
@@ -520,9 +723,13 @@ NB_MODULE(_wr, m) {
           },
           "poses"_a.none(), "pose_stride"_a, "pose_offset"_a, "out"_a.none(), "intrinsics"_a.none(),
           "mounts"_a.none(), "frame"_a, "latency"_a.none(), "update_mask"_a.none(), "reset_mask"_a.none(),
-          "bad_env_count"_a.none(), "bad_env_mask"_a.none(), "stream"_a = 0,
+          "bad_env_count"_a.none(), "bad_env_mask"_a.none(), "stream"_a = 0, "instance_poses"_a.none() = nb::none(),
+          "global_poses"_a.none() = nb::none(), "instance_ids"_a.none() = nb::none(),
           "wr_sensor_render_ex: the pipeline's render (wr.h, wr_render_args); the Python layer's "
-          "Sensor.render fills the arguments.")
+          "Sensor.render fills the arguments. An instanced scene's poses: instance_poses (num_envs, "
+          "num_slots, 7) and global_poses (num_globals, 7) float32, each needed when the scene has such "
+          "instances; instance_ids (num_envs, out_height, out_width) uint32 or int32 or None is written with "
+          "the instance each pixel hit (0xFFFFFFFF / -1: the terrain or nothing).")
       .def_prop_ro(
           "output_shape",
           [](const SensorObj& s) { return std::make_tuple(s.shape.height, s.shape.width, s.shape.dtype); },

@@ -41,6 +41,9 @@ def test_shape_is_checked(sensor: wr.Sensor) -> None:
         sensor.render(random_poses(7))
     with raises(r"poses has shape \(56,\), expected"):
         sensor.render(random_poses(8).reshape(-1))
+    # more dimensions than any argument has: named, never read past the extents kept
+    with raises(r"Sensor.render: poses has shape \(8, 1, 1, 1, 7\): 5 dimensions, at most 4 are taken"):
+        sensor.render(random_poses(8).reshape(8, 1, 1, 1, 7))
     with raises(r"Sensor.render: out has shape \(8, 32, 24\), expected \(num_envs, height, width\) = \(8, 24, 32\)"):
         sensor.render(random_poses(8), out=np.empty((8, 32, 24), np.float32))
 

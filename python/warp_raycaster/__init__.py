@@ -23,8 +23,9 @@ kinds) are those of the C API, ``include/wr/wr.h``.
 from __future__ import annotations
 
 import math
+import operator
 from dataclasses import dataclass, field, replace
-from typing import Any, Dict, Optional, Tuple, Union
+from typing import Any, Dict, Iterable, Optional, Sequence, Tuple, Union
 
 from . import _frameworks
 from ._errors import Error
@@ -72,6 +73,44 @@ _INVALID = Status.ERROR_INVALID_ARGUMENT
 
 def _invalid(where: str, message: str) -> Error:
     return Error(f"{where}: {message} [WR_ERROR_INVALID_ARGUMENT]", _INVALID)
+
+
+def _group_mask(groups: Optional[Iterable[int]], where: str) -> int:
+    """The bit mask of instance groups (each 0-31) the C API takes (``exclude_groups``)."""
+    if groups is None:
+        return 0
+    if isinstance(groups, (int, bool)) or not hasattr(groups, "__iter__"):
+        raise _invalid(where, f"exclude_groups = {groups!r}: pass the groups as a sequence, e.g. ({groups!r},) "
+                              f"(wr_sensor_options' bit mask is _wr.SensorOptions.exclude_groups)")
+    mask = 0
+    for g in groups:
+        try:
+            g = operator.index(g)
+        except TypeError:
+            raise _invalid(where, f"exclude_groups holds {g!r}, not a group number (0-31)") from None
+        if not 0 <= g < 32:
+            raise _invalid(where, f"exclude_groups holds {g}: groups are 0-31")
+        mask |= 1 << g
+    return mask
+
+
+def _index_list(values: Any, name: str, where: str) -> list:
+    """Non-negative integers (prototype indices or groups) from a sequence, a NumPy array or a
+    tensor, as a list the binding copies into the C tables (which check their ranges)."""
+    if values is None:
+        return []
+    if isinstance(values, (int, bool)) or not hasattr(values, "__iter__"):
+        raise _invalid(where, f"{name} = {values!r}: expected a sequence of integers, one per instance")
+    out = []
+    for i, v in enumerate(values):
+        try:
+            v = operator.index(v)
+        except TypeError:
+            raise _invalid(where, f"{name}[{i}] = {v!r}: not an integer") from None
+        if not 0 <= v <= 0xFFFFFFFF:
+            raise _invalid(where, f"{name}[{i}] = {v}: must be a non-negative index")
+        out.append(v)
+    return out
 
 
 # ---- Context ---------------------------------------------------------------------------------
@@ -152,8 +191,12 @@ class Scene:
     from host memory, so arrays on a GPU are first copied to the host (scene creation is a
     one-time cost). ``Scene.from_obj(ctx, path)`` loads a Wavefront OBJ file,
     ``Scene.from_heightfield(ctx, heights, spacing)`` triangulates a height field. A scene keeps
-    its context alive.
+    its context alive. ``Scene.instanced(ctx, terrain, prototypes, slot_prototypes, ...)`` adds
+    moving geometry (robot links, obstacles) posed at every render.
     """
+
+    terrain: Optional["Scene"] = None
+    prototypes: Tuple["Scene", ...] = ()
 
     def __init__(self, context: Context, vertices: Any, indices: Any) -> None:
         self.context = context
@@ -192,6 +235,56 @@ class Scene:
                                                 float(base_depth))
         return scene
 
+    @classmethod
+    def instanced(cls, context: Context, terrain: "Scene", prototypes: Sequence["Scene"], slot_prototypes: Any,
+                  slot_groups: Any = None, global_prototypes: Any = None, global_groups: Any = None) -> "Scene":
+        """A scene with moving geometry ("instances") over a static terrain
+        (``wr_scene_create_instanced``; wr.h's "Moving geometry" section says it all).
+
+        terrain: a mesh :class:`Scene` (static). prototypes: mesh scenes, each in its own frame with
+        its BVH built once (a robot's link, an obstacle). Every env has ``len(slot_prototypes)``
+        instances ("slots"): slot i of every env is a copy of prototype ``slot_prototypes[i]``,
+        posed per env at every render (``instance_poses`` (num_envs, num_slots, 7) of
+        :meth:`Sensor.render` and :meth:`intersect`); every env also sees the global instances,
+        ``global_prototypes[j]`` each, posed once per render (``global_poses`` (num_globals, 7)).
+        Env e sees the terrain, its own slots and the globals, never another env's slots. Each
+        instance has a group 0-31 (``slot_groups`` / ``global_groups``, one per instance, or None:
+        all 0) that a sensor or a ray query may exclude (``exclude_groups``). Instance ids: the
+        slots 0 .. num_slots - 1, then the globals num_slots ... (-1 for the terrain or a miss).
+
+        Tables are sequences of integers (lists, NumPy arrays, tensors), copied. Every scene must be
+        a mesh scene of `context`; the new scene keeps the terrain and the prototypes alive
+        (``scene.terrain``, ``scene.prototypes``), so the caller may drop its references.
+        :class:`Error` names the entry at fault (``desc->slot_prototypes[3] ...``).
+        """
+        where = "Scene.instanced"
+        if not isinstance(terrain, Scene):
+            raise _invalid(where, f"terrain is a {type(terrain).__name__}, not a warp_raycaster.Scene")
+        if isinstance(prototypes, Scene) or not hasattr(prototypes, "__iter__"):
+            raise _invalid(where, "prototypes must be a sequence of warp_raycaster.Scene")
+        prototypes = tuple(prototypes)
+        for i, p in enumerate(prototypes):
+            if not isinstance(p, Scene):
+                raise _invalid(where, f"prototypes[{i}] is a {type(p).__name__}, not a warp_raycaster.Scene")
+        if global_groups is not None and global_prototypes is None:
+            raise _invalid(where, "global_groups is given without global_prototypes")
+        scene = cls.__new__(cls)
+        scene.context = context
+        scene._h = _wr.Scene.create_instanced(
+            context._h, terrain._h, [p._h for p in prototypes],
+            _index_list(slot_prototypes, "slot_prototypes", where),
+            None if slot_groups is None else _index_list(slot_groups, "slot_groups", where),
+            _index_list(global_prototypes, "global_prototypes", where),
+            None if global_groups is None else _index_list(global_groups, "global_groups", where))
+        scene.terrain = terrain
+        scene.prototypes = prototypes
+        return scene
+
+    @property
+    def instance_counts(self) -> Tuple[int, int]:
+        """(num_slots, num_globals): instances per env and global instances; (0, 0) for a mesh scene."""
+        return self._h.instance_counts
+
     @property
     def num_triangles(self) -> int:
         """Triangles as given, degenerate ones included."""
@@ -214,7 +307,10 @@ class Scene:
         return self._h.memory()
 
     def intersect(self, origins: Any, directions: Any, tmax: Any = None, *, out_t: Any = None,
-                  out_triangle: Any = None, triangles: bool = True, stream: Any = None) -> Tuple[Any, Any]:
+                  out_triangle: Any = None, triangles: bool = True, stream: Any = None,
+                  num_envs: Optional[int] = None, instance_poses: Any = None, global_poses: Any = None,
+                  quat_order: Optional[str] = None, exclude_groups: Optional[Iterable[int]] = None,
+                  out_instance: Any = None, instances: bool = False) -> Tuple[Any, ...]:
         """Nearest hit of each of `count` explicit rays (height scanners, LiDAR patterns, probes).
 
         origins, directions: (count, 3) float32. Directions need not be unit: t is in units of
@@ -225,20 +321,60 @@ class Scene:
         API's 0xFFFFFFFF misses) are written instead of new arrays. On a CPU context a
         non-finite origin or direction, a zero direction or a negative tmax raises
         :class:`Error` naming the ray; on a CUDA context that ray gets t = NaN.
+
+        Instanced scenes (:meth:`instanced`; ``wr_scene_intersect_ex``): the rays are `num_envs`
+        consecutive blocks of count / num_envs rays, or origins and directions are (num_envs,
+        rays_per_env, 3) (IsaacLab's ``ray_starts_w`` layout; then t and the ids are (num_envs,
+        rays_per_env)). Block e sees the terrain, env e's slots, posed by ``instance_poses``
+        (num_envs, num_slots, 7) float32, and the global instances, ``global_poses`` (num_globals,
+        7) float32 (each needed when the scene has such instances; position, then a quaternion in
+        `quat_order`, 'wxyz' by default, or 'xyzw'), less the groups in `exclude_groups` (a
+        sequence of group numbers). triangle is then the triangle within the mesh hit (the
+        terrain's or the instance's prototype's). With ``instances=True`` (or `out_instance`
+        given, int32 or uint32) the result is ``(t, triangle, instance)``: the instance id each ray
+        hit, -1 for the terrain or a miss. A bad instance pose raises :class:`Error` naming its
+        env and slot on a CPU context; on a CUDA context that env's rays get t = NaN.
         """
         where = "Scene.intersect"
         device = self.context.device
-        count = _leading_extent(origins)
+        shape = tuple(getattr(origins, "shape", ()))
+        blocks = len(shape) == 3
+        lead = shape[:2] if blocks else (_leading_extent(origins),)
+        extended = (blocks or num_envs is not None or instance_poses is not None or global_poses is not None or
+                    quat_order is not None or exclude_groups is not None or out_instance is not None or instances
+                    or self.instance_counts != (0, 0))
         if tmax is not None and isinstance(tmax, (int, float)):
-            tmax = _frameworks.full_like(origins, count, float(tmax), device, where)
-        finish_t = finish_tri = _frameworks._same
+            tmax = _frameworks.full_like(origins, lead, float(tmax), device, where)
+        finish_t = finish_tri = finish_inst = _frameworks._same
         if out_t is None:
-            out_t, finish_t = _frameworks.empty_like(origins, (count,), "float32", device, where)
+            out_t, finish_t = _frameworks.empty_like(origins, lead, "float32", device, where)
         if out_triangle is None and triangles:
-            out_triangle, finish_tri = _frameworks.empty_like(origins, (count,), "int32", device, where)
+            out_triangle, finish_tri = _frameworks.empty_like(origins, lead, "int32", device, where)
+        if out_instance is None and instances:
+            out_instance, finish_inst = _frameworks.empty_like(origins, lead, "int32", device, where)
         stream_ptr = self._stream(origins, stream, where)
-        self._h.intersect(origins, directions, tmax, out_t, out_triangle, stream_ptr)
-        return finish_t(out_t), (finish_tri(out_triangle) if out_triangle is not None else None)
+        if not extended:
+            self._h.intersect(origins, directions, tmax, out_t, out_triangle, stream_ptr)
+            return finish_t(out_t), (finish_tri(out_triangle) if out_triangle is not None else None)
+        order = "wxyz" if quat_order is None else quat_order
+        if order not in _ORDER:
+            raise _invalid(where, f"quat_order = {quat_order!r}: must be 'wxyz' or 'xyzw'")
+        envs = 0
+        if num_envs is not None:
+            try:
+                envs = operator.index(num_envs)
+            except TypeError:
+                envs = -1
+            if isinstance(num_envs, bool) or not 1 <= envs <= 0xFFFFFFFF:
+                raise _invalid(where, f"num_envs = {num_envs!r}: must be a positive integer")
+        self._h.intersect_ex(origins, directions, tmax, envs, instance_poses, global_poses,
+                             _ORDER[order], _group_mask(exclude_groups, where), out_t, out_triangle, out_instance,
+                             stream_ptr)
+        t = finish_t(out_t)
+        tri = finish_tri(out_triangle) if out_triangle is not None else None
+        if out_instance is None:
+            return t, tri
+        return t, tri, finish_inst(out_instance)
 
     def _stream(self, ref: Any, stream: Any, where: str) -> int:
         if not self.context.is_cuda:
@@ -248,7 +384,9 @@ class Scene:
         return _frameworks.stream_handle(stream, where)
 
     def __repr__(self) -> str:
-        return f"warp_raycaster.Scene({self.num_triangles} triangles, {self.context.device!r})"
+        slots, globals_ = self.instance_counts
+        extra = f", {slots} slots per env, {globals_} global instances" if slots or globals_ else ""
+        return f"warp_raycaster.Scene({self.num_triangles} triangles{extra}, {self.context.device!r})"
 
 
 def _leading_extent(a: Any) -> int:
@@ -378,13 +516,20 @@ class Sensor:
     what the policy reads (cropped, resampled, normalised, in its dtype, delayed), and the library
     holds per env only what the pipeline implies (its history; on a GPU the crop's image where
     it resamples). A sensor keeps its scene alive; objects may be released in any order.
+
+    On an instanced scene (:meth:`Scene.instanced`) every render takes the instances' poses, and
+    ``exclude_groups`` (a sequence of group numbers 0-31) names the instance groups this camera
+    does not see: a head camera its own head link, a terrain-only camera the whole robot.
     """
 
     def __init__(self, scene: Scene, camera: Camera, num_envs: int = 1, *,
-                 pipeline: Optional[Pipeline] = None) -> None:
+                 pipeline: Optional[Pipeline] = None, exclude_groups: Optional[Iterable[int]] = None) -> None:
         self.scene = scene
         self.pipeline = pipeline
         options = pipeline._options() if pipeline is not None else _wr.SensorOptions()
+        options.exclude_groups = _group_mask(exclude_groups, "Sensor")
+        self.exclude_groups: Tuple[int, ...] = tuple(g for g in range(32) if options.exclude_groups >> g & 1)
+        self._instanced = scene.instance_counts != (0, 0)
         self._h = _wr.Sensor(scene._h, camera._desc(), int(num_envs), options)
         self.camera = Camera._from_desc(self._h.desc)
         h, w, dtype = self._h.output_shape
@@ -411,8 +556,11 @@ class Sensor:
 
     def render(self, poses: Any, out: Any = None, *, stream: Any = None, frame: int = 0, body: Optional[int] = None,
                intrinsics: Any = None, mounts: Any = None, latency: Any = None, update_mask: Any = None,
-               reset_mask: Any = None, bad_env_mask: Any = None, bad_env_count: Any = None) -> Any:
-        """Renders every env (whose update_mask allows) and returns `out`.
+               reset_mask: Any = None, bad_env_mask: Any = None, bad_env_count: Any = None,
+               instance_poses: Any = None, global_poses: Any = None, instance_ids: Any = None,
+               return_ids: bool = False) -> Any:
+        """Renders every env (whose update_mask allows) and returns `out` (``(out, instance_ids)``
+        with ``return_ids=True`` or `instance_ids` given).
 
         poses: float32, C-contiguous, on the context's device (host memory for a CPU context,
         that GPU's memory for a CUDA one), read in place: (num_envs, 7) position x, y, z and a
@@ -438,17 +586,32 @@ class Sensor:
         CuPy arrays). The call returns before the work is done, as a torch kernel does; `out`
         must stay alive until that stream reaches it.
 
+        Instanced scenes (:meth:`Scene.instanced`): instance_poses (num_envs, num_slots, 7)
+        float32, each env's instances in the world (position, then a quaternion in the camera's
+        quat_order: for instance the rows of IsaacLab's ``body_link_pose_w`` (num_envs, bodies, 7,
+        w x y z) the slots are, ``body_link_pose_w[:, body_ids]``, or MuJoCo's ``xpos`` and ``xquat``
+        concatenated), read in place, needed when the scene has slots; global_poses
+        (num_globals, 7) float32, needed when it has global instances. instance_ids (num_envs,
+        height, width) int32 or uint32 is written with the instance each pixel's ray hit (-1, or
+        0xFFFFFFFF, for the terrain or nothing; before noise); ``return_ids=True`` allocates it
+        (int32) beside `out`. Ids need an output whose every pixel is one camera pixel's: no
+        resampling, no edge dropout, history 1.
+
         A bad pose on the host raises :class:`Error` naming the env and writes nothing (unless
-        the pipeline isolates bad poses); on a CUDA context that env's output is NaN.
+        the pipeline isolates bad poses); on a CUDA context that env's output is NaN. A bad
+        instance pose is named with its env and slot, in the same way.
         """
         where = "Sensor.render"
-        finish = _frameworks._same
+        finish = finish_ids = _frameworks._same
         if out is None:
             out, finish = _frameworks.empty_like(poses, self.shape, self._dtype, self.context.device, where)
+        with_ids = return_ids or instance_ids is not None
+        if instance_ids is None and return_ids:
+            instance_ids, finish_ids = _frameworks.empty_like(poses, self.shape, "int32", self.context.device, where)
         handle = self.scene._stream(poses, stream, where)
-        plain = (self.pipeline is None and body is None and frame == 0 and
+        plain = (self.pipeline is None and body is None and frame == 0 and not self._instanced and
                  all(a is None for a in (intrinsics, mounts, latency, update_mask, reset_mask, bad_env_mask,
-                                         bad_env_count)))
+                                         bad_env_count, instance_poses, global_poses, instance_ids)))
         shape = tuple(getattr(poses, "shape", ()))
         state = len(shape) == 3 or (len(shape) == 2 and shape[1] > 7)
         if plain and not state:  # (num_envs, 7) poses, or anything else the binding names the fault of
@@ -468,7 +631,9 @@ class Sensor:
         if len(shape) >= 2 and shape[0] != self.num_envs:
             raise _invalid(where, f"poses has {shape[0]} rows, the sensor {self.num_envs} envs")
         self._h.render_ex(poses, stride, offset, out, intrinsics, mounts, int(frame), latency, update_mask,
-                          reset_mask, bad_env_count, bad_env_mask, handle)
+                          reset_mask, bad_env_count, bad_env_mask, handle, instance_poses, global_poses, instance_ids)
+        if with_ids:
+            return finish(out), finish_ids(instance_ids)
         return finish(out)
 
     def stack_overflows(self) -> int:

@@ -130,8 +130,8 @@ def to_host(a: Any) -> Any:
     return a
 
 
-def full_like(ref: Any, count: int, value: float, device: str, where: str) -> Any:
-    """A float32 (count,) array of `value` beside `ref` (a scalar tmax)."""
-    out, _ = empty_like(ref, (count,), "float32", device, where)
+def full_like(ref: Any, shape: Tuple[int, ...], value: float, device: str, where: str) -> Any:
+    """A float32 array of `shape` filled with `value` beside `ref` (a scalar tmax)."""
+    out, _ = empty_like(ref, shape, "float32", device, where)
     out[...] = value
     return out
