@@ -310,13 +310,16 @@ __attribute__((noinline)) uint64_t render_packet_scalar(const PacketTile& tile, 
 // that would overflow the stack, takes trace_instance itself. The box test only skips work (it
 // keeps a superset of the lanes whose scalar trace could hit), so every lane gets the scalar
 // path's hit bit for bit. best, instance: (kLanes) per lane.
+// `seen` (count of them, ascending), or null: every instance.
 template <bool kUniform>
-uint64_t packet_trace_instances(const PacketTile& tile, const Packet& p, TraceResult* best, uint32_t* instance) {
+uint64_t packet_trace_instances(const PacketTile& tile, const Packet& p, const uint32_t* seen, uint32_t count,
+                                TraceResult* best, uint32_t* instance) {
   const auto dir = [&p](int l) { return Vec3{p.dir_x[l], p.dir_y[l], p.dir_z[l]}; };
   const EnvInstances& e = *tile.instances;
-  const uint32_t n = num_instances(e.view);
+  const uint32_t n = seen ? count : num_instances(e.view);
   uint64_t overflows = 0;
-  for (uint32_t i = 0; i < n; ++i) {
+  for (uint32_t k = 0; k < n; ++k) {
+    const uint32_t i = seen ? seen[k] : k;
     PreparedInstance made;
     if (!e.prepared) made = prepare_instance(e, i);
     const PreparedInstance& inst = e.prepared ? e.prepared[i] : made;
@@ -374,7 +377,8 @@ uint64_t packet_trace_instances(const PacketTile& tile, const Packet& p, TraceRe
 // packet's rays traced together through the terrain, then through the env's instances
 // (packet_trace_instances), then each lane's hit handed to the pipeline's value stage
 // (pixel_value), which everything after the trace goes through on every path.
-uint64_t render_packet(const PacketTile& tile, uint32_t u0, uint32_t v0) {
+// `seen`, `count`: the instances the tile's rays may hit (tile_instances), or null: every one.
+uint64_t render_packet(const PacketTile& tile, uint32_t u0, uint32_t v0, const uint32_t* seen, uint32_t count) {
   Packet p;
   const bool uniform = setup_packet(tile, u0, v0, &p);
   const bool done = uniform ? trace_packet<true>(tile.bvh, &p) : trace_packet<false>(tile.bvh, &p);
@@ -386,8 +390,8 @@ uint64_t render_packet(const PacketTile& tile, uint32_t u0, uint32_t v0) {
   uint64_t overflows = 0;
   for (int l = 0; l < kLanes; ++l) best[l] = TraceResult{p.best_t[l], p.best_id[l], false}, instance[l] = kInvalidIndex;
   if (tile.instances)
-    overflows = uniform ? packet_trace_instances<true>(tile, p, best, instance)
-                        : packet_trace_instances<false>(tile, p, best, instance);
+    overflows = uniform ? packet_trace_instances<true>(tile, p, seen, count, best, instance)
+                        : packet_trace_instances<false>(tile, p, seen, count, best, instance);
   for (int l = 0; l < kLanes; ++l) {
     if (!(p.active >> l & 1u)) continue;
     const uint32_t du = l % kPacketW, dv = l / kPacketW;
@@ -398,10 +402,59 @@ uint64_t render_packet(const PacketTile& tile, uint32_t u0, uint32_t v0) {
   return overflows;
 }
 
+// At most this many instances are sorted per tile (tile_instances); a scene with more has each
+// packet test all of them.
+constexpr uint32_t kMaxTileInstances = 256;
+
+// The instances (ids ascending, into seen) that a ray of the tile may hit: those not wholly outside
+// one of the four planes through the camera's origin and two neighbouring corner pixels' rays.
+// Every pixel's ray lies within them (a pinhole's ray directions are linear in the pixel, wr.h),
+// up to the rounding of the template and the rotation, far below the margin kept here. Only
+// skips work: the packets test each instance left against their own lanes.
+uint32_t tile_instances(const PacketTile& tile, uint32_t* seen) {
+  const EnvInstances& e = *tile.instances;
+  const uint32_t n = num_instances(e.view);
+  const uint32_t us[4] = {tile.u0, tile.u1 - 1, tile.u1 - 1, tile.u0}, vs[4] = {tile.v0, tile.v0, tile.v1 - 1, tile.v1 - 1};
+  Vec3 corner[4], sum{0.0f, 0.0f, 0.0f};
+  for (int k = 0; k < 4; ++k) {
+    const TemplateRay& r = tile_ray(tile, us[k], vs[k]);
+    corner[k] = rotate(tile.camera.rot, Vec3{r.dir[0], r.dir[1], r.dir[2]});
+    sum = sum + corner[k];
+  }
+  Vec3 normal[4];  // inward: towards the tile's rays (a tile one pixel wide or high has zero ones)
+  for (int k = 0; k < 4; ++k) {
+    normal[k] = cross(corner[k], corner[(k + 1) & 3]);
+    if (dot(normal[k], sum) < 0.0f) normal[k] = Vec3{-normal[k].x, -normal[k].y, -normal[k].z};
+  }
+  uint32_t count = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    const PreparedInstance& p = e.prepared[i];
+    if (p.prototype == kInvalidIndex) continue;
+    const Vec3 c{0.5f * (p.bmin[0] + p.bmax[0]) - tile.camera.pos.x, 0.5f * (p.bmin[1] + p.bmax[1]) - tile.camera.pos.y,
+                 0.5f * (p.bmin[2] + p.bmax[2]) - tile.camera.pos.z};
+    const Vec3 h{0.5f * (p.bmax[0] - p.bmin[0]), 0.5f * (p.bmax[1] - p.bmin[1]), 0.5f * (p.bmax[2] - p.bmin[2])};
+    const float size = fabs_(c.x) + fabs_(c.y) + fabs_(c.z) + h.x + h.y + h.z;
+    bool outside = false;
+    for (int k = 0; k < 4 && !outside; ++k) {
+      const Vec3& m = normal[k];
+      const float farthest = dot(m, c) + fabs_(m.x) * h.x + fabs_(m.y) * h.y + fabs_(m.z) * h.z;
+      const float scale = fabs_(m.x) + fabs_(m.y) + fabs_(m.z);
+      outside = farthest < -scale * size * 0x1p-12f;
+    }
+    if (!outside) seen[count++] = i;
+  }
+  return count;
+}
+
 uint64_t render_tile_packets(const PacketTile& tile) {
+  uint32_t seen[kMaxTileInstances];
+  uint32_t count = 0;
+  const bool sorted = tile.instances && tile.instances->prepared && num_instances(tile.instances->view) <= kMaxTileInstances;
+  if (sorted) count = tile_instances(tile, seen);
   uint64_t overflows = 0;
   for (uint32_t v = tile.v0; v < tile.v1; v += kPacketH)
-    for (uint32_t u = tile.u0; u < tile.u1; u += kPacketW) overflows += render_packet(tile, u, v);
+    for (uint32_t u = tile.u0; u < tile.u1; u += kPacketW)
+      overflows += render_packet(tile, u, v, sorted ? seen : nullptr, count);
   return overflows;
 }
 
