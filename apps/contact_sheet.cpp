@@ -8,6 +8,8 @@
 #include <string>
 
 #include <stb/stb_easy_font.h>
+// The one definition of stb_image_write in the programs linking wr_demo_common.
+#define STB_IMAGE_WRITE_IMPLEMENTATION
 #include <stb/stb_image_write.h>
 
 namespace wr_demo {
