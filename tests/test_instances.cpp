@@ -106,7 +106,9 @@ class EmbreeWorld {
     device_ = rtcNewDevice(nullptr);
     top_ = rtcNewScene(device_);
     rtcSetSceneFlags(top_, RTC_SCENE_FLAG_ROBUST);
-    rtcAttachGeometryByID(top_, triangles(terrain), 0);
+    RTCGeometry ground = triangles(terrain);
+    rtcAttachGeometryByID(top_, ground, 0);
+    rtcReleaseGeometry(ground);  // the scene holds it now
     for (const Mesh& m : protos) {
       RTCScene s = rtcNewScene(device_);
       rtcSetSceneFlags(s, RTC_SCENE_FLAG_ROBUST);
