@@ -25,14 +25,8 @@
 namespace {
 
 using wr_fuzz::check;
+using wr_fuzz::pose_valid;
 
-bool pose_valid(const float* p) {
-  bool nonzero = false;
-  for (int i = 0; i < 7; ++i)
-    if (!std::isfinite(p[i])) return false;
-  for (int i = 3; i < 7; ++i) nonzero = nonzero || p[i] != 0.0f;
-  return nonzero;
-}
 
 // The prototypes, on fuzz_support's context: a 0.6 x 0.4 x 0.2 box, and one sliver triangle.
 const wr_scene* prototypes() {

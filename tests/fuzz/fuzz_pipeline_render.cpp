@@ -25,6 +25,7 @@
 namespace {
 
 using wr_fuzz::check;
+using wr_fuzz::pose_valid;
 
 constexpr uint8_t kOutFill = 0xa5, kMaskFill = 0x5a;
 constexpr uint32_t kCountFill = 0xdeadbeef;
@@ -97,10 +98,6 @@ bool all_finite(const float* v, int n) {
   for (int i = 0; i < n; ++i)
     if (!std::isfinite(v[i])) return false;
   return true;
-}
-
-bool pose_valid(const float* p) {  // finite, quaternion not zero
-  return all_finite(p, 7) && (p[3] != 0.0f || p[4] != 0.0f || p[5] != 0.0f || p[6] != 0.0f);
 }
 
 bool intrinsics_valid(const float* k) {  // fx, fy finite and > 0; cx, cy finite

@@ -21,6 +21,7 @@
 namespace {
 
 using wr_fuzz::check;
+using wr_fuzz::pose_valid;
 
 bool finite_positive(float f) { return std::isfinite(f) && f > 0.0f; }
 
@@ -38,14 +39,6 @@ bool desc_valid(const wr_camera_desc& d) {
   return ok;
 }
 
-// A pose is fine when all 7 values are finite and the quaternion is not zero.
-bool pose_valid(const float* p) {
-  bool nonzero = false;
-  for (int i = 0; i < 7; ++i)
-    if (!std::isfinite(p[i])) return false;
-  for (int i = 3; i < 7; ++i) nonzero = nonzero || p[i] != 0.0f;
-  return nonzero;
-}
 
 // The description and poses, for the report of a broken contract.
 std::string describe(const wr_camera_desc& d, const std::vector<float>& poses) {

@@ -9,6 +9,7 @@
 // where it replays the seed corpus and every input a fuzzer ever crashed on.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -39,6 +40,15 @@ inline void check_message(wr_status status, const char* function) {
   check(m.size() >= tail.size() && m.compare(m.size() - tail.size(), tail.size(), tail) == 0,
         "the message does not end with its status", m);
   for (unsigned char c : m) check(c >= 0x20 && c != 0x7f, "the message holds a control byte", m);
+}
+
+// wr.h's rule for a pose (a body's or an instance's): all 7 values finite, the quaternion not zero.
+inline bool pose_valid(const float* p) {
+  bool nonzero = false;
+  for (int i = 0; i < 7; ++i)
+    if (!std::isfinite(p[i])) return false;
+  for (int i = 3; i < 7; ++i) nonzero = nonzero || p[i] != 0.0f;
+  return nonzero;
 }
 
 // Reads values front to back; past the end every read gives zeros, so any input is usable.
