@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 #include <cudaTypedefs.h>
 
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -220,16 +221,7 @@ class CudaSensor final : public SensorBackend {
     stream.upload("uploading the ray template", sensor.ray_template().data(), sensor.ray_template().size(), &rays_);
     overflows_.allocate(function, "allocating the overflow counter", 1);
     stream.zero("clearing the overflow counter", &overflows_);
-    // A kernel's first launch does one-time work in the driver: it loads the kernel's module
-    // (lazy loading, the default since CUDA 12.2) and grows the context's local memory when the
-    // kernel needs more per thread than is reserved; both allocate and may synchronise. So the
-    // depth kernel is launched here once over no pixel (every thread returns at once): render
-    // is free of that work from its first call on (a first render captured in a graph
-    // included), and a GPU this build has no code for fails here.
-    const WarpTiles none = WarpTiles::make(width(), height(), 0);
-    check(function, "first launch of the depth kernel",
-          launch_depth(bvh_, rays_.get(), sensor_.params(), none, nullptr, nullptr, overflows_.get(), stream.get()));
-    // The pipeline's state (sensor/pipeline_options.h) and its kernels' first launch, likewise.
+    // The pipeline's state (sensor/pipeline_options.h).
     const PipelineParams& p = sensor.pipeline().params;
     const uint64_t n = sensor.num_envs();
     if (p.noise.edges) camera_images_.allocate(function, "allocating the camera images", n * p.win_w * p.win_h);
@@ -247,28 +239,31 @@ class CudaSensor final : public SensorBackend {
       frames_.allocate(function, "allocating the frame counts", n);
       stream.zero("clearing the frame counts", &frames_);
     }
-    PipelineCall nothing{};
-    check(function, "first launch of the pipeline's kernels",
-          launch_pipeline(bvh_, rays_.get(), p, nothing, state(), 0, overflows_.get(), stream.get()));
+    // A kernel's first launch does one-time work in the driver: it loads the kernel's module
+    // (lazy loading, the default since CUDA 12.2) and grows the context's local memory when the
+    // kernel needs more per thread than is reserved; both allocate and may synchronise. So every
+    // instantiation a render of this sensor can use (its scene's instances or not; the pipeline's
+    // features, and without options the plain ones too) is launched here once over no env (every
+    // thread returns at once): render is free of that work from its first call on (a first render
+    // captured in a graph included), and a GPU this build has no code for fails here.
+    const bool instances = sensor.num_instances() != 0;
+    for (const bool pipeline : {true, false}) {
+      if (!pipeline && sensor.pipeline().active) continue;
+      PipelineCall nothing{};
+      check(function, "first launch of the render's kernels",
+            launch_render(bvh_, rays_.get(), p, nothing, RenderFeatureSet{pipeline, instances}, state(), 0,
+                          overflows_.get(), stream.get()));
+    }
     stream.finish();
   }
 
-  void render(const char* function, const RenderCall& call) override {
+  void render(const char* function, const RenderCall& r) override {
     const CurrentDevice device(function, ordinal_);
-    require_device_pointer(function, call.body_poses, "body_poses", ordinal_);
-    require_device_pointer(function, call.depth_out, "depth_out", ordinal_);
-    const WarpTiles tiles = WarpTiles::make(width(), height(), sensor_.num_envs());
-    if (tiles.blocks > 0x7fffffffull)
-      fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": too many envs x pixels for one launch");
-    check(function, "launching the depth kernel",
-          launch_depth(bvh_, rays_.get(), sensor_.params(), tiles, call.body_poses, call.depth_out, overflows_.get(),
-                       static_cast<cudaStream_t>(call.stream)));
-  }
-
-  void render_pipeline(const char* function, const PipelineCall& call, void* stream) override {
-    const CurrentDevice device(function, ordinal_);
-    require_device_pointer(function, call.body_poses, "args->body_poses", ordinal_);
-    require_device_pointer(function, call.out, "args->out", ordinal_);
+    const PipelineCall& call = r.call;
+    // (wr_sensor_render's parameters are body_poses and depth_out; nothing else is set then.)
+    const bool in_args = std::strcmp(r.args_prefix, "args->") == 0;
+    require_device_pointer(function, call.body_poses, in_args ? "args->body_poses" : "body_poses", ordinal_);
+    require_device_pointer(function, call.out, in_args ? "args->out" : "depth_out", ordinal_);
     const struct {
       const void* p;
       const char* name;
@@ -281,12 +276,11 @@ class CudaSensor final : public SensorBackend {
       if (a.p) require_device_pointer(function, a.p, a.name, ordinal_);
     const PipelineParams& p = sensor_.pipeline().params;
     const uint32_t n = sensor_.num_envs();
-    const uint64_t warps = WarpTiles::make(p.output.out_w, p.output.out_h, n).blocks;
-    const uint64_t window = p.camera_image ? WarpTiles::make(p.win_w, p.win_h, n).blocks : 0;
-    if (warps > 0x7fffffffull || window > 0x7fffffffull)
+    if (render_blocks(p, call, r.features, n) > 0x7fffffffull)
       fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": too many envs x pixels for one launch");
-    check(function, "launching the pipeline's kernels",
-          launch_pipeline(bvh_, rays_.get(), p, call, state(), n, overflows_.get(), static_cast<cudaStream_t>(stream)));
+    check(function, "launching the render's kernels",
+          launch_render(bvh_, rays_.get(), p, call, r.features, state(), n, overflows_.get(),
+                        static_cast<cudaStream_t>(r.stream)));
   }
 
   uint64_t stack_overflows(const char* function) override {
@@ -301,8 +295,6 @@ class CudaSensor final : public SensorBackend {
   }
 
  private:
-  uint32_t width() const { return sensor_.desc().width; }
-  uint32_t height() const { return sensor_.desc().height; }
   PipelineState state() const {
     return PipelineState{camera_images_.get(), samples_.get(), history_.get(), frames_.get(), taps_x_.get(),
                          taps_y_.get()};

@@ -1,10 +1,13 @@
 // The CUDA kernels: launches of kernel_threads.h, one thread per pixel or ray, and nothing else
 // (tests/test_kernel_threads.cpp runs every thread of an emulated launch on the CPU).
 //
-// One depth launch covers every env. Each warp renders a tile of one env's image (8x4 pixels; the
-// shape is a knob, cuda_tuning.h), so its 32 rays share an origin and nearly a direction
-// (coherent traversal, few divergent nodes). The BVH and the ray template are uploaded once and
-// only read; poses are read from and depth written to the caller's device buffers.
+// One render's kernels are templates over its feature set (core/render_features.h), one
+// instantiation per set: a render without instances runs kernels without the instance loop. Each
+// warp renders a tile of one env's image (8x4 pixels; the shape is a knob, cuda_tuning.h), so its
+// 32 rays share an origin and nearly a direction (coherent traversal, few divergent nodes). In an
+// instanced render each block renders one env, and first poses that env's instances into shared
+// memory, once for all its rays. The BVH and the ray template are uploaded once and only read;
+// poses are read from and outputs written to the caller's device buffers.
 #include "cuda_kernels.h"
 #include "kernel_threads.h"
 
@@ -19,83 +22,113 @@ namespace {
 #define WR_KERNEL_BOUNDS __launch_bounds__(kBlockThreads)
 #endif
 
-__global__ void WR_KERNEL_BOUNDS
-    depth_kernel(BvhView bvh, const TemplateRay* __restrict__ rays, DepthParams params, WarpTiles tiles,
-                 const float* __restrict__ body_poses, float* __restrict__ depth_out,
-                 unsigned long long* __restrict__ overflows) {
-  const uint64_t thread = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (depth_thread(thread, bvh, rays, params, tiles, body_poses, depth_out)) atomicAdd(overflows, 1ull);
+__device__ uint64_t global_thread() { return static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; }
+
+// The shared phase of an instanced kernel's block (prepare_block_instances, then the barrier that
+// ANDs the poses' check), where the render's blocks prepare their env's instances; every thread of
+// the block reaches the barrier. Nothing without F's instances.
+template <class F>
+__device__ BlockInstances block_instances(const WarpTiles& tiles, const PipelineParams& p, const PipelineCall& c,
+                                          uint32_t count) {
+  BlockInstances b{nullptr, true};
+  if constexpr (F::instances) {
+    if (count != 0) {
+      extern __shared__ __align__(16) unsigned char block_shared[];
+      PreparedInstance* prepared = reinterpret_cast<PreparedInstance*>(block_shared);
+      const uint32_t env = tiles.env_of_block(blockIdx.x, blockDim.x);
+      const bool valid =
+          env < tiles.num_envs ? prepare_block_instances(c, p, env, threadIdx.x, blockDim.x, prepared) : true;
+      b.valid = __syncthreads_and(valid) != 0;
+      b.prepared = prepared;
+    }
+  }
+  return b;
 }
 
 __global__ void WR_KERNEL_BOUNDS intersect_kernel(BvhView bvh, ExplicitRays rays) {
-  const uint64_t i = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  intersect_thread(i, bvh, rays);
+  intersect_thread(global_thread(), bvh, rays);
 }
 
-__global__ void WR_KERNEL_BOUNDS pipeline_camera_kernel(BvhView bvh, const TemplateRay* __restrict__ rays,
-                                                       PipelineParams p, PipelineCall c, WarpTiles tiles,
-                                                       PipelineState s, unsigned long long* __restrict__ overflows) {
-  const uint64_t thread = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (pipeline_camera_thread(thread, bvh, rays, p, c, tiles, s)) atomicAdd(overflows, 1ull);
+template <class F>
+__global__ void WR_KERNEL_BOUNDS camera_kernel(BvhView bvh, const TemplateRay* __restrict__ rays, PipelineParams p,
+                                               PipelineCall c, WarpTiles tiles, PipelineState s, uint32_t shared,
+                                               unsigned long long* __restrict__ overflows) {
+  const BlockInstances block = block_instances<F>(tiles, p, c, shared);
+  if (camera_thread<F>(global_thread(), bvh, rays, p, c, tiles, s, block)) atomicAdd(overflows, 1ull);
 }
 
-__global__ void WR_KERNEL_BOUNDS pipeline_sample_kernel(PipelineParams p, PipelineCall c, WarpTiles tiles,
-                                                       PipelineState s) {
-  pipeline_sample_thread(static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x, p, c, tiles, s);
+template <class F>
+__global__ void WR_KERNEL_BOUNDS sample_kernel(PipelineParams p, PipelineCall c, WarpTiles tiles, PipelineState s) {
+  sample_thread<F>(global_thread(), p, c, tiles, s);
 }
 
-__global__ void WR_KERNEL_BOUNDS pipeline_output_kernel(BvhView bvh, const TemplateRay* __restrict__ rays,
-                                                       PipelineParams p, PipelineCall c, WarpTiles tiles,
-                                                       PipelineState s, unsigned long long* __restrict__ overflows) {
-  const uint64_t thread = static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const OutputThreadResult r = pipeline_output_thread(thread, bvh, rays, p, c, tiles, s);
+template <class F>
+__global__ void WR_KERNEL_BOUNDS output_kernel(BvhView bvh, const TemplateRay* __restrict__ rays, PipelineParams p,
+                                               PipelineCall c, WarpTiles tiles, PipelineState s, uint32_t shared,
+                                               unsigned long long* __restrict__ overflows) {
+  const BlockInstances block = block_instances<F>(tiles, p, c, shared);
+  const OutputThreadResult r = output_thread<F>(global_thread(), bvh, rays, p, c, tiles, s, block);
   if (r.overflowed) atomicAdd(overflows, 1ull);
-  if (r.bad_env && c.bad_env_count) atomicAdd(c.bad_env_count, 1u);
+  if constexpr (F::pipeline)
+    if (r.bad_env && c.bad_env_count) atomicAdd(c.bad_env_count, 1u);
 }
 
-__global__ void WR_KERNEL_BOUNDS pipeline_history_kernel(uint32_t num_envs, PipelineParams p, PipelineCall c,
-                                                        PipelineState s) {
-  pipeline_history_thread(static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x, num_envs, p, c, s);
+__global__ void WR_KERNEL_BOUNDS history_kernel(uint32_t num_envs, PipelineParams p, PipelineCall c, PipelineState s) {
+  history_thread(global_thread(), num_envs, p, c, s);
 }
 
 unsigned grid_of(uint64_t blocks) { return blocks > 0 ? static_cast<unsigned>(blocks) : 1u; }
 
-}  // namespace
-
-cudaError_t launch_pipeline(const BvhView& bvh, const TemplateRay* rays, const PipelineParams& p, const PipelineCall& c,
-                            const PipelineState& s, uint32_t num_envs, unsigned long long* overflows,
-                            cudaStream_t stream) {
-  if (c.bad_env_count) {
-    const cudaError_t err = cudaMemsetAsync(c.bad_env_count, 0, sizeof(uint32_t), stream);
-    if (err != cudaSuccess) return err;
-  }
-  if (p.camera_image) {
-    const WarpTiles window = WarpTiles::make(p.win_w, p.win_h, num_envs);
-    pipeline_camera_kernel<<<grid_of(window.blocks), kBlockThreads, 0, stream>>>(bvh, rays, p, c, window, s,
-                                                                                overflows);
-    cudaError_t err = cudaGetLastError();
-    if (err != cudaSuccess) return err;
-    if (p.noise.edges) {
-      const WarpTiles crop = WarpTiles::make(p.output.crop_w, p.output.crop_h, num_envs);
-      pipeline_sample_kernel<<<grid_of(crop.blocks), kBlockThreads, 0, stream>>>(p, c, crop, s);
-      err = cudaGetLastError();
+template <class F>
+cudaError_t launch(const BvhView& bvh, const TemplateRay* rays, const PipelineParams& p, const PipelineCall& c,
+                   const RenderFeatureSet& features, const PipelineState& s, uint32_t num_envs,
+                   unsigned long long* overflows, cudaStream_t stream) {
+  const RenderGrids g = render_grids(p, c, features, num_envs);
+  const size_t shared_bytes = size_t(g.block_instances) * sizeof(PreparedInstance);
+  cudaError_t err = cudaSuccess;
+  if constexpr (F::pipeline) {
+    if (c.bad_env_count) {
+      err = cudaMemsetAsync(c.bad_env_count, 0, sizeof(uint32_t), stream);
       if (err != cudaSuccess) return err;
     }
+    if (p.camera_image) {
+      camera_kernel<F><<<grid_of(g.window.blocks), kBlockThreads, shared_bytes, stream>>>(
+          bvh, rays, p, c, g.window, s, g.block_instances, overflows);
+      err = cudaGetLastError();
+      if (err != cudaSuccess) return err;
+      if (p.noise.edges) {
+        sample_kernel<F><<<grid_of(g.crop.blocks), kBlockThreads, 0, stream>>>(p, c, g.crop, s);
+        err = cudaGetLastError();
+        if (err != cudaSuccess) return err;
+      }
+    }
   }
-  const WarpTiles out = WarpTiles::make(p.output.out_w, p.output.out_h, num_envs);
-  pipeline_output_kernel<<<grid_of(out.blocks), kBlockThreads, 0, stream>>>(bvh, rays, p, c, out, s, overflows);
-  cudaError_t err = cudaGetLastError();
-  if (err != cudaSuccess || p.history <= 1) return err;
-  pipeline_history_kernel<<<grid_of(blocks_for(num_envs)), kBlockThreads, 0, stream>>>(num_envs, p, c, s);
-  return cudaGetLastError();
+  output_kernel<F><<<grid_of(g.out.blocks), kBlockThreads, shared_bytes, stream>>>(bvh, rays, p, c, g.out, s,
+                                                                                  g.block_instances, overflows);
+  err = cudaGetLastError();
+  if constexpr (F::pipeline) {
+    if (err != cudaSuccess || p.history <= 1) return err;
+    history_kernel<<<grid_of(g.history_blocks), kBlockThreads, 0, stream>>>(num_envs, p, c, s);
+    err = cudaGetLastError();
+  }
+  return err;
 }
 
-cudaError_t launch_depth(const BvhView& bvh, const TemplateRay* rays, const DepthParams& params, const WarpTiles& tiles,
-                         const float* body_poses, float* depth_out, unsigned long long* overflows,
-                         cudaStream_t stream) {
-  const unsigned blocks = tiles.blocks > 0 ? static_cast<unsigned>(tiles.blocks) : 1u;
-  depth_kernel<<<blocks, kBlockThreads, 0, stream>>>(bvh, rays, params, tiles, body_poses, depth_out, overflows);
-  return cudaGetLastError();
+}  // namespace
+
+cudaError_t launch_render(const BvhView& bvh, const TemplateRay* rays, const PipelineParams& p, const PipelineCall& c,
+                          const RenderFeatureSet& features, const PipelineState& s, uint32_t num_envs,
+                          unsigned long long* overflows, cudaStream_t stream) {
+  return with_features(features, [&](auto f) {
+    return launch<decltype(f)>(bvh, rays, p, c, features, s, num_envs, overflows, stream);
+  });
+}
+
+uint64_t render_blocks(const PipelineParams& p, const PipelineCall& c, const RenderFeatureSet& features,
+                       uint32_t num_envs) {
+  const RenderGrids g = render_grids(p, c, features, num_envs);
+  const uint64_t window = features.pipeline && p.camera_image ? g.window.blocks : 0;
+  return g.out.blocks > window ? g.out.blocks : window;
 }
 
 cudaError_t launch_intersect(const BvhView& bvh, const ExplicitRays& rays, cudaStream_t stream) {

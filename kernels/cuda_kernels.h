@@ -1,7 +1,7 @@
-// The CUDA kernels as the host code of the backend (cuda_device.cpp) calls them: each enqueues one
-// launch of what kernel_threads.h does per thread, and returns the launch's error (cudaSuccess or
-// the error cudaGetLastError reports for it). Implemented in cuda_kernels.cu, the one file nvcc
-// compiles; nothing else there but the __global__ shells.
+// The CUDA kernels as the host code of the backend (cuda_device.cpp) calls them: each enqueues
+// the launches of what kernel_threads.h does per thread, and returns the launches' error
+// (cudaSuccess or the error cudaGetLastError reports for one). Implemented in cuda_kernels.cu, the
+// one file nvcc compiles; nothing else there but the __global__ shells.
 #pragma once
 
 #include <cstdint>
@@ -17,24 +17,23 @@
 namespace wr {
 namespace cuda {
 
-// The depth kernel over every warp of `tiles` (tiles.blocks blocks of kBlockThreads threads):
-// body_poses (num_envs x 7), depth_out (num_envs x height x width), device pointers; each ray that
-// overflows the traversal stack adds one to *overflows. With tiles of zero envs every thread
-// returns at once (the warm-up launch of sensor creation).
-cudaError_t launch_depth(const BvhView& bvh, const TemplateRay* rays, const DepthParams& params, const WarpTiles& tiles,
-                         const float* body_poses, float* depth_out, unsigned long long* overflows,
-                         cudaStream_t stream);
-
 // The intersect kernel over rays.count rays (0: the warm-up launch of scene creation), device
 // pointers throughout.
 cudaError_t launch_intersect(const BvhView& bvh, const ExplicitRays& rays, cudaStream_t stream);
 
-// One render through the RL depth pipeline, all of it enqueued on `stream`: the bad-env count
-// cleared, the camera-image kernel (where p.camera_image), the sample kernel (edge dropout), the
-// output kernel, the history kernel (history > 1). Device pointers throughout.
-cudaError_t launch_pipeline(const BvhView& bvh, const TemplateRay* rays, const PipelineParams& p, const PipelineCall& c,
-                            const PipelineState& s, uint32_t num_envs, unsigned long long* overflows,
-                            cudaStream_t stream);
+// The launches of one render, all enqueued on `stream`, each kernel the instantiation for
+// `features` (core/render_features.h): the bad-env count cleared (where asked), the camera-image
+// kernel (with the pipeline, where p.camera_image), the sample kernel (edge dropout), the output
+// kernel, the history kernel (history > 1). Device pointers throughout; each ray that overflows
+// the traversal stack adds one to *overflows. With num_envs 0 every thread returns at once (the
+// warm-up launches of sensor creation).
+cudaError_t launch_render(const BvhView& bvh, const TemplateRay* rays, const PipelineParams& p, const PipelineCall& c,
+                          const RenderFeatureSet& features, const PipelineState& s, uint32_t num_envs,
+                          unsigned long long* overflows, cudaStream_t stream);
+
+// The warps of a render's widest launch, for the host's check of the grid's limit.
+uint64_t render_blocks(const PipelineParams& p, const PipelineCall& c, const RenderFeatureSet& features,
+                       uint32_t num_envs);
 
 }  // namespace cuda
 }  // namespace wr

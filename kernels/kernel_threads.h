@@ -1,8 +1,14 @@
 // What one thread of each CUDA kernel does, as plain host/device code. The kernels of
 // cuda_kernels.cu are launches of these functions and nothing else; tests/test_kernel_threads.cpp
-// runs every thread of a launch on the CPU (an emulated grid, for every tile shape) and compares
-// the result with the CPU backend's, so the kernels' indexing, their handling of bad poses and
-// rays, and their output layout are checked without a GPU.
+// runs every thread of a launch on the CPU (an emulated grid of blocks, for every tile shape and
+// every feature set, with the blocks' shared phase: tests/emulated_launch.h) and compares the
+// result with the CPU backend's, so the kernels' indexing, their handling of bad poses and rays,
+// and their output layout are checked without a GPU.
+//
+// One render is up to four kernels, each a template over the render's feature set
+// (core/render_features.h), instantiated per set: so a render without instances runs a kernel
+// without the instance loop, and one without the pipeline's stages a kernel of the camera stage
+// alone (the plain depth image).
 #pragma once
 
 #include "core/depth_pipeline.h"
@@ -19,26 +25,6 @@ namespace cuda {
 using CudaTraversal = TraversalVariant<WR_CUDA_NESTED_LOOPS != 0, GpuTraversal::select_node_planes,
                                        GpuTraversal::minmax_slab>;
 
-// Thread `thread` of the depth kernel: renders the pixel WarpTiles assigns it, if any, into
-// depth_out (num_envs x height x width). body_poses: (num_envs x 7); rays: (height x width).
-// An env whose pose is not finite (or has a zero quaternion) gets NaN at every pixel; other envs
-// are not affected. Returns true when this thread's ray overflowed the traversal stack.
-WR_HD bool depth_thread(uint64_t thread, const BvhView& bvh, const TemplateRay* rays, const DepthParams& params,
-                        const WarpTiles& tiles, const float* body_poses, float* depth_out) {
-  uint32_t env, u, v;
-  if (!tiles.pixel_of(thread, &env, &u, &v)) return false;
-  const uint32_t pixel = v * tiles.width + u;
-  float* out = depth_out + static_cast<uint64_t>(env) * tiles.width * tiles.height + pixel;
-  RigidTransform camera;
-  if (!camera_from_body_pose(body_poses + 7ull * env, params, &camera)) {
-    *out = quiet_nan_();  // a bad pose poisons only its own env's image
-    return false;
-  }
-  bool overflowed;
-  *out = render_pixel<CudaTraversal>(bvh, load_template_ray(rays + pixel), camera, params, &overflowed);
-  return overflowed;
-}
-
 // Thread `i` of the intersect kernel (wr_scene_intersect, _ex on a CUDA context): ray i of the
 // batch (core/explicit_rays.h). A ray that the CPU would reject (non-finite, zero direction,
 // negative tmax), or one of an env with a bad instance pose, gets NaN and kInvalidIndex: on the
@@ -48,25 +34,99 @@ WR_HD void intersect_thread(uint64_t i, const BvhView& bvh, const ExplicitRays& 
   intersect_explicit_ray<CudaTraversal>(bvh, rays, i, false);
 }
 
-// ---- the RL depth pipeline (core/depth_pipeline.h): up to four kernels per render ------------------
+// ---- the render: up to four kernels per render ---------------------------------------------------
 
-// Thread `thread` of the camera-image kernel (only where p.camera_image): the pixel of env's traced
-// window that `tiles` (over win_w x win_h) assigns it, traced. Its clean depth goes into
-// s.camera_images where edge dropout will read the neighbours (the sample kernel makes the samples
-// then); else (the window is the crop) its sample goes into s.samples. Envs the call leaves out or
-// whose camera is bad are skipped (the output kernel handles them). Returns true when its ray
-// overflowed the traversal stack.
-WR_HD bool pipeline_camera_thread(uint64_t thread, const BvhView& bvh, const TemplateRay* rays,
-                                  const PipelineParams& p, const PipelineCall& c, const WarpTiles& tiles,
-                                  const PipelineState& s) {
+// At most this many bytes of prepared instances per block (shared memory; CUDA gives every block
+// 48 KiB without opting in): a scene with more has each ray prepare its instances itself.
+constexpr uint32_t kMaxBlockInstanceBytes = 32 * 1024;
+
+// How many instances of a call a block prepares together (0: none, each ray prepares its own).
+WR_HD uint32_t block_instance_count(const PipelineCall& c) {
+  const uint32_t n = num_instances(c.instances);
+  return n != 0 && uint64_t(n) * sizeof(PreparedInstance) <= kMaxBlockInstanceBytes ? n : 0u;
+}
+
+// The instances of a block's env, prepared by the block together (instanced kernels whose tiles
+// are made with env_blocks): in shared memory on the GPU.
+struct BlockInstances {
+  const PreparedInstance* prepared;  // (num_instances) the env's, or null: each ray prepares them
+  bool valid;                        // with prepared: every instance pose of the env is valid
+};
+
+// The grids of one render's launches (cuda_kernels.cu launches them, the emulated launch runs
+// them): the camera-image kernel over the window, the sample kernel over the crop, the output
+// kernel over the output; where blocks prepare their env's instances, the first and last with
+// env_blocks tiles.
+struct RenderGrids {
+  uint32_t block_instances;  // instances each block prepares in shared memory (0: none)
+  WarpTiles window, crop, out;
+  uint64_t history_blocks;   // one thread per env
+};
+
+WR_HD RenderGrids render_grids(const PipelineParams& p, const PipelineCall& c, const RenderFeatureSet& f,
+                               uint32_t num_envs) {
+  RenderGrids g;
+  g.block_instances = f.instances ? block_instance_count(c) : 0u;
+  const bool env_blocks = g.block_instances != 0;
+  g.window = WarpTiles::make(p.win_w, p.win_h, num_envs, kTileWShift, kBlockThreads, env_blocks);
+  g.crop = WarpTiles::make(p.output.crop_w, p.output.crop_h, num_envs);
+  g.out = WarpTiles::make(p.output.out_w, p.output.out_h, num_envs, kTileWShift, kBlockThreads, env_blocks);
+  g.history_blocks = blocks_for(num_envs);
+  return g;
+}
+
+// The shared phase of a block of an instanced kernel, before its barrier: thread t (of
+// block_threads) prepares instances t, t + block_threads, ... of env `env` into `prepared` (the
+// block's shared memory), and returns whether every pose it read is valid (the block ANDs them at
+// the barrier: BlockInstances::valid). A bad pose of an excluded instance is bad all the same, as
+// instance_poses_valid says.
+WR_HD bool prepare_block_instances(const PipelineCall& c, const PipelineParams& p, uint32_t env, uint32_t t,
+                                   uint32_t block_threads, PreparedInstance* prepared) {
+  const EnvInstances e = env_instances(c, p, env);
+  const uint32_t n = num_instances(e.view);
+  bool valid = true;
+  for (uint32_t i = t; i < n; i += block_threads) {
+    RigidTransform unused;
+    valid = pose_to_transform(instance_pose(e, i), e.quat_order, &unused) && valid;
+    prepared[i] = prepare_instance(e, i);
+  }
+  return valid;
+}
+
+// The env stage of a thread of env `env`: its camera and intrinsics (env_camera), and with F's
+// instances the env's (*instances: prepared by the block, or by each ray) and their poses' check.
+// False for a bad env.
+template <class F>
+WR_HD bool thread_env(const PipelineCall& c, const PipelineParams& p, uint32_t env, const BlockInstances& block,
+                      RigidTransform* camera, Intrinsics* k, EnvInstances* instances) {
+  if constexpr (F::instances) {
+    *instances = env_instances(c, p, env);
+    instances->prepared = block.prepared;
+    if (!(block.prepared ? block.valid : instance_poses_valid(*instances))) return false;
+  }
+  return env_camera<F>(c, env, p, camera, k);
+}
+
+// Thread `thread` of the camera-image kernel (only with the pipeline's features, where
+// p.camera_image): the pixel of env's traced window that `tiles` (over win_w x win_h) assigns it,
+// traced. Its clean depth goes into s.camera_images where edge dropout will read the neighbours
+// (the sample kernel makes the samples then); else (the window is the crop) its sample goes into
+// s.samples. Envs the call leaves out or whose camera is bad are skipped (the output kernel
+// handles them). Returns true when its ray overflowed the traversal stack.
+template <class F>
+WR_HD bool camera_thread(uint64_t thread, const BvhView& bvh, const TemplateRay* rays, const PipelineParams& p,
+                         const PipelineCall& c, const WarpTiles& tiles, const PipelineState& s,
+                         const BlockInstances& block) {
+  static_assert(F::pipeline, "the camera image is the pipeline's");
   uint32_t env, x, y;
   if (!tiles.pixel_of(thread, &env, &x, &y) || !env_updated(c, env)) return false;
   RigidTransform camera;
   Intrinsics k;
-  if (!env_camera(c, env, p, &camera, &k)) return false;
+  EnvInstances instances;
+  if (!thread_env<F>(c, p, env, block, &camera, &k, &instances)) return false;
   bool overflowed;
   const uint32_t u = p.win_x + x, v = p.win_y + y;
-  const float d = camera_depth<CudaTraversal>(bvh, rays, c, env, u, v, camera, k, p, &overflowed, nullptr);
+  const float d = camera_depth<CudaTraversal, F>(bvh, rays, c, &instances, u, v, camera, k, p, &overflowed, nullptr);
   if (p.noise.edges)
     s.camera_images[(static_cast<uint64_t>(env) * p.win_h + y) * p.win_w + x] = d;
   else
@@ -76,14 +136,17 @@ WR_HD bool pipeline_camera_thread(uint64_t thread, const BvhView& bvh, const Tem
 }
 
 // Thread `thread` of the sample kernel (edge dropout only): the crop pixel of env that `tiles`
-// (over crop_w x crop_h) assigns it, its sample from the env's clean window.
-WR_HD void pipeline_sample_thread(uint64_t thread, const PipelineParams& p, const PipelineCall& c,
-                                  const WarpTiles& tiles, const PipelineState& s) {
+// (over crop_w x crop_h) assigns it, its sample from the env's clean window. A bad env (whose
+// window the camera kernel left) is skipped.
+template <class F>
+WR_HD void sample_thread(uint64_t thread, const PipelineParams& p, const PipelineCall& c, const WarpTiles& tiles,
+                         const PipelineState& s) {
+  static_assert(F::pipeline, "the samples are the pipeline's");
   uint32_t env, i, j;
   if (!tiles.pixel_of(thread, &env, &i, &j) || !env_updated(c, env)) return;
   RigidTransform camera;
   Intrinsics k;
-  if (!env_camera(c, env, p, &camera, &k)) return;
+  if (!env_instances_valid<F>(c, p, env) || !env_camera<F>(c, env, p, &camera, &k)) return;
   const WindowImage clean{s.camera_images + static_cast<uint64_t>(env) * p.win_w * p.win_h, p.win_x, p.win_y, p.win_w};
   s.samples[(static_cast<uint64_t>(env) * p.output.crop_h + j) * p.output.crop_w + i] = camera_sample(
       clean, p.output.crop_x + i, p.output.crop_y + j, p, env, c.frame, env_offset(p.noise, env, c.frame));
@@ -95,47 +158,62 @@ struct OutputThreadResult {
 };
 
 // Thread `thread` of the output kernel: the output pixel of env that `tiles` (over out_w x out_h)
-// assigns it, made from the crop's samples (p.camera_image) or from its own camera pixel traced
-// here, emitted into the history and the output (and its instance id into c.instance_ids, where
-// asked). A bad env's output is NaN, and its pixel 0 writes the env's bad_env_mask entry and
-// reports it for the count.
-WR_HD OutputThreadResult pipeline_output_thread(uint64_t thread, const BvhView& bvh, const TemplateRay* rays,
-                                                const PipelineParams& p, const PipelineCall& c, const WarpTiles& tiles,
-                                                const PipelineState& s) {
+// assigns it. Without the pipeline's features: its camera pixel traced, the plain depth written
+// to c.out (float32), NaN for a bad env. With them: made from the crop's samples (p.camera_image)
+// or from its own camera pixel traced here, emitted into the history and the output (and its
+// instance id into c.instance_ids, where asked); a bad env's output is NaN, and its pixel 0 writes
+// the env's bad_env_mask entry and reports it for the count.
+template <class F>
+WR_HD OutputThreadResult output_thread(uint64_t thread, const BvhView& bvh, const TemplateRay* rays,
+                                       const PipelineParams& p, const PipelineCall& c, const WarpTiles& tiles,
+                                       const PipelineState& s, const BlockInstances& block) {
   OutputThreadResult r{false, false};
   uint32_t env, x, y;
-  if (!tiles.pixel_of(thread, &env, &x, &y) || !env_updated(c, env)) return r;
+  if (!tiles.pixel_of(thread, &env, &x, &y)) return r;
+  if constexpr (F::pipeline)
+    if (!env_updated(c, env)) return r;
   RigidTransform camera;
   Intrinsics k;
-  const bool valid = env_camera(c, env, p, &camera, &k);  // (a bad latency: emit_output's)
-  if (x == 0 && y == 0) {
-    if (c.bad_env_mask) c.bad_env_mask[env] = valid ? 0 : 1;
-    r.bad_env = !valid;
-  }
+  EnvInstances instances;
+  const bool valid = thread_env<F>(c, p, env, block, &camera, &k, &instances);  // (a bad latency: emit_output's)
   const uint32_t i = y * p.output.out_w + x;
-  const EnvOutput to = env_output(p, c, s, env);
-  if (!valid) {
-    emit_output(p, c, s, to, i, quiet_nan_());
-    if (c.instance_ids) c.instance_ids[to.out_at + i] = kInvalidIndex;
+  if constexpr (!F::pipeline) {
+    float* out = static_cast<float*>(c.out) + static_cast<uint64_t>(env) * p.output.out_w * p.output.out_h + i;
+    if (!valid) {
+      *out = quiet_nan_();  // a bad pose poisons only its own env's image
+      return r;
+    }
+    *out = camera_depth<CudaTraversal, F>(bvh, rays, c, &instances, x, y, camera, k, p, &r.overflowed, nullptr);
+    return r;
+  } else {
+    if (x == 0 && y == 0) {
+      if (c.bad_env_mask) c.bad_env_mask[env] = valid ? 0 : 1;
+      r.bad_env = !valid;
+    }
+    const EnvOutput to = env_output(p, c, s, env);
+    if (!valid) {
+      emit_output(p, c, s, to, i, quiet_nan_());
+      if (c.instance_ids) c.instance_ids[to.out_at + i] = kInvalidIndex;
+      return r;
+    }
+    float v;
+    if (p.camera_image) {
+      v = output_from_samples(s.samples + static_cast<uint64_t>(env) * p.output.crop_w * p.output.crop_h, x, y, p, s);
+    } else {
+      uint32_t instance;
+      const float d = camera_depth<CudaTraversal, F>(bvh, rays, c, &instances, p.output.crop_x + x,
+                                                     p.output.crop_y + y, camera, k, p, &r.overflowed, &instance);
+      if (c.instance_ids) c.instance_ids[to.out_at + i] = F::instances ? instance : kInvalidIndex;
+      v = output_from_pixel(d, x, y, p, env, c.frame, env_offset(p.noise, env, c.frame));
+    }
+    emit_output(p, c, s, to, i, v);
     return r;
   }
-  float v;
-  if (p.camera_image) {
-    v = output_from_samples(s.samples + static_cast<uint64_t>(env) * p.output.crop_w * p.output.crop_h, x, y, p, s);
-  } else {
-    uint32_t instance;
-    const float d = camera_depth<CudaTraversal>(bvh, rays, c, env, p.output.crop_x + x, p.output.crop_y + y, camera, k,
-                                                p, &r.overflowed, &instance);
-    if (c.instance_ids) c.instance_ids[to.out_at + i] = instance;
-    v = output_from_pixel(d, x, y, p, env, c.frame, env_offset(p.noise, env, c.frame));
-  }
-  emit_output(p, c, s, to, i, v);
-  return r;
 }
 
 // Thread `env` of the history kernel (history > 1): the env's frame count, after its frame.
-WR_HD void pipeline_history_thread(uint64_t env, uint32_t num_envs, const PipelineParams& p, const PipelineCall& c,
-                                   const PipelineState& s) {
+WR_HD void history_thread(uint64_t env, uint32_t num_envs, const PipelineParams& p, const PipelineCall& c,
+                          const PipelineState& s) {
   if (env >= num_envs || !env_updated(c, static_cast<uint32_t>(env))) return;
   advance_history(p, s, static_cast<uint32_t>(env));
 }

@@ -11,6 +11,7 @@
 
 #include "cpu/cpu_render.h"
 #include "sensor/camera_model.h"
+#include "sensor/pipeline_options.h"
 
 namespace wr_test {
 
@@ -19,8 +20,9 @@ struct CpuRendered {
   uint64_t overflows = 0;    // rays that overflowed the traversal stack
 };
 
-// Renders (poses.size() / 7) envs of `desc` on `bvh` with the CPU path `simd`. The poses are not
-// validated: an env with a bad pose gets NaN, as on the device.
+// Renders (poses.size() / 7) envs of `desc` on `bvh` with the CPU path `simd`: the plain render
+// (no pipeline stage, no instances). The poses are not validated: an env with a bad pose gets
+// NaN, as on the device.
 inline CpuRendered render_on_cpu(const wr::BvhView& bvh, const wr_camera_desc& desc, const std::vector<float>& poses,
                                  wr::CpuSimd simd, unsigned threads = 2) {
   std::vector<wr::TemplateRay> rays(size_t(desc.width) * desc.height);
@@ -30,15 +32,16 @@ inline CpuRendered render_on_cpu(const wr::BvhView& bvh, const wr_camera_desc& d
   CpuRendered out;
   const uint32_t num_envs = uint32_t(poses.size() / 7);
   out.depth.assign(size_t(num_envs) * desc.width * desc.height, -1.0f);
-  wr::CpuRenderJob job;
+  const wr::SensorPipeline pipeline = wr::make_sensor_pipeline("render_on_cpu", desc, nullptr);
+  wr::CpuRenderJob job{};
   job.bvh = bvh;
   job.rays = rays.data();
-  job.width = desc.width;
-  job.height = desc.height;
+  job.params = &pipeline.params;
+  job.call.body_poses = poses.data();
+  job.call.pose_stride = 7;
+  job.call.out = out.depth.data();
+  job.features = wr::RenderFeatureSet{false, false};
   job.num_envs = num_envs;
-  job.params = wr::make_depth_params(desc);
-  job.body_poses = poses.data();
-  job.depth_out = out.depth.data();
   job.stack_overflows = &overflows;
   job.simd = simd;
   wr::cpu_render(pool, job);

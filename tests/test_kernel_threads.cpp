@@ -1,7 +1,7 @@
 // The CUDA kernels' per-thread code (kernels/kernel_threads.h), run on the CPU: every thread of
-// an emulated launch grid (blocks x kBlockThreads threads, as cuda_kernels.cu launches them),
-// for every tile shape WarpTiles allows, against the CPU backend (cpu_render, cpu_intersect)
-// bit for bit. This checks what the tests of the shared traversal cannot see: which pixel or ray
+// an emulated launch grid (blocks x kBlockThreads threads, as cuda_kernels.cu launches them, with
+// the blocks' shared phase: emulated_launch.h), for every tile shape WarpTiles allows and every
+// feature set, against the CPU backend (cpu_render, cpu_intersect) bit for bit. This checks what the tests of the shared traversal cannot see: which pixel or ray
 // each thread writes, that every output is written and nothing past it, that a bad pose poisons
 // only its own env, and what the intersect kernel does with the rays the CPU rejects.
 #include <catch2/catch.hpp>
@@ -16,10 +16,12 @@
 #include <vector>
 
 #include "cpu/cpu_intersect.h"
-#include "cpu/cpu_pipeline.h"
+#include "cpu/cpu_render.h"
+#include "cpu/host_data_checks.h"
 #include "cpu_render_reference.h"
 #include "cuda_policy.h"
 #include "deep_chain_bvh.h"
+#include "emulated_launch.h"
 #include "float_bits.h"
 #include "kernel_threads.h"
 #include "random_scenes.h"
@@ -27,6 +29,7 @@
 #include "scene/obj_loader.h"
 #include "sensor/camera_model.h"
 #include "sensor/pipeline_options.h"
+#include "sensor/render_call.h"
 
 // The kernels trace with the GPU's form of the traversal (core/traversal_variant.h), which the
 // CPU backend's host form must match bit for bit.
@@ -52,6 +55,24 @@ size_t guards_touched(const std::vector<float>& v, size_t n) {
   size_t touched = 0;
   for (size_t i = n; i < v.size(); ++i) touched += bits(v[i]) != kSentinel;
   return touched;
+}
+
+// The plain render's output kernel (no pipeline stage, no instances) over `tiles`: the kernel the
+// plain depth image of wr_sensor_render runs. Returns the overflows its threads report.
+using Plain = wr::RenderFeatures<false, false>;
+uint64_t emulated_plain(const wr::BvhView& bvh, const wr_camera_desc& desc, const std::vector<wr::TemplateRay>& rays,
+                        const wr::cuda::WarpTiles& tiles, const std::vector<float>& poses, float* out) {
+  const wr::SensorPipeline pipeline = wr::make_sensor_pipeline("test", desc, nullptr);
+  wr::PipelineCall c{};
+  c.body_poses = poses.data();
+  c.pose_stride = 7;
+  c.out = out;
+  uint64_t overflows = 0;
+  for (uint64_t thread = 0; thread < tiles.blocks * wr::cuda::kBlockThreads; ++thread)
+    overflows += wr::cuda::output_thread<Plain>(thread, bvh, rays.data(), pipeline.params, c, tiles,
+                                                wr::PipelineState{}, wr::cuda::BlockInstances{nullptr, true})
+                     .overflowed;
+  return overflows;
 }
 
 }  // namespace
@@ -81,8 +102,6 @@ TEST_CASE("an emulated depth launch equals the CPU backend bit for bit, for ever
   const uint32_t num_envs = 6;
   std::vector<wr::TemplateRay> rays(size_t(desc.width) * desc.height);
   wr::build_ray_template(desc, rays.data());
-  const wr::DepthParams params = wr::make_depth_params(desc);
-
   float lo[3], hi[3];
   wr_test::vertex_bounds(mesh.vertices, lo, hi);
   hi[2] += 2.0f;  // some cameras above the terrain, looking anywhere
@@ -110,9 +129,7 @@ TEST_CASE("an emulated depth launch equals the CPU backend bit for bit, for ever
     INFO("tile " << (1u << shift) << "x" << (32u >> shift) << ", " << tiles.blocks << " blocks of "
                  << wr::cuda::kBlockThreads);
     std::vector<float> got = sentinel_floats(count);
-    uint64_t overflows = 0;
-    for (uint64_t thread = 0; thread < tiles.blocks * wr::cuda::kBlockThreads; ++thread)
-      overflows += wr::cuda::depth_thread(thread, bvh.view(), rays.data(), params, tiles, poses.data(), got.data());
+    const uint64_t overflows = emulated_plain(bvh.view(), desc, rays, tiles, poses, got.data());
     size_t unwritten = 0, different = 0;
     for (size_t i = 0; i < count; ++i) {
       if (bits(got[i]) == kSentinel) {
@@ -129,7 +146,7 @@ TEST_CASE("an emulated depth launch equals the CPU backend bit for bit, for ever
 }
 
 TEST_CASE("an emulated depth launch over a BVH deeper than the stack: each overflowing thread reports it") {
-  // The kernel adds one to the sensor's counter for every thread whose depth_thread returns true.
+  // The kernel adds one to the sensor's counter for every thread whose output_thread reports it.
   const wr_test::DeepChainBvh chain = wr_test::deep_chain_bvh(100);
   wr_camera_desc desc;
   wr_camera_desc_pinhole(&desc, 6, 5, 20.0f);
@@ -137,16 +154,13 @@ TEST_CASE("an emulated depth launch over a BVH deeper than the stack: each overf
   const std::vector<float> poses = {0, 0, 0, 1, 0, 0, 0, -2, 0.1f, 0, 1, 0, 0, 0};  // both look along +X
   std::vector<wr::TemplateRay> rays(size_t(desc.width) * desc.height);
   wr::build_ray_template(desc, rays.data());
-  const wr::DepthParams params = wr::make_depth_params(desc);
   const wr_test::CpuRendered reference = wr_test::render_on_cpu(chain.view(), desc, poses, wr::CpuSimd::kScalar);
   REQUIRE(reference.overflows > 30);
 
   const size_t count = size_t(num_envs) * desc.width * desc.height;
   const wr::cuda::WarpTiles tiles = wr::cuda::WarpTiles::make(desc.width, desc.height, num_envs);
   std::vector<float> got = sentinel_floats(count);
-  uint64_t overflows = 0;
-  for (uint64_t thread = 0; thread < tiles.blocks * wr::cuda::kBlockThreads; ++thread)
-    overflows += wr::cuda::depth_thread(thread, chain.view(), rays.data(), params, tiles, poses.data(), got.data());
+  const uint64_t overflows = emulated_plain(chain.view(), desc, rays, tiles, poses, got.data());
   CHECK(overflows == reference.overflows);
   size_t different = 0;
   for (size_t i = 0; i < count; ++i) different += !same_bits(got[i], reference.depth[i]);
@@ -261,9 +275,9 @@ TEST_CASE("an emulated intersect launch equals the CPU backend, and marks the ra
 
 namespace {
 
-// One pipeline sensor's inputs, rendered twice: by the CPU backend (cpu_render_pipeline) and by an
-// emulated launch of the three pipeline kernels, every thread run on the CPU, each with its own
-// state (history rings, frame counts, the kernels' camera images).
+// One pipeline sensor's inputs, rendered twice: by the CPU backend (cpu_render) and by an emulated
+// launch of the render's kernels for the call's feature set, every thread run on the CPU, each with
+// its own state (history rings, frame counts, the kernels' camera images).
 struct PipelineRig {
   wr::Bvh bvh;
   wr_camera_desc desc;
@@ -322,11 +336,12 @@ void cpu_pipeline(const PipelineRig& r, const wr::PipelineCall& c, PipelineState
   wr::ThreadPool pool(2);
   std::vector<float> windows(2ull * p.win_w * p.win_h), samples(2ull * p.output.crop_w * p.output.crop_h);
   std::atomic<uint64_t> overflows{0};
-  wr::CpuPipelineJob job;
+  wr::CpuRenderJob job;
   job.bvh = r.bvh.view();
   job.rays = r.rays.data();
   job.params = &p;
   job.call = c;
+  job.features = wr::render_features(r.pipeline, c);
   job.state = s->state();
   job.num_envs = r.num_envs;
   job.thread_windows = windows.data();
@@ -338,32 +353,16 @@ void cpu_pipeline(const PipelineRig& r, const wr::PipelineCall& c, PipelineState
   job.num_instances = instances;
   job.stack_overflows = &overflows;
   job.simd = wr::best_cpu_simd();
-  wr::cpu_render_pipeline(pool, job);
+  wr::cpu_render(pool, job);
   o->overflows = overflows.load();
 }
 
 void emulated_pipeline(const PipelineRig& r, const wr::PipelineCall& c, PipelineStateBuffers* s, PipelineOutputs* o) {
-  const wr::PipelineParams& p = r.pipeline.params;
-  const wr::PipelineState state = s->state();
-  const uint32_t threads = wr::cuda::kBlockThreads;
-  o->bad_count = 0;
-  if (p.camera_image) {
-    const wr::cuda::WarpTiles window = wr::cuda::WarpTiles::make(p.win_w, p.win_h, r.num_envs);
-    for (uint64_t t = 0; t < window.blocks * threads; ++t)
-      o->overflows += wr::cuda::pipeline_camera_thread(t, r.bvh.view(), r.rays.data(), p, c, window, state);
-    if (p.noise.edges) {
-      const wr::cuda::WarpTiles crop = wr::cuda::WarpTiles::make(p.output.crop_w, p.output.crop_h, r.num_envs);
-      for (uint64_t t = 0; t < crop.blocks * threads; ++t) wr::cuda::pipeline_sample_thread(t, p, c, crop, state);
-    }
-  }
-  const wr::cuda::WarpTiles out = wr::cuda::WarpTiles::make(p.output.out_w, p.output.out_h, r.num_envs);
-  for (uint64_t t = 0; t < out.blocks * threads; ++t) {
-    const wr::cuda::OutputThreadResult res = wr::cuda::pipeline_output_thread(t, r.bvh.view(), r.rays.data(), p, c, out, state);
-    o->overflows += res.overflowed;
-    o->bad_count += res.bad_env;
-  }
-  for (uint64_t t = 0; t < wr::cuda::blocks_for(r.num_envs) * threads; ++t)
-    wr::cuda::pipeline_history_thread(t, r.num_envs, p, c, state);
+  const wr_test::EmulatedResult e = wr_test::emulate_render(wr::render_features(r.pipeline, c), r.bvh.view(),
+                                                            r.rays.data(), r.pipeline.params, c, s->state(),
+                                                            r.num_envs);
+  o->overflows += e.overflows;
+  o->bad_count = e.bad_envs;
 }
 
 }  // namespace

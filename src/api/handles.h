@@ -20,17 +20,39 @@ struct wr_context_ {
   std::unique_ptr<wr::DeviceBackend> device;  // a CPU thread pool or one CUDA GPU
 };
 
+// Every scene is one model: a terrain (every ray is traced through it first) and an instance
+// table (moving geometry per env and shared; empty for a scene made from a mesh alone). Its
+// terrain is its own (made from a mesh: wr_scene_create, _load_obj, _create_heightfield) or
+// another scene's, shared (wr_scene_create_instanced holds a reference to that scene); callers
+// read both through terrain(), terrain_device() and instances_view(), whichever way it was made.
 struct wr_scene_ {
   std::atomic<int> refs{1};
   wr_context context = nullptr;  // holds one reference
-  std::unique_ptr<wr::Scene> scene;           // a mesh scene: the mesh's BVH on the host
-  std::unique_ptr<wr::SceneBackend> device;   // and on the context's device
-  // An instanced scene (wr_scene_create_instanced; scene and device above are null): its terrain
-  // and prototypes (mesh scenes, each holding one reference) and its table, host and device.
-  wr_scene terrain = nullptr;
+  // The terrain's kind is the triangle BVH (core/terrain.h, BvhTerrain): the mesh's BVH on the
+  // host and on the context's device, where this scene owns it; else shared_terrain's.
+  std::unique_ptr<wr::Scene> own_terrain;
+  std::unique_ptr<wr::SceneBackend> own_terrain_device;
+  wr_scene shared_terrain = nullptr;  // holds one reference
+  // The instance table (host and device), its prototypes (scenes, each holding one reference;
+  // recorded in the table's ledger, so declared after it). Null: empty.
   std::unique_ptr<wr::InstanceTable> instances;
-  wr::TrackedVector<wr_scene> prototypes;     // recorded in the table's ledger (so declared after it)
+  wr::TrackedVector<wr_scene> prototypes;
   std::unique_ptr<wr::InstancesBackend> instances_device;
+
+  const wr::Scene& terrain() const { return shared_terrain ? shared_terrain->terrain() : *own_terrain; }
+  wr::SceneBackend& terrain_device() const {
+    return shared_terrain ? shared_terrain->terrain_device() : *own_terrain_device;
+  }
+  // The table where the context's device reads it: no instances where it is empty.
+  wr::InstanceView instances_view() const {
+    return instances_device ? instances_device->view() : wr::InstanceView{};
+  }
+  // Adds what this scene holds itself (wr_scene_memory) to *sum: its own terrain's bytes and its
+  // table's (a shared terrain's are its own scene's).
+  void add_own_bytes(wr::MemoryLedger* sum) const {
+    if (own_terrain) sum->add_all(own_terrain->ledger());
+    if (instances) sum->add_all(instances->ledger());
+  }
 };
 
 struct wr_sensor_ {

@@ -11,6 +11,7 @@
 #include "api/handles.h"
 #include "scene/heightfield.h"
 #include "scene/obj_loader.h"
+#include "sensor/render_call.h"
 
 using wr::api_guard;
 using wr::fail;
@@ -31,22 +32,10 @@ bool drop(Handle h) {  // true when this was the last reference
   return h->refs.fetch_sub(1, std::memory_order_acq_rel) == 1;
 }
 
-// The mesh scene whose BVH a scene's rays trace first: itself, or an instanced scene's terrain.
-wr_scene mesh_of(wr_scene scene) { return scene->terrain ? scene->terrain : scene; }
-
-// A scene's instance table where its device reads it; no instances for a mesh scene.
-wr::InstanceView instance_view(wr_scene scene) {
-  return scene->instances_device ? scene->instances_device->view() : wr::InstanceView{};
-}
-
-// The ledger of a scene's own bytes: the mesh's, or an instanced scene's table.
-const wr::MemoryLedger& scene_ledger(wr_scene scene) {
-  return scene->instances ? scene->instances->ledger() : scene->scene->ledger();
-}
-
-// Refuses a call that takes no instance poses on a scene that has instances.
-void require_no_instances(const char* function, wr_scene scene, const char* instead) {
-  const wr::InstanceView v = instance_view(scene);
+// Refuses a call that takes no instance poses (`instead` names the one that does) on a scene whose
+// table has instances.
+void require_no_instance_poses(const char* function, wr_scene scene, const char* instead) {
+  const wr::InstanceView v = scene->instances_view();
   if (wr::num_instances(v) != 0)
     fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": the scene has " + std::to_string(v.num_slots) +
                                         " instance slots per env and " + std::to_string(v.num_globals) +
@@ -99,11 +88,12 @@ wr_status create_scene(const char* function, wr_context context, const float* ve
     require_non_null(function, context, "context");
     require_non_null(function, out, "out");
     auto scene = std::make_unique<wr_scene_>();
-    scene->scene = std::make_unique<wr::Scene>(function, vertices, num_vertices, indices, num_triangles,
-                                               context->device->bvh_build_options());
-    scene->device = context->device->create_scene(function, *scene->scene);
+    scene->own_terrain = std::make_unique<wr::Scene>(function, vertices, num_vertices, indices, num_triangles,
+                                                     context->device->bvh_build_options());
+    scene->own_terrain_device = context->device->create_scene(function, *scene->own_terrain);
     // The handle and the Scene object are the scene's too (operator new'd right here).
-    scene->scene->ledger().add(wr::MemorySpace::kHost, wr::MemoryTag::kObjects, sizeof(wr_scene_) + sizeof(wr::Scene));
+    scene->own_terrain->ledger().add(wr::MemorySpace::kHost, wr::MemoryTag::kObjects,
+                                     sizeof(wr_scene_) + sizeof(wr::Scene));
     retain(context);
     scene->context = context;
     *out = scene.release();
@@ -117,16 +107,22 @@ wr_status create_sensor(const char* fn, wr_scene scene, const wr_camera_desc* de
     require_non_null(fn, desc, "desc");
     require_non_null(fn, out, "out");
     auto sensor = std::make_unique<wr_sensor_>();
-    const wr_scene mesh = mesh_of(scene);  // an instanced scene's sensor traces its terrain's BVH
-    sensor->sensor = std::make_unique<wr::Sensor>(fn, *mesh->scene, *desc, options, num_envs,
-                                                  wr::num_instances(instance_view(scene)));
-    sensor->device = mesh->device->create_sensor(fn, *sensor->sensor);
+    sensor->sensor = std::make_unique<wr::Sensor>(fn, scene->terrain(), *desc, options, num_envs,
+                                                  wr::num_instances(scene->instances_view()));
+    sensor->device = scene->terrain_device().create_sensor(fn, *sensor->sensor);
     sensor->sensor->ledger().add(wr::MemorySpace::kHost, wr::MemoryTag::kObjects,
                                  sizeof(wr_sensor_) + sizeof(wr::Sensor));
     retain(scene);
     sensor->scene = scene;
     *out = sensor.release();
   });
+}
+
+// The one render: both entries fill wr_render_args, and make_render_call derives what it uses.
+void render(const char* fn, wr_sensor sensor, const wr_render_args& args, const char* args_prefix) {
+  const wr::Sensor& s = *sensor->sensor;
+  sensor->device->render(fn, wr::make_render_call(fn, s.pipeline(), s.num_envs(), sensor->scene->instances_view(),
+                                                  args, args_prefix));
 }
 
 }  // namespace
@@ -247,7 +243,7 @@ wr_status wr_scene_num_triangles(wr_scene scene, uint64_t* out) {
   return api_guard(fn, [&] {
     require_non_null(fn, scene, "scene");
     require_non_null(fn, out, "out");
-    *out = mesh_of(scene)->scene->num_triangles();
+    *out = scene->terrain().num_triangles();
   });
 }
 
@@ -256,7 +252,7 @@ wr_status wr_scene_build_seconds(wr_scene scene, double* out) {
   return api_guard(fn, [&] {
     require_non_null(fn, scene, "scene");
     require_non_null(fn, out, "out");
-    *out = mesh_of(scene)->scene->build_seconds();
+    *out = scene->terrain().build_seconds();
   });
 }
 
@@ -266,7 +262,7 @@ wr_status wr_scene_bounds(wr_scene scene, float* out_min, float* out_max) {
     require_non_null(fn, scene, "scene");
     require_non_null(fn, out_min, "out_min");
     require_non_null(fn, out_max, "out_max");
-    const wr::Scene& mesh = *mesh_of(scene)->scene;
+    const wr::Scene& mesh = scene->terrain();
     for (int a = 0; a < 3; ++a) {
       out_min[a] = mesh.bounds_min()[a];
       out_max[a] = mesh.bounds_max()[a];
@@ -277,7 +273,7 @@ wr_status wr_scene_bounds(wr_scene scene, float* out_min, float* out_max) {
 void wr_scene_release(wr_scene scene) {
   if (!scene || !drop(scene)) return;
   wr_context context = scene->context;
-  wr_scene terrain = scene->terrain;
+  wr_scene terrain = scene->shared_terrain;
   // The table holds only views of the prototypes' BVHs, never read again: they may go first.
   for (wr_scene p : scene->prototypes) wr_scene_release(p);
   delete scene;
@@ -298,10 +294,10 @@ wr_status wr_scene_create_instanced(wr_context context, const wr_instanced_scene
     require_non_null(fn, desc_in, "desc");
     require_non_null(fn, out, "out");
     const wr_instanced_scene_desc d = wr::read_sized_struct(fn, desc_in, "desc");
-    // A mesh scene of this context.
+    // A scene of this context without instances (one level of instancing).
     auto mesh_scene = [&](wr_scene s, const std::string& name) {
       if (!s) wr::bad_field(fn, name, "is NULL");
-      if (s->terrain) wr::bad_field(fn, name, "is an instanced scene: instances are of mesh scenes");
+      if (s->instances) wr::bad_field(fn, name, "is an instanced scene: instances are of mesh scenes");
       if (s->context != context) wr::bad_field(fn, name, "belongs to another context");
     };
     mesh_scene(d.terrain, "desc->terrain");
@@ -311,7 +307,7 @@ wr_status wr_scene_create_instanced(wr_context context, const wr_instanced_scene
     auto scene = std::make_unique<wr_scene_>();
     scene->instances = std::make_unique<wr::InstanceTable>(fn, d);
     for (uint32_t i = 0; i < d.num_prototypes; ++i)
-      scene->instances->set_prototype(i, d.prototypes[i]->device->device_view());
+      scene->instances->set_prototype(i, d.prototypes[i]->terrain_device().device_view());
     scene->prototypes = wr::TrackedVector<wr_scene>(
         wr::TrackedAllocator<wr_scene>(&scene->instances->ledger(), wr::MemoryTag::kInstanceTable));
     scene->prototypes.assign(d.prototypes, d.prototypes + d.num_prototypes);
@@ -322,7 +318,7 @@ wr_status wr_scene_create_instanced(wr_context context, const wr_instanced_scene
     retain(context);
     scene->context = context;
     retain(d.terrain);
-    scene->terrain = d.terrain;
+    scene->shared_terrain = d.terrain;
     for (wr_scene p : scene->prototypes) retain(p);
     *out = scene.release();
   });
@@ -334,7 +330,7 @@ wr_status wr_scene_instance_counts(wr_scene scene, uint32_t* out_num_slots, uint
     require_non_null(fn, scene, "scene");
     if (!out_num_slots && !out_num_globals)
       fail(WR_ERROR_INVALID_ARGUMENT, std::string(fn) + ": out_num_slots and out_num_globals are both NULL");
-    const wr::InstanceView v = instance_view(scene);
+    const wr::InstanceView v = scene->instances_view();
     if (out_num_slots) *out_num_slots = v.num_slots;
     if (out_num_globals) *out_num_globals = v.num_globals;
   });
@@ -355,20 +351,15 @@ wr_status wr_sensor_render(wr_sensor sensor, const float* body_poses, float* dep
     require_non_null(fn, sensor, "sensor");
     require_array(fn, body_poses, "body_poses");
     require_array(fn, depth_out, "depth_out");
-    require_no_instances(fn, sensor->scene, "wr_sensor_render_ex with args->instance_poses / global_poses");
-    const wr::SensorPipeline& pipeline = sensor->sensor->pipeline();
-    if (!pipeline.active) {
-      sensor->device->render(fn, wr::RenderCall{body_poses, depth_out, stream});
-      return;
-    }
-    // A sensor with options: its pipeline, frame 0, nothing per env; depth_out of its output's size.
+    require_no_instance_poses(fn, sensor->scene, "wr_sensor_render_ex with args->instance_poses / global_poses");
+    // The sensor's pipeline (if any), frame 0, nothing per env; depth_out of its output's size.
     wr_render_args args;
     wr_render_args_init(&args);
     args.body_poses = body_poses;
     args.out = depth_out;
-    args.out_bytes = uint64_t(sensor->sensor->num_envs()) * pipeline.out_bytes_per_env;
-    sensor->device->render_pipeline(
-        fn, wr::make_pipeline_call(fn, pipeline, sensor->sensor->num_envs(), wr::InstanceView{}, args), stream);
+    args.out_bytes = uint64_t(sensor->sensor->num_envs()) * sensor->sensor->pipeline().out_bytes_per_env;
+    args.stream = stream;
+    render(fn, sensor, args, "");
   });
 }
 
@@ -377,18 +368,7 @@ wr_status wr_sensor_render_ex(wr_sensor sensor, const wr_render_args* args_in) {
   return api_guard(fn, [&] {
     require_non_null(fn, sensor, "sensor");
     require_non_null(fn, args_in, "args");
-    const wr_render_args args = wr::read_sized_struct(fn, args_in, "args");
-    const wr::SensorPipeline& pipeline = sensor->sensor->pipeline();
-    const wr::PipelineCall call =
-        wr::make_pipeline_call(fn, pipeline, sensor->sensor->num_envs(), instance_view(sensor->scene), args);
-    const bool per_env = call.pose_stride != 7 || call.pose_offset != 0 || call.intrinsics || call.mounts ||
-                         call.latency || call.update_mask || call.reset_mask || call.bad_env_count ||
-                         call.bad_env_mask || call.instance_ids || wr::num_instances(call.instances) != 0;
-    if (!pipeline.active && !per_env) {  // nothing of the pipeline: the plain render, its very bits
-      sensor->device->render(fn, wr::RenderCall{call.body_poses, static_cast<float*>(call.out), args.stream});
-      return;
-    }
-    sensor->device->render_pipeline(fn, call, args.stream);
+    render(fn, sensor, wr::read_sized_struct(fn, args_in, "args"), "args->");
   });
 }
 
@@ -429,7 +409,9 @@ wr_status wr_scene_memory(wr_scene scene, wr_memory_stats* out) {
   return api_guard(fn, [&] {
     require_non_null(fn, scene, "scene");
     require_non_null(fn, out, "out");
-    *out = memory_stats(scene_ledger(scene), 0);
+    wr::MemoryLedger own;
+    scene->add_own_bytes(&own);
+    *out = memory_stats(own, 0);
   });
 }
 
@@ -466,7 +448,9 @@ wr_status wr_scene_memory_tag(wr_scene scene, wr_memory_tag tag, uint64_t* out_h
   const char* fn = "wr_scene_memory_tag";
   return api_guard(fn, [&] {
     require_non_null(fn, scene, "scene");
-    memory_of_tag(fn, scene_ledger(scene), tag, out_host_bytes, out_device_bytes);
+    wr::MemoryLedger own;
+    scene->add_own_bytes(&own);
+    memory_of_tag(fn, own, tag, out_host_bytes, out_device_bytes);
   });
 }
 
@@ -492,7 +476,7 @@ void intersect(const char* fn, wr_scene scene, const wr::ExplicitRays& rays, voi
   if (rays.count == 0) fail(WR_ERROR_INVALID_ARGUMENT, std::string(fn) + ": count is 0: must be at least 1");
   if (rays.count > (1ull << 40))
     fail(WR_ERROR_INVALID_ARGUMENT, std::string(fn) + ": count = " + std::to_string(rays.count) + " exceeds 2^40 rays");
-  mesh_of(scene)->device->intersect(fn, wr::IntersectCall{rays, stream});
+  scene->terrain_device().intersect(fn, wr::IntersectCall{rays, stream});
 }
 
 }  // namespace
@@ -502,7 +486,7 @@ wr_status wr_scene_intersect(wr_scene scene, const float* origins, const float* 
   const char* fn = "wr_scene_intersect";
   return api_guard(fn, [&] {
     require_non_null(fn, scene, "scene");
-    require_no_instances(fn, scene, "wr_scene_intersect_ex with args->instance_poses / global_poses");
+    require_no_instance_poses(fn, scene, "wr_scene_intersect_ex with args->instance_poses / global_poses");
     wr::ExplicitRays rays{};
     rays.origins = origins;
     rays.directions = directions;
@@ -541,7 +525,7 @@ wr_status wr_scene_intersect_ex(wr_scene scene, const wr_intersect_args* args_in
     rays.directions = a.directions;
     rays.tmax = a.tmax;
     rays.count = a.count;
-    rays.instances = instance_view(scene);
+    rays.instances = scene->instances_view();
     if (rays.instances.num_slots) require_array(fn, a.instance_poses, "args->instance_poses");
     if (rays.instances.num_globals) require_array(fn, a.global_poses, "args->global_poses");
     rays.instance_poses = rays.instances.num_slots ? a.instance_poses : nullptr;

@@ -18,6 +18,7 @@
 #include "core/depth_pipeline.h"
 #include "core/explicit_rays.h"
 #include "scene/bvh_builder.h"
+#include "sensor/render_call.h"
 
 namespace wr {
 
@@ -25,33 +26,24 @@ class InstanceTable;
 class Scene;
 class Sensor;
 
-// One render of every env of a sensor (wr_sensor_render), arguments already checked for null
-// and alignment.
-struct RenderCall {
-  const float* body_poses;  // (num_envs x 7): host memory on the CPU, device memory on CUDA
-  float* depth_out;         // (num_envs x height x width), likewise
-  void* stream;             // a cudaStream_t on CUDA (null: the default stream); unused on the CPU
-};
-
 // Explicit rays (wr_scene_intersect, _ex), arguments already checked for null, alignment and
 // count, the scene's instance table (core/instances.h) filled in where it has one.
 struct IntersectCall {
   ExplicitRays rays;  // core/explicit_rays.h
-  void* stream;       // as in RenderCall
+  void* stream;       // a cudaStream_t on CUDA (null: the default stream); unused on the CPU
 };
 
 // A sensor's data on its device, made by SceneBackend::create_sensor.
 class SensorBackend {
  public:
   virtual ~SensorBackend() = default;
-  // CPU: validates the poses (a bad one is named and nothing is written), renders, returns when
+  // The one render (wr_sensor_render and wr_sensor_render_ex: sensor/render_call.h, the call's
+  // arrays checked for what needs no reading of their data, its feature set derived), compiled for
+  // call.features. CPU: checks the host data (cpu/host_data_checks.h: bad envs named and nothing
+  // written, or left to be made invalid where the sensor isolates them), renders, returns when
   // done. CUDA: checks that the pointers are device memory, enqueues on call.stream, allocates
   // and synchronises nothing.
   virtual void render(const char* function, const RenderCall& call) = 0;
-  // A render through the RL depth pipeline (core/depth_pipeline.h; the call's arrays checked for
-  // what needs no reading of their data). CPU: checks the host data (bad envs named, or left to
-  // be made invalid where the sensor isolates them), renders, returns when done. CUDA: as render.
-  virtual void render_pipeline(const char* function, const PipelineCall& call, void* stream) = 0;
   // Rays that overflowed the traversal stack since creation (CUDA: synchronises the device).
   virtual uint64_t stack_overflows(const char* function) = 0;
 };

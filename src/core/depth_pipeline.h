@@ -1,22 +1,26 @@
-// The RL depth pipeline around the per-pixel pipeline (pixel_pipeline.h), written once for every
-// backend (wr.h, "The RL depth pipeline"): the env stage with the render's per-env arrays (pose
-// stride, per-env mounts and intrinsics), the camera stage (a pixel's clean depth), and the
-// output stage per output pixel (noise.h, then output_stage.h) with the env's history ring.
+// The one render around the per-pixel pipeline (pixel_pipeline.h), written once for every backend
+// and every feature set (render_features.h; wr.h, "The RL depth pipeline"): the env stage with
+// the render's per-env arrays (pose stride, per-env mounts and intrinsics), the camera stage (a
+// pixel's clean depth), and the output stage per output pixel (noise.h, then output_stage.h) with
+// the env's history ring. A render without the pipeline's stages (RenderFeatures::pipeline false)
+// keeps only the env stage's pose and the camera stage, whose value is then the output.
 //
-// The CPU backend (src/cpu/cpu_pipeline.cpp) runs these per env on its threads; the CUDA kernels
-// (kernels/kernel_threads.h) run them one thread per pixel. They share these functions, so the
-// bits are the same.
+// The CPU backend (src/cpu/cpu_render.cpp) runs these per run of tiles on its threads; the CUDA
+// kernels (kernels/kernel_threads.h) run them one thread per pixel. They share these functions,
+// so the bits are the same.
 #pragma once
 
 #include "noise.h"
 #include "output_stage.h"
 #include "pixel_pipeline.h"
+#include "render_features.h"
 
 namespace wr {
 
 // A sensor's pipeline constants (made on the host from wr_sensor_options: sensor/pipeline_options).
 struct PipelineParams {
   DepthParams depth;       // the desc's, but miss_value = +inf: the camera stage's "no return"
+  DepthParams plain;       // the desc's as they are: a render without the pipeline's stages
   Intrinsics intrinsics;   // the desc's
   bool plane_depth;        // WR_DEPTH_PLANE
   uint32_t cam_w, cam_h;   // the camera image
@@ -32,26 +36,32 @@ struct PipelineParams {
   uint32_t exclude_groups; // instance groups this camera does not see (instances.h)
 };
 
-// One render's per-env inputs and outputs: host pointers on the CPU, device pointers on CUDA.
-struct PipelineCall {
-  const float* body_poses;  // env e: body_poses + e * pose_stride + pose_offset, 7 floats
-  uint32_t pose_stride, pose_offset;
+// A render's optional per-env arrays: all null in a render that has none. Only pointers, so that
+// "the call has per-env inputs" is "some byte here is not zero" (sensor/render_call.cpp): a field
+// added here reaches the feature set without a list kept by hand (tests/test_render_call.cpp).
+struct PerEnvInputs {
   const float* intrinsics;  // (num_envs x 4) or null: the desc's
   const float* mounts;      // (num_envs x 7) or null: the desc's
-  uint64_t frame;
   const uint32_t* latency;  // (num_envs) or null: 0
-  const uint8_t* update_mask;
-  const uint8_t* reset_mask;
-  void* out;                // (num_envs x out_h x out_w) of the dtype
+  const uint8_t* update_mask;  // (num_envs) or null: every env
+  const uint8_t* reset_mask;   // (num_envs) or null: none
   uint32_t* bad_env_count;  // or null
   uint8_t* bad_env_mask;    // (num_envs) or null
-  // An instanced scene's moving geometry (instances.h); num_instances(instances) == 0 otherwise.
+  uint32_t* instance_ids;   // (num_envs x out_h x out_w) the instance each output pixel's ray hit
+                            // (kInvalidIndex: the terrain or nothing), or null; only where each
+                            // output pixel is its own camera pixel's (!camera_image, history 1)
+};
+
+// One render's inputs and outputs: host pointers on the CPU, device pointers on CUDA.
+struct PipelineCall : PerEnvInputs {
+  const float* body_poses;  // env e: body_poses + e * pose_stride + pose_offset, 7 floats
+  uint32_t pose_stride, pose_offset;
+  uint64_t frame;           // of the noise
+  void* out;                // (num_envs x out_h x out_w) of the dtype
+  // The scene's moving geometry (instances.h); num_instances(instances) == 0 for none.
   InstanceView instances;
   const float* instance_poses;  // (num_envs x num_slots x 7), or null without slots
   const float* global_poses;    // (num_globals x 7), or null without globals
-  uint32_t* instance_ids;       // (num_envs x out_h x out_w) the instance each output pixel's ray hit
-                                // (kInvalidIndex: the terrain or nothing), or null; only where each
-                                // output pixel is its own camera pixel's (!camera_image, history 1)
 };
 
 // What env e's rays see besides the terrain.
@@ -77,38 +87,59 @@ struct PipelineState {
   const ResampleTaps* taps_y;  // (out_h) and each output row (make_resample_taps; built at creation)
 };
 
-// The env stage: env e's camera in the world and its intrinsics, from the call's arrays. False for
-// a bad pose, mount, intrinsics or instance pose (not finite, zero quaternion, fx or fy not > 0).
+// The env stage: env e's camera in the world and its intrinsics, from the call's arrays (the
+// per-env mounts and intrinsics only with the pipeline's features). False for a bad pose, mount or
+// intrinsics (not finite, zero quaternion, fx or fy not > 0). The instance poses are checked apart
+// (env_instances_valid), where a backend checks them once per env.
+template <class F>
 WR_HD bool env_camera(const PipelineCall& c, uint32_t env, const PipelineParams& p, RigidTransform* camera,
                       Intrinsics* k) {
-  if (num_instances(c.instances) != 0 && !instance_poses_valid(env_instances(c, p, env))) return false;
   RigidTransform body;
   if (!pose_to_transform(c.body_poses + static_cast<uint64_t>(env) * c.pose_stride + c.pose_offset,
                          p.depth.quat_order, &body))
     return false;
   RigidTransform mount = p.depth.mount;
-  if (c.mounts && !mount_to_transform(c.mounts + 7ull * env, p.depth.quat_order, &mount)) return false;
   *k = p.intrinsics;
-  if (c.intrinsics) {
-    const float* ki = c.intrinsics + 4ull * env;
-    *k = Intrinsics{ki[0], ki[1], ki[2], ki[3]};
-    if (!valid_intrinsics(*k)) return false;
+  if constexpr (F::pipeline) {
+    if (c.mounts && !mount_to_transform(c.mounts + 7ull * env, p.depth.quat_order, &mount)) return false;
+    if (c.intrinsics) {
+      const float* ki = c.intrinsics + 4ull * env;
+      *k = Intrinsics{ki[0], ki[1], ki[2], ki[3]};
+      if (!valid_intrinsics(*k)) return false;
+    }
   }
   *camera = compose(body, mount);
   return true;
 }
 
-// The camera stage of pixel (u, v) of env e for a scalar thread: its template ray (the shared one,
-// or made from the env's own intrinsics), the trace (with the env's instances), the clean depth
-// (+inf for no return). *overflowed and *instance (or null) as render_pixel's.
-template <class Variant>
-WR_HD float camera_depth(const BvhView& bvh, const TemplateRay* shared_template, const PipelineCall& c, uint32_t env,
-                         uint32_t u, uint32_t v, const RigidTransform& camera, const Intrinsics& k,
-                         const PipelineParams& p, bool* overflowed, uint32_t* instance) {
-  const TemplateRay ray = c.intrinsics ? make_template_ray(u, v, k, p.plane_depth)
-                                       : load_template_ray(shared_template + static_cast<uint64_t>(v) * p.cam_w + u);
-  const EnvInstances e = env_instances(c, p, env);
-  return render_pixel<Variant>(bvh, num_instances(e.view) ? &e : nullptr, ray, camera, p.depth, overflowed, instance);
+// Whether every instance pose env e's rays would read is valid (always, without instances).
+template <class F>
+WR_HD bool env_instances_valid(const PipelineCall& c, const PipelineParams& p, uint32_t env) {
+  if constexpr (F::instances) return instance_poses_valid(env_instances(c, p, env));
+  return true;
+}
+
+// The depth parameters of the camera stage: the pipeline's (miss = +inf, "no return", for the
+// output stage to map), or without it the desc's (the value is the output).
+template <class F>
+WR_HD const DepthParams& camera_stage_params(const PipelineParams& p) {
+  if constexpr (F::pipeline) return p.depth;
+  return p.plain;
+}
+
+// The camera stage of pixel (u, v) of an env for a scalar thread: its ray from the ray source (the
+// shared template, or made from the env's own intrinsics), the trace (through `instances`, the
+// env's, where F has them: null for none), the value (camera_stage_params: the clean depth, +inf
+// for no return, with the pipeline; else the plain depth). *overflowed and *instance (or null) as
+// render_pixel's.
+template <class Variant, class F>
+WR_HD float camera_depth(const BvhView& bvh, const TemplateRay* shared_template, const PipelineCall& c,
+                         const EnvInstances* instances, uint32_t u, uint32_t v, const RigidTransform& camera,
+                         const Intrinsics& k, const PipelineParams& p, bool* overflowed, uint32_t* instance) {
+  const TemplateRay ray = source_ray(typename F::RaySource{}, shared_template, p.cam_w,
+                                    F::pipeline && c.intrinsics != nullptr, k, p.plane_depth, u, v);
+  return render_pixel<Variant>(bvh, F::instances ? instances : nullptr, ray, camera, camera_stage_params<F>(p),
+                               overflowed, instance);
 }
 
 // The latency of env e in this call; >= p.history means a bad value on the device.

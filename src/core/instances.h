@@ -24,6 +24,7 @@
 
 #include "bvh_traverse.h"
 #include "camera.h"
+#include "terrain.h"
 
 namespace wr {
 
@@ -174,9 +175,11 @@ struct SceneHit {
   bool overflowed;
 };
 
-template <class Variant, int kStackSize = kTraversalStackSize>
-WR_HD SceneHit trace_scene(const BvhView& bvh, const EnvInstances* e, Vec3 org, Vec3 dir, float tmin, float tmax) {
-  TraceResult best = trace_closest_hit<Variant, kStackSize>(bvh, org, dir, tmin, tmax);
+// The terrain is of the kind `Terrain` (terrain.h); the instances' prototypes are BVHs.
+template <class Variant, int kStackSize = kTraversalStackSize, class Terrain = BvhTerrain>
+WR_HD SceneHit trace_scene(const typename Terrain::View& terrain, const EnvInstances* e, Vec3 org, Vec3 dir, float tmin,
+                           float tmax) {
+  TraceResult best = trace_terrain<Variant, kStackSize>(Terrain{}, terrain, org, dir, tmin, tmax);
   SceneHit h{best.t, best.triangle, kInvalidIndex, best.overflowed};
   if (e && num_instances(e->view) != 0) {
     h.overflowed =

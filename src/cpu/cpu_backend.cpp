@@ -1,6 +1,7 @@
 // The CPU backend behind the seam of backend/backend.h: a thread pool per context, and host
 // memory throughout. Scenes trace the host BVH the Scene built; sensors render through cpu_render
-// (SIMD packets or the scalar pipeline) and explicit rays through cpu_intersect.
+// (SIMD packets or the scalar pipeline, for the call's feature set) and explicit rays through
+// cpu_intersect.
 #include <atomic>
 #include <string>
 #include <system_error>
@@ -10,9 +11,9 @@
 #include "backend/backend.h"
 #include "common/status_error.h"
 #include "cpu/cpu_intersect.h"
-#include "cpu/cpu_pipeline.h"
 #include "cpu/cpu_render.h"
 #include "cpu/cpu_simd.h"
+#include "cpu/host_data_checks.h"
 #include "cpu/thread_pool.h"
 #include "memory/memory_ledger.h"
 #include "memory/tracked_allocator.h"
@@ -100,29 +101,14 @@ class CpuSensor final : public SensorBackend {
   }
 
   void render(const char* function, const RenderCall& call) override {
-    validate_body_poses(function, call.body_poses, sensor_.num_envs(), sensor_.params().quat_order);
+    const PipelineParams& p = sensor_.pipeline().params;
+    validate_render_host_data(function, p, call, sensor_.num_envs());
     CpuRenderJob job;
     job.bvh = sensor_.scene().view();
     job.rays = sensor_.ray_template().data();
-    job.width = sensor_.desc().width;
-    job.height = sensor_.desc().height;
-    job.num_envs = sensor_.num_envs();
-    job.params = sensor_.params();
-    job.body_poses = call.body_poses;
-    job.depth_out = call.depth_out;
-    job.stack_overflows = &stack_overflows_;
-    job.simd = device_.simd();
-    cpu_render(device_.pool(), job);
-  }
-
-  void render_pipeline(const char* function, const PipelineCall& call, void*) override {
-    const PipelineParams& p = sensor_.pipeline().params;
-    validate_pipeline_host_data(function, p, call, sensor_.num_envs());
-    CpuPipelineJob job;
-    job.bvh = sensor_.scene().view();
-    job.rays = sensor_.ray_template().data();
     job.params = &p;
-    job.call = call;
+    job.call = call.call;
+    job.features = call.features;
     job.state = PipelineState{nullptr, nullptr, history_.data(), frames_.data(), taps_x_.data(), taps_y_.data()};
     job.num_envs = sensor_.num_envs();
     job.thread_windows = windows_.data();
@@ -131,7 +117,7 @@ class CpuSensor final : public SensorBackend {
     job.num_instances = sensor_.num_instances();
     job.stack_overflows = &stack_overflows_;
     job.simd = device_.simd();
-    cpu_render_pipeline(device_.pool(), job);
+    cpu_render(device_.pool(), job);
   }
 
   uint64_t stack_overflows(const char*) override { return stack_overflows_.load(std::memory_order_relaxed); }

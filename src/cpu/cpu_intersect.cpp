@@ -1,13 +1,8 @@
 #include "cpu/cpu_intersect.h"
 
-#include <cmath>
-#include <cstdio>
 #include <limits>
-#include <string>
 
-#include "common/status_error.h"
 #include "core/traversal_variant.h"
-#include "scene/instance_layout.h"
 
 namespace wr {
 namespace {
@@ -25,34 +20,7 @@ void intersect_chunk(void* context, uint32_t task, unsigned /*thread_index*/) {
   for (uint64_t i = begin; i < end; ++i) intersect_explicit_ray<HostTraversal>(job.bvh, job.rays, i, true);
 }
 
-[[noreturn]] void bad_ray(const char* function, const char* array, uint64_t ray, const float* v, int n,
-                          const char* why) {
-  char values[160];
-  if (n == 3)
-    std::snprintf(values, sizeof values, "(%g, %g, %g)", v[0], v[1], v[2]);
-  else
-    std::snprintf(values, sizeof values, "%g", v[0]);
-  fail(WR_ERROR_INVALID_ARGUMENT,
-       std::string(function) + ": " + array + " of ray " + std::to_string(ray) + " = " + values + " " + why);
-}
-
 }  // namespace
-
-void validate_explicit_rays(const char* function, const ExplicitRays& r) {
-  for (uint64_t i = 0; i < r.count; ++i) {
-    const float* o = r.origins + 3 * i;
-    const float* d = r.directions + 3 * i;
-    if (!(std::isfinite(o[0]) && std::isfinite(o[1]) && std::isfinite(o[2])))
-      bad_ray(function, "origins", i, o, 3, "is not finite");
-    if (!(std::isfinite(d[0]) && std::isfinite(d[1]) && std::isfinite(d[2])))
-      bad_ray(function, "directions", i, d, 3, "is not finite");
-    if (d[0] == 0.0f && d[1] == 0.0f && d[2] == 0.0f) bad_ray(function, "directions", i, d, 3, "is zero");
-    if (r.tmax && !(r.tmax[i] >= 0.0f)) bad_ray(function, "tmax", i, r.tmax + i, 1, "must be >= 0 (+inf allowed)");
-  }
-  if (num_instances(r.instances) != 0)
-    validate_instance_poses(function, r.instances, r.instance_poses, r.global_poses, r.count / r.rays_per_env,
-                            nullptr, r.quat_order, "nothing was traced");
-}
 
 uint64_t cpu_intersect_rays_per_task(uint64_t count) {
   constexpr uint64_t kRaysPerTask = 256;

@@ -11,13 +11,8 @@ namespace wr {
 
 struct CpuIntersectJob {
   BvhView bvh;        // the terrain's
-  ExplicitRays rays;  // host pointers, validated (validate_explicit_rays)
+  ExplicitRays rays;  // host pointers, validated (host_data_checks.h, validate_explicit_rays)
 };
-
-// Throws WR_ERROR_INVALID_ARGUMENT naming the first bad ray ("<function>: directions of
-// ray 5 ..."), then the first bad instance pose ("<function>: args->instance_poses of env 2,
-// slot 3 ..."); checks everything before anything is written.
-void validate_explicit_rays(const char* function, const ExplicitRays& rays);
 
 void cpu_intersect(ThreadPool& pool, const CpuIntersectJob& job);
 

@@ -3,38 +3,187 @@
 namespace wr {
 namespace {
 
-struct TileGrid : CpuRenderTasks {
+struct Run {
   const CpuRenderJob* job;
+  CpuRenderTasks tasks;
+  // The area of the camera image a task's tiles cover: the crop, each output pixel its own camera
+  // pixel's; or, where the output reads other pixels (p.camera_image), the traced window.
+  uint32_t area_x, area_y, area_w, area_h;
   PacketTileFn packet_fn;  // nullptr: scalar
+  std::atomic<uint32_t> bad_envs{0};
 };
 
-// One tile of one env; `valid` and `camera` come from the env's pose (camera_from_body_pose).
-void render_tile(const TileGrid& grid, uint32_t env, uint32_t tile, bool valid, const RigidTransform& camera) {
-  const CpuRenderJob& job = *grid.job;
-  const uint32_t u0 = (tile % grid.tiles_x) * kCpuTileSize, v0 = (tile / grid.tiles_x) * kCpuTileSize;
-  const uint32_t u1 = u0 + kCpuTileSize < job.width ? u0 + kCpuTileSize : job.width;
-  const uint32_t v1 = v0 + kCpuTileSize < job.height ? v0 + kCpuTileSize : job.height;
-  float* image = job.depth_out + static_cast<size_t>(env) * job.width * job.height;
-  const PacketTile t{job.bvh, u0, v0, u1, v1, job.rays, 0,       0,       job.width, image, 0, 0, job.width,
-                     camera,  &job.params, nullptr, nullptr};
-  if (!valid) {  // unreachable through the C API, which rejects bad poses first
+// Pixels [u0, u1) x [v0, v1) (at most a tile) of an env's camera image traced into `image`, whose
+// first element is pixel (image_u0, image_v0), `image_stride` wide, with the depth parameters `dp`.
+// With per-env intrinsics the tile's rays are made here from the env's own (make_template_ray: the
+// bits of a sensor built with them). `instances`: the env's (null: none); `ids` (or null): the
+// instance each pixel hit, laid out as image.
+uint64_t trace(const Run& run, const RigidTransform& camera, const Intrinsics& k, const DepthParams& dp,
+               const EnvInstances* instances, uint32_t u0, uint32_t v0, uint32_t u1, uint32_t v1, float* image,
+               uint32_t* ids, uint32_t image_u0, uint32_t image_v0, uint32_t image_stride) {
+  const CpuRenderJob& job = *run.job;
+  const PipelineParams& p = *job.params;
+  TemplateRay own[kCpuTileSize * kCpuTileSize];
+  PacketTile t{job.bvh, u0,       v0,       u1,           v1,     job.rays,  0,   0, p.cam_w, image,
+               image_u0, image_v0, image_stride, camera, &dp, instances, ids};
+  if (job.call.intrinsics) {
     for (uint32_t v = v0; v < v1; ++v)
-      for (uint32_t u = u0; u < u1; ++u) tile_depth(t, u, v) = quiet_nan_();
-    return;
+      for (uint32_t u = u0; u < u1; ++u)
+        own[(v - v0) * kCpuTileSize + (u - u0)] = source_ray(CameraTemplateRays{}, job.rays, p.cam_w, true, k, p.plane_depth, u, v);
+    t.rays = own;
+    t.rays_u0 = u0;
+    t.rays_v0 = v0;
+    t.rays_stride = kCpuTileSize;
   }
-  const uint64_t overflows = trace_tile(t, grid.packet_fn);
-  if (overflows) job.stack_overflows->fetch_add(overflows, std::memory_order_relaxed);
+  return trace_tile(t, run.packet_fn);
 }
 
-// One task: consecutive tiles of one env, so one core walks the part of the BVH that env sees.
-void render_tiles(void* context, uint32_t task, unsigned /*thread_index*/) {
-  const TileGrid& grid = *static_cast<const TileGrid*>(context);
-  const uint32_t env = task / grid.tasks_per_env, first = task % grid.tasks_per_env * grid.tiles_per_task;
-  const uint32_t end = first + grid.tiles_per_task;
-  const uint32_t last = end < grid.tiles_per_env ? end : grid.tiles_per_env;
-  RigidTransform camera{};  // once per task, not per tile
-  const bool valid = camera_from_body_pose(grid.job->body_poses + 7ull * env, grid.job->params, &camera);
-  for (uint32_t tile = first; tile < last; ++tile) render_tile(grid, env, tile, valid, camera);
+// Tile `tile` of the run's area: pixels [*u0, *u1) x [*v0, *v1).
+void tile_bounds(const Run& run, uint32_t tile, uint32_t* u0, uint32_t* v0, uint32_t* u1, uint32_t* v1) {
+  *u0 = run.area_x + (tile % run.tasks.tiles_x) * kCpuTileSize;
+  *v0 = run.area_y + (tile / run.tasks.tiles_x) * kCpuTileSize;
+  *u1 = *u0 + kCpuTileSize < run.area_x + run.area_w ? *u0 + kCpuTileSize : run.area_x + run.area_w;
+  *v1 = *v0 + kCpuTileSize < run.area_y + run.area_h ? *v0 + kCpuTileSize : run.area_y + run.area_h;
+}
+
+// Output pixel i of env `env` (whose output starts at `to`) is invalid: NaN (the plain render), or
+// NaN through the output stage (its dtype, the history), and no instance.
+template <class F>
+void emit_invalid(const CpuRenderJob& job, const EnvOutput& to, uint32_t i) {
+  const PipelineCall& c = job.call;
+  if constexpr (F::pipeline) {
+    emit_output(*job.params, c, job.state, to, i, quiet_nan_());
+    if (c.instance_ids) c.instance_ids[to.out_at + i] = kInvalidIndex;
+  } else {
+    static_cast<float*>(c.out)[to.out_at + i] = quiet_nan_();
+  }
+}
+
+// An env whose output reads other pixels (p.camera_image, a whole env per task): the crop's
+// samples first (from the traced window where edge dropout reads neighbours), then each output
+// pixel from them.
+uint64_t render_camera_image(const Run& run, uint32_t env, unsigned thread, const RigidTransform& camera,
+                             const Intrinsics& k, const EnvInstances* instances, const EnvOutput& to) {
+  const CpuRenderJob& job = *run.job;
+  const PipelineParams& p = *job.params;
+  const PipelineCall& c = job.call;
+  const OutputParams& o = p.output;
+  const float offset = env_offset(p.noise, env, c.frame);
+  uint64_t overflows = 0;
+  float* samples = job.thread_samples + uint64_t(thread) * o.crop_w * o.crop_h;
+  float* window = p.noise.edges ? job.thread_windows + uint64_t(thread) * p.win_w * p.win_h : nullptr;
+  float depth[kCpuTileSize * kCpuTileSize];
+  for (uint32_t tile = 0; tile < run.tasks.tiles_per_env; ++tile) {
+    uint32_t u0, v0, u1, v1;
+    tile_bounds(run, tile, &u0, &v0, &u1, &v1);
+    if (window) {
+      overflows += trace(run, camera, k, p.depth, instances, u0, v0, u1, v1, window, nullptr, p.win_x, p.win_y, p.win_w);
+      continue;
+    }
+    // the window is the crop
+    overflows += trace(run, camera, k, p.depth, instances, u0, v0, u1, v1, depth, nullptr, u0, v0, kCpuTileSize);
+    for (uint32_t v = v0; v < v1; ++v)
+      for (uint32_t u = u0; u < u1; ++u)
+        samples[(v - o.crop_y) * o.crop_w + (u - o.crop_x)] =
+            camera_sample(OnePixel{depth[(v - v0) * kCpuTileSize + (u - u0)]}, u, v, p, env, c.frame, offset);
+  }
+  if (window) {
+    const WindowImage clean{window, p.win_x, p.win_y, p.win_w};
+    for (uint32_t j = 0; j < o.crop_h; ++j)
+      for (uint32_t i = 0; i < o.crop_w; ++i)
+        samples[j * o.crop_w + i] = camera_sample(clean, o.crop_x + i, o.crop_y + j, p, env, c.frame, offset);
+  }
+  for (uint32_t y = 0; y < o.out_h; ++y)
+    for (uint32_t x = 0; x < o.out_w; ++x)
+      emit_output(p, c, job.state, to, y * o.out_w + x, output_from_samples(samples, x, y, p, job.state));
+  return overflows;
+}
+
+// One task: a run of consecutive tiles of one env, so one core walks the part of the BVH that env
+// sees; its env stage (the camera, the instances) once per task, not per tile.
+template <class F>
+void render_run(void* context, uint32_t task, unsigned thread) {
+  Run& run = *static_cast<Run*>(context);
+  const CpuRenderJob& job = *run.job;
+  const PipelineParams& p = *job.params;
+  const PipelineCall& c = job.call;
+  const uint32_t env = task / run.tasks.tasks_per_env;
+  const uint32_t first = task % run.tasks.tasks_per_env * run.tasks.tiles_per_task;
+  const uint32_t end = first + run.tasks.tiles_per_task;
+  const uint32_t last = end < run.tasks.tiles_per_env ? end : run.tasks.tiles_per_env;
+  if constexpr (F::pipeline)
+    if (!env_updated(c, env)) return;
+  RigidTransform camera{};
+  Intrinsics k{};
+  const bool valid = env_instances_valid<F>(c, p, env) && env_camera<F>(c, env, p, &camera, &k);
+  if constexpr (F::pipeline) {
+    if (first == 0) {  // the env's first task reports it
+      if (c.bad_env_mask) c.bad_env_mask[env] = valid ? 0 : 1;
+      if (!valid) run.bad_envs.fetch_add(1, std::memory_order_relaxed);
+    }
+  }
+  const EnvOutput to = env_output(p, c, job.state, env);
+  const OutputParams& o = p.output;
+  if (!valid) {  // (isolated, or a plain render's internal caller: the C API checked the host data)
+    if (p.camera_image) {
+      for (uint32_t i = 0; i < o.out_w * o.out_h; ++i) emit_invalid<F>(job, to, i);
+      return;
+    }
+    for (uint32_t tile = first; tile < last; ++tile) {
+      uint32_t u0, v0, u1, v1;
+      tile_bounds(run, tile, &u0, &v0, &u1, &v1);
+      for (uint32_t v = v0; v < v1; ++v)
+        for (uint32_t u = u0; u < u1; ++u) emit_invalid<F>(job, to, (v - o.crop_y) * o.out_w + (u - o.crop_x));
+    }
+    return;
+  }
+  // The env's instances, prepared once for all the run's rays (in the thread's own place); those
+  // wholly behind its camera left out.
+  EnvInstances seen{};
+  const EnvInstances* instances = nullptr;
+  if constexpr (F::instances) {
+    seen = env_instances(c, p, env);
+    PreparedInstance* prepared = job.thread_instances + uint64_t(thread) * job.num_instances;
+    for (uint32_t i = 0; i < job.num_instances; ++i) {
+      prepared[i] = prepare_instance(seen, i);
+      if (prepared[i].prototype != kInvalidIndex && behind_camera(prepared[i], camera))
+        prepared[i].prototype = kInvalidIndex;
+    }
+    seen.prepared = prepared;
+    instances = &seen;
+  }
+  uint64_t overflows = 0;
+  if (F::pipeline && p.camera_image) {
+    overflows = render_camera_image(run, env, thread, camera, k, instances, to);
+  } else {
+    const float offset = F::pipeline ? env_offset(p.noise, env, c.frame) : 0.0f;
+    for (uint32_t tile = first; tile < last; ++tile) {
+      uint32_t u0, v0, u1, v1;
+      tile_bounds(run, tile, &u0, &v0, &u1, &v1);
+      if constexpr (!F::pipeline) {
+        // The value is the output (float32, the camera's image): traced straight into it.
+        float* image = static_cast<float*>(c.out) + to.out_at;
+        overflows += trace(run, camera, k, p.plain, instances, u0, v0, u1, v1, image, nullptr, o.crop_x, o.crop_y,
+                           o.out_w);
+      } else {
+        // Each output pixel from its own camera pixel.
+        float depth[kCpuTileSize * kCpuTileSize];
+        uint32_t ids[kCpuTileSize * kCpuTileSize];
+        overflows += trace(run, camera, k, p.depth, instances, u0, v0, u1, v1, depth, c.instance_ids ? ids : nullptr,
+                           u0, v0, kCpuTileSize);
+        for (uint32_t v = v0; v < v1; ++v)
+          for (uint32_t u = u0; u < u1; ++u) {
+            const uint32_t x = u - o.crop_x, y = v - o.crop_y;
+            const float d = depth[(v - v0) * kCpuTileSize + (u - u0)];
+            emit_output(p, c, job.state, to, y * o.out_w + x, output_from_pixel(d, x, y, p, env, c.frame, offset));
+            if (c.instance_ids)
+              c.instance_ids[to.out_at + y * o.out_w + x] = instances ? ids[(v - v0) * kCpuTileSize + (u - u0)]
+                                                                      : kInvalidIndex;
+          }
+      }
+    }
+  }
+  if (overflows) job.stack_overflows->fetch_add(overflows, std::memory_order_relaxed);
 }
 
 }  // namespace
@@ -57,7 +206,8 @@ uint64_t trace_tile(const PacketTile& tile, PacketTileFn packet_fn) {
   return overflows;
 }
 
-CpuRenderTasks cpu_render_tasks(uint32_t width, uint32_t height, uint32_t num_envs, unsigned num_threads) {
+CpuRenderTasks cpu_render_tasks(uint32_t width, uint32_t height, uint32_t num_envs, unsigned num_threads,
+                                bool whole_envs) {
   CpuRenderTasks t;
   t.tiles_x = (width + kCpuTileSize - 1) / kCpuTileSize;
   t.tiles_per_env = t.tiles_x * ((height + kCpuTileSize - 1) / kCpuTileSize);
@@ -65,17 +215,31 @@ CpuRenderTasks cpu_render_tasks(uint32_t width, uint32_t height, uint32_t num_en
   const uint64_t tiles = uint64_t(t.tiles_per_env) * num_envs, min_tasks = 16ull * num_threads;
   const uint64_t per_task = tiles / min_tasks;
   t.tiles_per_task = per_task < 1 ? 1 : per_task > t.tiles_per_env ? t.tiles_per_env : uint32_t(per_task);
+  if (whole_envs) t.tiles_per_task = t.tiles_per_env;
   t.tasks_per_env = (t.tiles_per_env + t.tiles_per_task - 1) / t.tiles_per_task;
   t.num_tasks = uint64_t(t.tasks_per_env) * num_envs;
   return t;
 }
 
 void cpu_render(ThreadPool& pool, const CpuRenderJob& job) {
-  TileGrid grid;
-  static_cast<CpuRenderTasks&>(grid) = cpu_render_tasks(job.width, job.height, job.num_envs, pool.num_threads());
-  grid.job = &job;
-  grid.packet_fn = packet_tile_fn(job.simd);
-  pool.run(static_cast<uint32_t>(grid.num_tasks), render_tiles, &grid);
+  const PipelineParams& p = *job.params;
+  const bool image = job.features.pipeline && p.camera_image;
+  Run run;
+  run.job = &job;
+  run.area_x = image ? p.win_x : p.output.crop_x;
+  run.area_y = image ? p.win_y : p.output.crop_y;
+  run.area_w = image ? p.win_w : p.output.crop_w;
+  run.area_h = image ? p.win_h : p.output.crop_h;
+  run.tasks = cpu_render_tasks(run.area_w, run.area_h, job.num_envs, pool.num_threads(), image);
+  run.packet_fn = packet_tile_fn(job.simd);
+  with_features(job.features, [&](auto features) {
+    pool.run(static_cast<uint32_t>(run.tasks.num_tasks), render_run<decltype(features)>, &run);
+  });
+  if (!job.features.pipeline) return;
+  // Every task of an env has read its frame count: each updated env's count goes on after all.
+  for (uint32_t env = 0; env < job.num_envs; ++env)
+    if (env_updated(job.call, env)) advance_history(p, job.state, env);
+  if (job.call.bad_env_count) *job.call.bad_env_count = run.bad_envs.load();
 }
 
 }  // namespace wr

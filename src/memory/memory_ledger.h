@@ -40,6 +40,13 @@ class MemoryLedger {
   uint64_t bytes(MemorySpace space, MemoryTag tag) const noexcept {
     return bytes_[static_cast<int>(space)][static_cast<int>(tag)].load(std::memory_order_relaxed);
   }
+  // Every count of `other` added to this one's.
+  void add_all(const MemoryLedger& other) noexcept {
+    for (int s = 0; s < 2; ++s)
+      for (int t = 0; t < static_cast<int>(MemoryTag::kCount); ++t)
+        add(static_cast<MemorySpace>(s), static_cast<MemoryTag>(t),
+            other.bytes(static_cast<MemorySpace>(s), static_cast<MemoryTag>(t)));
+  }
   uint64_t total(MemorySpace space) const noexcept {
     uint64_t sum = 0;
     for (int t = 0; t < static_cast<int>(MemoryTag::kCount); ++t) sum += bytes(space, static_cast<MemoryTag>(t));

@@ -30,12 +30,6 @@ void append(const char* function, const char* prototypes_name, const char* group
   }
 }
 
-std::string floats7(const float* v) {
-  std::string s = "(";
-  for (int i = 0; i < 7; ++i) s += (i ? ", " : "") + num(v[i]);
-  return s + ")";
-}
-
 }  // namespace
 
 InstanceTable::InstanceTable(const char* function, const wr_instanced_scene_desc& d)
@@ -61,27 +55,6 @@ InstanceTable::InstanceTable(const char* function, const wr_instanced_scene_desc
 
 InstanceView InstanceTable::host_view() const {
   return InstanceView{prototypes_.data(), prototype_.data(), group_.data(), num_slots_, num_globals_};
-}
-
-void validate_instance_poses(const char* function, const InstanceView& table, const float* slot_poses,
-                             const float* global_poses, uint64_t num_envs, const uint8_t* update_mask, int quat_order,
-                             const char* consequence) {
-  RigidTransform t;
-  for (uint32_t g = 0; g < table.num_globals; ++g)
-    if (!pose_to_transform(global_poses + 7ull * g, quat_order, &t))
-      fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": args->global_poses of global instance " +
-                                          std::to_string(g) + " (instance " + std::to_string(table.num_slots + g) +
-                                          ") = " + floats7(global_poses + 7ull * g) +
-                                          ": not finite, or a zero quaternion; " + consequence);
-  for (uint64_t env = 0; env < num_envs; ++env)
-    for (uint32_t s = 0; s < table.num_slots && (!update_mask || update_mask[env]); ++s) {
-      const uint64_t at = 7ull * (env * table.num_slots + s);
-      if (!pose_to_transform(slot_poses + at, quat_order, &t))
-        fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": args->instance_poses of env " + std::to_string(env) +
-                                            ", slot " + std::to_string(s) + " (floats " + std::to_string(at) +
-                                            "...) = " + floats7(slot_poses + at) +
-                                            ": not finite, or a zero quaternion; " + consequence);
-    }
 }
 
 }  // namespace wr

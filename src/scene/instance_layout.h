@@ -41,13 +41,4 @@ class InstanceTable {
   uint32_t num_slots_ = 0, num_globals_ = 0;
 };
 
-// Checks host poses of instances: (num_envs x num_slots x 7) slot_poses (the envs whose
-// update_mask entry is nonzero, every env where it is null) and (num_globals x 7) global_poses, in
-// quat_order. Throws WR_ERROR_INVALID_ARGUMENT naming the first bad one ("<function>:
-// args->instance_poses of env 2, slot 3 (floats 77...) = (...): not finite, or a zero quaternion;
-// <consequence>"), global poses first.
-void validate_instance_poses(const char* function, const InstanceView& table, const float* slot_poses,
-                             const float* global_poses, uint64_t num_envs, const uint8_t* update_mask, int quat_order,
-                             const char* consequence);
-
 }  // namespace wr

@@ -1,7 +1,6 @@
 #include "sensor/pipeline_options.h"
 
 #include <cmath>
-#include <cstdio>
 #include <cstring>
 #include <string>
 
@@ -9,9 +8,7 @@
 #include "common/field_checks.h"
 #include "common/sized_struct.h"
 #include "common/status_error.h"
-#include "scene/instance_layout.h"
 #include "sensor/camera_model.h"
-#include "sensor/sensor.h"
 
 namespace wr {
 namespace {
@@ -85,7 +82,8 @@ SensorPipeline make_sensor_pipeline(const char* function, const wr_camera_desc& 
 
   SensorPipeline s;
   PipelineParams& p = s.params;
-  p.depth = make_depth_params(desc);
+  p.plain = make_depth_params(desc);
+  p.depth = p.plain;
   p.depth.miss_value = INFINITY;  // the camera stage's "no return"; the output stage maps it
   p.intrinsics = intrinsics_of(desc);
   p.plane_depth = desc.depth_kind == WR_DEPTH_PLANE;
@@ -199,107 +197,6 @@ void build_resample_taps(const PipelineParams& p, ResampleTaps* columns, Resampl
   if (o.resample == kResampleNone) return;
   for (uint32_t x = 0; x < o.out_w; ++x) columns[x] = make_resample_taps(x, o.crop_w, o.out_w, o.scale_x, o.resample);
   for (uint32_t y = 0; y < o.out_h; ++y) rows[y] = make_resample_taps(y, o.crop_h, o.out_h, o.scale_y, o.resample);
-}
-
-PipelineCall make_pipeline_call(const char* function, const SensorPipeline& pipeline, uint32_t num_envs,
-                                const InstanceView& instances, const wr_render_args& a) {
-  require_non_null(function, a.body_poses, "args->body_poses");
-  require_element_aligned(function, a.body_poses, "args->body_poses");
-  require_non_null(function, a.out, "args->out");
-  const PipelineParams& p = pipeline.params;
-  if (p.output.dtype == kDtypeFloat32)
-    require_element_aligned(function, static_cast<const float*>(a.out), "args->out");
-  else
-    require_element_aligned(function, static_cast<const uint16_t*>(a.out), "args->out");
-  const uint32_t stride = a.pose_stride ? a.pose_stride : 7u;
-  if (stride < 7)
-    fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": args->pose_stride = " + std::to_string(stride) +
-                                        ": a pose is 7 floats, so the stride must be 0 (7) or at least 7");
-  if (uint64_t(a.pose_offset) + 7 > stride)
-    fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": args->pose_offset = " + std::to_string(a.pose_offset) +
-                                        ": pose_offset + 7 must be <= pose_stride (" + std::to_string(stride) + ")");
-  const uint64_t need = uint64_t(num_envs) * pipeline.out_bytes_per_env;
-  if (a.out_bytes < need)
-    fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": args->out_bytes = " + std::to_string(a.out_bytes) +
-                                        ": the output (" + std::to_string(num_envs) + " envs x " +
-                                        std::to_string(pipeline.out_height) + " x " +
-                                        std::to_string(pipeline.out_width) + " x " +
-                                        std::to_string(dtype_bytes(p.output.dtype)) + " bytes) needs " +
-                                        std::to_string(need));
-  if (a.intrinsics) require_element_aligned(function, a.intrinsics, "args->intrinsics");
-  if (a.mounts) require_element_aligned(function, a.mounts, "args->mounts");
-  if (a.latency) require_element_aligned(function, a.latency, "args->latency");
-  if (a.bad_env_count) require_element_aligned(function, a.bad_env_count, "args->bad_env_count");
-  if (instances.num_slots) require_array(function, a.instance_poses, "args->instance_poses");
-  if (instances.num_globals) require_array(function, a.global_poses, "args->global_poses");
-  if (a.instance_ids) {
-    require_element_aligned(function, a.instance_ids, "args->instance_ids");
-    if (p.camera_image || p.history > 1)
-      fail(WR_ERROR_INVALID_ARGUMENT,
-           std::string(function) + ": args->instance_ids is set, but this sensor's output pixels are not each one " +
-               "camera pixel's (" + (p.output.resample != kResampleNone ? "it resamples" : p.noise.edges ? "edge dropout" : "a history") +
-               "): ids need no resampling, no edge dropout and history_length <= 1");
-  }
-  PipelineCall c;
-  c.body_poses = a.body_poses;
-  c.pose_stride = stride;
-  c.pose_offset = a.pose_offset;
-  c.intrinsics = a.intrinsics;
-  c.mounts = a.mounts;
-  c.frame = a.frame;
-  c.latency = a.latency;
-  c.update_mask = a.update_mask;
-  c.reset_mask = a.reset_mask;
-  c.out = a.out;
-  c.bad_env_count = a.bad_env_count;
-  c.bad_env_mask = a.bad_env_mask;
-  c.instances = instances;
-  c.instance_poses = instances.num_slots ? a.instance_poses : nullptr;
-  c.global_poses = instances.num_globals ? a.global_poses : nullptr;
-  c.instance_ids = a.instance_ids;
-  return c;
-}
-
-namespace {
-
-std::string floats(const float* v, int n) {
-  std::string s = "(";
-  for (int i = 0; i < n; ++i) s += (i ? ", " : "") + num(v[i]);
-  return s + ")";
-}
-
-}  // namespace
-
-void validate_pipeline_host_data(const char* function, const PipelineParams& p, const PipelineCall& c,
-                                 uint32_t num_envs) {
-  if (num_instances(c.instances) != 0 && !p.isolate)  // isolated: the render makes such envs invalid
-    validate_instance_poses(function, c.instances, c.instance_poses, c.global_poses, num_envs, c.update_mask,
-                            p.depth.quat_order, "nothing was rendered");
-  for (uint32_t env = 0; env < num_envs; ++env) {
-    if (c.latency && c.latency[env] >= p.history)
-      fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": args->latency of env " + std::to_string(env) + " = " +
-                                          std::to_string(c.latency[env]) + ": must be below the history length (" +
-                                          std::to_string(p.history) + ")");
-    if (p.isolate || !env_updated(c, env)) continue;  // isolated envs are made invalid by the render itself
-    const float* pose = c.body_poses + uint64_t(env) * c.pose_stride + c.pose_offset;
-    RigidTransform t;
-    if (!pose_to_transform(pose, p.depth.quat_order, &t))
-      fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": args->body_poses of env " + std::to_string(env) +
-                                          " (floats " + std::to_string(uint64_t(env) * c.pose_stride + c.pose_offset) +
-                                          "...) = " + floats(pose, 7) +
-                                          ": not finite, or a zero quaternion; nothing was rendered");
-    if (c.mounts && !mount_to_transform(c.mounts + 7ull * env, p.depth.quat_order, &t))
-      fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": args->mounts of env " + std::to_string(env) + " = " +
-                                          floats(c.mounts + 7ull * env, 7) +
-                                          ": not finite; nothing was rendered");
-    if (c.intrinsics) {
-      const float* k = c.intrinsics + 4ull * env;
-      if (!valid_intrinsics(Intrinsics{k[0], k[1], k[2], k[3]}))
-        fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": args->intrinsics of env " + std::to_string(env) +
-                                            " = (fx, fy, cx, cy) " + floats(k, 4) +
-                                            ": fx and fy must be finite and > 0, cx and cy finite; nothing was rendered");
-    }
-  }
 }
 
 }  // namespace wr

@@ -1,5 +1,5 @@
 // The RL depth pipeline's options on the host: wr_sensor_options checked and turned into the
-// constants every pixel reads (core/depth_pipeline.h), and a render's arguments checked.
+// constants every pixel reads (core/depth_pipeline.h).
 #pragma once
 
 #include <cstdint>
@@ -25,17 +25,5 @@ void build_resample_taps(const PipelineParams& p, ResampleTaps* columns, Resampl
 // Checks `options` (NULL: all off; messages "<function>: options->field ...") against the camera
 // `desc` (already valid) and makes the pipeline.
 SensorPipeline make_sensor_pipeline(const char* function, const wr_camera_desc& desc, const wr_sensor_options* options);
-
-// Checks what a render's arguments can be checked for without reading their data (null, sizes,
-// alignment, stride and offset; the instance poses the scene's table needs, `instances` being where
-// its device reads it) and turns them into a PipelineCall (pose_stride resolved).
-PipelineCall make_pipeline_call(const char* function, const SensorPipeline& pipeline, uint32_t num_envs,
-                                const InstanceView& instances, const wr_render_args& args);
-
-// Checks the call's host data, env by env: poses, mounts and intrinsics (bad ones throw naming the
-// env, unless `isolate`: then they are left for the render, which makes those envs invalid) and
-// latencies (< history, always). Nothing is written.
-void validate_pipeline_host_data(const char* function, const PipelineParams& p, const PipelineCall& c,
-                                 uint32_t num_envs);
 
 }  // namespace wr

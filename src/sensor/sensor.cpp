@@ -1,7 +1,5 @@
 #include "sensor/sensor.h"
 
-#include <cmath>
-#include <cstdio>
 #include <limits>
 #include <string>
 
@@ -48,22 +46,6 @@ Sensor::Sensor(const char* function, const Scene& scene, const wr_camera_desc& d
   template_.resize(static_cast<size_t>(desc.width) * desc.height);
   build_ray_template(desc, template_.data());
   params_ = make_depth_params(desc);
-}
-
-void validate_body_poses(const char* function, const float* body_poses, uint32_t num_envs, int quat_order) {
-  for (uint32_t env = 0; env < num_envs; ++env) {
-    const float* p = body_poses + 7ull * env;
-    RigidTransform unused;
-    if (pose_to_transform(p, quat_order, &unused)) continue;
-    char values[200];
-    std::snprintf(values, sizeof values, "(%g, %g, %g, %g, %g, %g, %g)", p[0], p[1], p[2], p[3], p[4], p[5], p[6]);
-    bool finite = true;
-    for (int i = 0; i < 7; ++i) finite = finite && std::isfinite(p[i]);
-    fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": body_poses of env " + std::to_string(env) + " = " +
-                                        values +
-                                        (finite ? ": the quaternion is zero" : ": not finite") +
-                                        "; nothing was rendered");
-  }
 }
 
 }  // namespace wr

@@ -44,8 +44,4 @@ class Sensor {
   SensorPipeline pipeline_;
 };
 
-// Checks (num_envs x 7) host poses; throws WR_ERROR_INVALID_ARGUMENT naming the first bad env
-// (before anything is rendered: the CPU backend's render writes nothing then).
-void validate_body_poses(const char* function, const float* body_poses, uint32_t num_envs, int quat_order);
-
 }  // namespace wr

@@ -1,0 +1,30 @@
+// Ray sources: how a pixel's (or a ray's) origin and direction come from a sensor's shared
+// template and its env's pose. The trace, noise, output and history stages (depth_pipeline.h) do
+// not care which source made a ray; a render's feature set (render_features.h) names its source as
+// a type, so that a new source (the patterns of height scanners and LiDARs) is a new type through
+// the same render, never a second render beside it.
+#pragma once
+
+#include "camera.h"
+
+namespace wr {
+
+// A source is a tag type and an overload of source_ray (free functions, not members: a member
+// cannot be WR_HD's `static inline` in the wider-instruction-set translation units, platform.h).
+
+// A depth camera's rays: one origin per env (the camera's position in the world: the env's body
+// pose times the mount), and per pixel (u, v) a direction of the shared template (camera.h,
+// build_ray_template: (height x width) rays in the camera frame, shared by every env), or, where
+// the render gives each env its own intrinsics, the template ray made from those (the same bits as
+// a template built with them).
+struct CameraTemplateRays {};
+
+// Pixel (u, v)'s template ray. shared: (cam_h x cam_w) template rows of cam_w; own_intrinsics: the
+// env has its own intrinsics `k` (then `shared` is not read).
+WR_HD TemplateRay source_ray(CameraTemplateRays, const TemplateRay* shared, uint32_t cam_w, bool own_intrinsics,
+                             const Intrinsics& k, bool plane_depth, uint32_t u, uint32_t v) {
+  return own_intrinsics ? make_template_ray(u, v, k, plane_depth)
+                        : load_template_ray(shared + static_cast<uint64_t>(v) * cam_w + u);
+}
+
+}  // namespace wr

@@ -1,0 +1,97 @@
+#include "sensor/render_call.h"
+
+#include <cstring>
+#include <string>
+#include <type_traits>
+
+#include "common/api_guard.h"
+#include "common/status_error.h"
+
+namespace wr {
+
+bool has_per_env_inputs(const PerEnvInputs& inputs) {
+  static_assert(std::has_unique_object_representations_v<PerEnvInputs>,
+                "PerEnvInputs is compared byte by byte: no padding, no floats");
+  const PerEnvInputs none{};
+  return std::memcmp(&inputs, &none, sizeof none) != 0;
+}
+
+RenderFeatureSet render_features(const SensorPipeline& pipeline, const PipelineCall& call) {
+  RenderFeatureSet f;
+  f.pipeline = pipeline.active || has_per_env_inputs(call);
+  f.instances = num_instances(call.instances) != 0;
+  return f;
+}
+
+RenderCall make_render_call(const char* function, const SensorPipeline& pipeline, uint32_t num_envs,
+                            const InstanceView& instances, const wr_render_args& a, const char* prefix) {
+  // An argument's name as the caller spells it: a string literal either way (nothing allocated
+  // unless a check fails, so that a render allocates nothing).
+  const bool in_args = std::strcmp(prefix, "args->") == 0;
+#define WR_ARG(field) (in_args ? "args->" field : field)
+  require_non_null(function, a.body_poses, WR_ARG("body_poses"));
+  require_element_aligned(function, a.body_poses, WR_ARG("body_poses"));
+  require_non_null(function, a.out, WR_ARG("out"));
+  const PipelineParams& p = pipeline.params;
+  if (p.output.dtype == kDtypeFloat32)
+    require_element_aligned(function, static_cast<const float*>(a.out), WR_ARG("out"));
+  else
+    require_element_aligned(function, static_cast<const uint16_t*>(a.out), WR_ARG("out"));
+  const uint32_t stride = a.pose_stride ? a.pose_stride : 7u;
+  if (stride < 7)
+    fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": " + WR_ARG("pose_stride") + " = " +
+                                        std::to_string(stride) +
+                                        ": a pose is 7 floats, so the stride must be 0 (7) or at least 7");
+  if (uint64_t(a.pose_offset) + 7 > stride)
+    fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": " + WR_ARG("pose_offset") + " = " +
+                                        std::to_string(a.pose_offset) + ": pose_offset + 7 must be <= pose_stride (" +
+                                        std::to_string(stride) + ")");
+  const uint64_t need = uint64_t(num_envs) * pipeline.out_bytes_per_env;
+  if (a.out_bytes < need)
+    fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": " + WR_ARG("out_bytes") + " = " +
+                                        std::to_string(a.out_bytes) + ": the output (" + std::to_string(num_envs) +
+                                        " envs x " + std::to_string(pipeline.out_height) + " x " +
+                                        std::to_string(pipeline.out_width) + " x " +
+                                        std::to_string(dtype_bytes(p.output.dtype)) + " bytes) needs " +
+                                        std::to_string(need));
+  if (a.intrinsics) require_element_aligned(function, a.intrinsics, WR_ARG("intrinsics"));
+  if (a.mounts) require_element_aligned(function, a.mounts, WR_ARG("mounts"));
+  if (a.latency) require_element_aligned(function, a.latency, WR_ARG("latency"));
+  if (a.bad_env_count) require_element_aligned(function, a.bad_env_count, WR_ARG("bad_env_count"));
+  if (instances.num_slots) require_array(function, a.instance_poses, WR_ARG("instance_poses"));
+  if (instances.num_globals) require_array(function, a.global_poses, WR_ARG("global_poses"));
+  if (a.instance_ids) {
+    require_element_aligned(function, a.instance_ids, WR_ARG("instance_ids"));
+    if (p.camera_image || p.history > 1)
+      fail(WR_ERROR_INVALID_ARGUMENT,
+           std::string(function) + ": " + WR_ARG("instance_ids") +
+               " is set, but this sensor's output pixels are not each one camera pixel's (" +
+               (p.output.resample != kResampleNone ? "it resamples" : p.noise.edges ? "edge dropout" : "a history") +
+               "): ids need no resampling, no edge dropout and history_length <= 1");
+  }
+#undef WR_ARG
+  RenderCall r{};
+  PipelineCall& c = r.call;
+  c.body_poses = a.body_poses;
+  c.pose_stride = stride;
+  c.pose_offset = a.pose_offset;
+  c.intrinsics = a.intrinsics;
+  c.mounts = a.mounts;
+  c.frame = a.frame;
+  c.latency = a.latency;
+  c.update_mask = a.update_mask;
+  c.reset_mask = a.reset_mask;
+  c.out = a.out;
+  c.bad_env_count = a.bad_env_count;
+  c.bad_env_mask = a.bad_env_mask;
+  c.instances = instances;
+  c.instance_poses = instances.num_slots ? a.instance_poses : nullptr;
+  c.global_poses = instances.num_globals ? a.global_poses : nullptr;
+  c.instance_ids = a.instance_ids;
+  r.features = render_features(pipeline, c);
+  r.stream = a.stream;
+  r.args_prefix = prefix;
+  return r;
+}
+
+}  // namespace wr

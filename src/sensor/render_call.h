@@ -1,0 +1,41 @@
+// One render, from the C API to a backend: the caller's wr_render_args checked (what needs no
+// reading of their data) and turned into the call every backend takes (backend/backend.h,
+// SensorBackend::render), with the feature set the render uses (core/render_features.h) derived
+// here, once, from the sensor and the call: nothing else decides which parts of the pipeline a
+// render runs. wr_sensor_render and wr_sensor_render_ex both come through make_render_call.
+#pragma once
+
+#include <cstdint>
+
+#include <wr/wr.h>
+
+#include "core/depth_pipeline.h"
+#include "sensor/pipeline_options.h"
+
+namespace wr {
+
+struct RenderCall {
+  PipelineCall call;          // core/depth_pipeline.h
+  RenderFeatureSet features;  // render_features(sensor's pipeline, call)
+  void* stream;               // a cudaStream_t on CUDA (null: the default stream); unused on the CPU
+  // How the caller spelled the arguments' struct in messages: "args->" (wr_sensor_render_ex) or ""
+  // (wr_sensor_render, whose arguments are plain parameters).
+  const char* args_prefix;
+};
+
+// Whether a call has per-env inputs: any pointer of PerEnvInputs set (compared byte by byte, so
+// that a field added there counts without being listed).
+bool has_per_env_inputs(const PerEnvInputs& inputs);
+
+// The feature set of a render of a sensor whose pipeline is `pipeline` (the pipeline's stages
+// where the sensor's options ask for them or the call has per-env inputs; the instances where the
+// scene's table is not empty).
+RenderFeatureSet render_features(const SensorPipeline& pipeline, const PipelineCall& call);
+
+// Checks a render's arguments for what needs no reading of their data (null, sizes, alignment,
+// stride and offset; the instance poses the scene's table needs, `instances` being where its device
+// reads it; messages "<function>: <args_prefix>body_poses ...") and makes the call.
+RenderCall make_render_call(const char* function, const SensorPipeline& pipeline, uint32_t num_envs,
+                            const InstanceView& instances, const wr_render_args& args, const char* args_prefix);
+
+}  // namespace wr
