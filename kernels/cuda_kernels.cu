@@ -24,23 +24,20 @@ namespace {
 
 __device__ uint64_t global_thread() { return static_cast<uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; }
 
-// The shared phase of an instanced kernel's block (prepare_block_instances, then the barrier that
-// ANDs the poses' check), where the render's blocks prepare their env's instances; every thread of
-// the block reaches the barrier. Nothing without F's instances.
-template <class F>
-__device__ BlockInstances block_instances(const WarpTiles& tiles, const PipelineParams& p, const PipelineCall& c,
-                                          uint32_t count) {
+// The shared phase of an instanced kernel's block where its blocks prepare their env's instances
+// (kShared: prepare_block_instances, then the barrier that ANDs the poses' check; every thread of
+// the block reaches it). Nothing otherwise.
+template <bool kShared>
+__device__ BlockInstances block_instances(const WarpTiles& tiles, const PipelineParams& p, const PipelineCall& c) {
   BlockInstances b{nullptr, true};
-  if constexpr (F::instances) {
-    if (count != 0) {
-      extern __shared__ __align__(16) unsigned char block_shared[];
-      PreparedInstance* prepared = reinterpret_cast<PreparedInstance*>(block_shared);
-      const uint32_t env = tiles.env_of_block(blockIdx.x, blockDim.x);
-      const bool valid =
-          env < tiles.num_envs ? prepare_block_instances(c, p, env, threadIdx.x, blockDim.x, prepared) : true;
-      b.valid = __syncthreads_and(valid) != 0;
-      b.prepared = prepared;
-    }
+  if constexpr (kShared) {
+    extern __shared__ __align__(16) unsigned char block_shared[];
+    PreparedInstance* prepared = reinterpret_cast<PreparedInstance*>(block_shared);
+    const uint32_t env = tiles.env_of_block(blockIdx.x, blockDim.x);
+    const bool valid =
+        env < tiles.num_envs ? prepare_block_instances(c, p, env, threadIdx.x, blockDim.x, prepared) : true;
+    b.valid = __syncthreads_and(valid) != 0;
+    b.prepared = prepared;
   }
   return b;
 }
@@ -49,12 +46,12 @@ __global__ void WR_KERNEL_BOUNDS intersect_kernel(BvhView bvh, ExplicitRays rays
   intersect_thread(global_thread(), bvh, rays);
 }
 
-template <class F>
+template <class F, bool kShared>
 __global__ void WR_KERNEL_BOUNDS camera_kernel(BvhView bvh, const TemplateRay* __restrict__ rays, PipelineParams p,
-                                               PipelineCall c, WarpTiles tiles, PipelineState s, uint32_t shared,
+                                               PipelineCall c, WarpTiles tiles, PipelineState s,
                                                unsigned long long* __restrict__ overflows) {
-  const BlockInstances block = block_instances<F>(tiles, p, c, shared);
-  if (camera_thread<F>(global_thread(), bvh, rays, p, c, tiles, s, block)) atomicAdd(overflows, 1ull);
+  const BlockInstances block = block_instances<kShared>(tiles, p, c);
+  if (camera_thread<F, kShared>(global_thread(), bvh, rays, p, c, tiles, s, block)) atomicAdd(overflows, 1ull);
 }
 
 template <class F>
@@ -62,12 +59,12 @@ __global__ void WR_KERNEL_BOUNDS sample_kernel(PipelineParams p, PipelineCall c,
   sample_thread<F>(global_thread(), p, c, tiles, s);
 }
 
-template <class F>
+template <class F, bool kShared>
 __global__ void WR_KERNEL_BOUNDS output_kernel(BvhView bvh, const TemplateRay* __restrict__ rays, PipelineParams p,
-                                               PipelineCall c, WarpTiles tiles, PipelineState s, uint32_t shared,
+                                               PipelineCall c, WarpTiles tiles, PipelineState s,
                                                unsigned long long* __restrict__ overflows) {
-  const BlockInstances block = block_instances<F>(tiles, p, c, shared);
-  const OutputThreadResult r = output_thread<F>(global_thread(), bvh, rays, p, c, tiles, s, block);
+  const BlockInstances block = block_instances<kShared>(tiles, p, c);
+  const OutputThreadResult r = output_thread<F, kShared>(global_thread(), bvh, rays, p, c, tiles, s, block);
   if (r.overflowed) atomicAdd(overflows, 1ull);
   if constexpr (F::pipeline)
     if (r.bad_env && c.bad_env_count) atomicAdd(c.bad_env_count, 1u);
@@ -79,11 +76,11 @@ __global__ void WR_KERNEL_BOUNDS history_kernel(uint32_t num_envs, PipelineParam
 
 unsigned grid_of(uint64_t blocks) { return blocks > 0 ? static_cast<unsigned>(blocks) : 1u; }
 
-template <class F>
+// One render's launches, with kShared where its blocks prepare their env's instances (g's).
+template <class F, bool kShared>
 cudaError_t launch(const BvhView& bvh, const TemplateRay* rays, const PipelineParams& p, const PipelineCall& c,
-                   const RenderFeatureSet& features, const PipelineState& s, uint32_t num_envs,
-                   unsigned long long* overflows, cudaStream_t stream) {
-  const RenderGrids g = render_grids(p, c, features, num_envs);
+                   const RenderGrids& g, const PipelineState& s, uint32_t num_envs, unsigned long long* overflows,
+                   cudaStream_t stream) {
   const size_t shared_bytes = size_t(g.block_instances) * sizeof(PreparedInstance);
   cudaError_t err = cudaSuccess;
   if constexpr (F::pipeline) {
@@ -92,8 +89,8 @@ cudaError_t launch(const BvhView& bvh, const TemplateRay* rays, const PipelinePa
       if (err != cudaSuccess) return err;
     }
     if (p.camera_image) {
-      camera_kernel<F><<<grid_of(g.window.blocks), kBlockThreads, shared_bytes, stream>>>(
-          bvh, rays, p, c, g.window, s, g.block_instances, overflows);
+      camera_kernel<F, kShared><<<grid_of(g.window.blocks), kBlockThreads, shared_bytes, stream>>>(
+          bvh, rays, p, c, g.window, s, overflows);
       err = cudaGetLastError();
       if (err != cudaSuccess) return err;
       if (p.noise.edges) {
@@ -103,8 +100,8 @@ cudaError_t launch(const BvhView& bvh, const TemplateRay* rays, const PipelinePa
       }
     }
   }
-  output_kernel<F><<<grid_of(g.out.blocks), kBlockThreads, shared_bytes, stream>>>(bvh, rays, p, c, g.out, s,
-                                                                                  g.block_instances, overflows);
+  output_kernel<F, kShared>
+      <<<grid_of(g.out.blocks), kBlockThreads, shared_bytes, stream>>>(bvh, rays, p, c, g.out, s, overflows);
   err = cudaGetLastError();
   if constexpr (F::pipeline) {
     if (err != cudaSuccess || p.history <= 1) return err;
@@ -119,8 +116,12 @@ cudaError_t launch(const BvhView& bvh, const TemplateRay* rays, const PipelinePa
 cudaError_t launch_render(const BvhView& bvh, const TemplateRay* rays, const PipelineParams& p, const PipelineCall& c,
                           const RenderFeatureSet& features, const PipelineState& s, uint32_t num_envs,
                           unsigned long long* overflows, cudaStream_t stream) {
+  const RenderGrids g = render_grids(p, c, features, num_envs);
   return with_features(features, [&](auto f) {
-    return launch<decltype(f)>(bvh, rays, p, c, features, s, num_envs, overflows, stream);
+    using F = decltype(f);
+    if constexpr (F::instances)
+      if (g.block_instances != 0) return launch<F, true>(bvh, rays, p, c, g, s, num_envs, overflows, stream);
+    return launch<F, false>(bvh, rays, p, c, g, s, num_envs, overflows, stream);
   });
 }
 

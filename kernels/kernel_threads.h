@@ -46,10 +46,10 @@ WR_HD uint32_t block_instance_count(const PipelineCall& c) {
   return n != 0 && uint64_t(n) * sizeof(PreparedInstance) <= kMaxBlockInstanceBytes ? n : 0u;
 }
 
-// The instances of a block's env, prepared by the block together (instanced kernels whose tiles
-// are made with env_blocks): in shared memory on the GPU.
+// The instances of a block's env, prepared by the block together (the kernels of an instanced
+// render whose tiles are made with env_blocks, kShared): in shared memory on the GPU.
 struct BlockInstances {
-  const PreparedInstance* prepared;  // (num_instances) the env's, or null: each ray prepares them
+  const PreparedInstance* prepared;  // (num_instances) the env's (kShared), or null: each ray prepares them
   bool valid;                        // with prepared: every instance pose of the env is valid
 };
 
@@ -94,15 +94,20 @@ WR_HD bool prepare_block_instances(const PipelineCall& c, const PipelineParams& 
 }
 
 // The env stage of a thread of env `env`: its camera and intrinsics (env_camera), and with F's
-// instances the env's (*instances: prepared by the block, or by each ray) and their poses' check.
-// False for a bad env.
-template <class F>
+// instances the env's (*instances: prepared by the block where kShared, else by each ray) and their
+// poses' check. False for a bad env. Each kernel of an instanced render is instantiated both ways
+// (kShared or not), so that neither carries the other's code.
+template <class F, bool kShared>
 WR_HD bool thread_env(const PipelineCall& c, const PipelineParams& p, uint32_t env, const BlockInstances& block,
                       RigidTransform* camera, Intrinsics* k, EnvInstances* instances) {
   if constexpr (F::instances) {
     *instances = env_instances(c, p, env);
-    instances->prepared = block.prepared;
-    if (!(block.prepared ? block.valid : instance_poses_valid(*instances))) return false;
+    if constexpr (kShared) {
+      instances->prepared = block.prepared;
+      if (!block.valid) return false;
+    } else {
+      if (!instance_poses_valid(*instances)) return false;
+    }
   }
   return env_camera<F>(c, env, p, camera, k);
 }
@@ -113,20 +118,21 @@ WR_HD bool thread_env(const PipelineCall& c, const PipelineParams& p, uint32_t e
 // (the sample kernel makes the samples then); else (the window is the crop) its sample goes into
 // s.samples. Envs the call leaves out or whose camera is bad are skipped (the output kernel
 // handles them). Returns true when its ray overflowed the traversal stack.
-template <class F>
+template <class F, bool kShared>
 WR_HD bool camera_thread(uint64_t thread, const BvhView& bvh, const TemplateRay* rays, const PipelineParams& p,
                          const PipelineCall& c, const WarpTiles& tiles, const PipelineState& s,
                          const BlockInstances& block) {
   static_assert(F::pipeline, "the camera image is the pipeline's");
   uint32_t env, x, y;
   if (!tiles.pixel_of(thread, &env, &x, &y) || !env_updated(c, env)) return false;
-  RigidTransform camera;
-  Intrinsics k;
-  EnvInstances instances;
-  if (!thread_env<F>(c, p, env, block, &camera, &k, &instances)) return false;
+  RigidTransform camera{};  // (set by thread_env where it returns true; zeroed for the compiler's sake)
+  Intrinsics k{};
+  EnvInstances instances{};
+  if (!thread_env<F, kShared>(c, p, env, block, &camera, &k, &instances)) return false;
   bool overflowed;
   const uint32_t u = p.win_x + x, v = p.win_y + y;
-  const float d = camera_depth<CudaTraversal, F>(bvh, rays, c, &instances, u, v, camera, k, p, &overflowed, nullptr);
+  const float d =
+      camera_depth<CudaTraversal, F, kShared>(bvh, rays, c, &instances, u, v, camera, k, p, &overflowed, nullptr);
   if (p.noise.edges)
     s.camera_images[(static_cast<uint64_t>(env) * p.win_h + y) * p.win_w + x] = d;
   else
@@ -163,7 +169,7 @@ struct OutputThreadResult {
 // or from its own camera pixel traced here, emitted into the history and the output (and its
 // instance id into c.instance_ids, where asked); a bad env's output is NaN, and its pixel 0 writes
 // the env's bad_env_mask entry and reports it for the count.
-template <class F>
+template <class F, bool kShared>
 WR_HD OutputThreadResult output_thread(uint64_t thread, const BvhView& bvh, const TemplateRay* rays,
                                        const PipelineParams& p, const PipelineCall& c, const WarpTiles& tiles,
                                        const PipelineState& s, const BlockInstances& block) {
@@ -172,10 +178,10 @@ WR_HD OutputThreadResult output_thread(uint64_t thread, const BvhView& bvh, cons
   if (!tiles.pixel_of(thread, &env, &x, &y)) return r;
   if constexpr (F::pipeline)
     if (!env_updated(c, env)) return r;
-  RigidTransform camera;
-  Intrinsics k;
-  EnvInstances instances;
-  const bool valid = thread_env<F>(c, p, env, block, &camera, &k, &instances);  // (a bad latency: emit_output's)
+  RigidTransform camera{};  // (set by thread_env where it returns true; zeroed for the compiler's sake)
+  Intrinsics k{};
+  EnvInstances instances{};
+  const bool valid = thread_env<F, kShared>(c, p, env, block, &camera, &k, &instances);  // (a bad latency: emit_output's)
   const uint32_t i = y * p.output.out_w + x;
   if constexpr (!F::pipeline) {
     float* out = static_cast<float*>(c.out) + static_cast<uint64_t>(env) * p.output.out_w * p.output.out_h + i;
@@ -183,7 +189,8 @@ WR_HD OutputThreadResult output_thread(uint64_t thread, const BvhView& bvh, cons
       *out = quiet_nan_();  // a bad pose poisons only its own env's image
       return r;
     }
-    *out = camera_depth<CudaTraversal, F>(bvh, rays, c, &instances, x, y, camera, k, p, &r.overflowed, nullptr);
+    *out = camera_depth<CudaTraversal, F, kShared>(bvh, rays, c, &instances, x, y, camera, k, p, &r.overflowed,
+                                                   nullptr);
     return r;
   } else {
     if (x == 0 && y == 0) {
@@ -201,8 +208,9 @@ WR_HD OutputThreadResult output_thread(uint64_t thread, const BvhView& bvh, cons
       v = output_from_samples(s.samples + static_cast<uint64_t>(env) * p.output.crop_w * p.output.crop_h, x, y, p, s);
     } else {
       uint32_t instance;
-      const float d = camera_depth<CudaTraversal, F>(bvh, rays, c, &instances, p.output.crop_x + x,
-                                                     p.output.crop_y + y, camera, k, p, &r.overflowed, &instance);
+      const float d = camera_depth<CudaTraversal, F, kShared>(bvh, rays, c, &instances, p.output.crop_x + x,
+                                                              p.output.crop_y + y, camera, k, p, &r.overflowed,
+                                                              &instance);
       if (c.instance_ids) c.instance_ids[to.out_at + i] = F::instances ? instance : kInvalidIndex;
       v = output_from_pixel(d, x, y, p, env, c.frame, env_offset(p.noise, env, c.frame));
     }

@@ -348,14 +348,14 @@ step_sweep() {
 }
 
 # The sweep as one Markdown table: each variant's ms and G rays/s per row of the targets, its
-# time relative to the shipped values' in this same run (< 1: faster), and the depth kernel's
-# registers per thread on sm_90 (ptxas, from the variant's build).
+# time relative to the shipped values' in this same run (< 1: faster), and the plain depth
+# kernel's (output_kernel<plain>) registers per thread on sm_90 (ptxas, from the variant's build).
 sweep_table() {
   local variants=$1 name regs
-  echo "| variant | depth_kernel registers (sm_90) | terrain | N | WxH | ms/render (median) | G rays/s | time vs shipped |"
+  echo "| variant | output_kernel<plain> registers (sm_90) | terrain | N | WxH | ms/render (median) | G rays/s | time vs shipped |"
   echo "|---|---:|---|---:|---|---:|---:|---:|"
   while read -r name _; do
-    regs=$(awk -F'|' '$2 ~ /depth_kernel/ && $3 ~ /sm_90/ { gsub(/ /, "", $4); print $4 }' \
+    regs=$(awk -F'|' '$2 ~ /output_kernel<plain>/ && $3 ~ /sm_90/ { gsub(/ /, "", $4); print $4 }' \
       "$variants/$name/kernel-resources.md" 2>/dev/null)
     [ -s "$logs/sweep-$name.csv" ] || { echo "| $name | ${regs:--} | (failed: see sweep-$name.log) | | | | | |"; continue; }
     awk -F, -v name="$name" -v regs="${regs:--}" '

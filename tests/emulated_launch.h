@@ -17,14 +17,14 @@ struct EmulatedResult {
 };
 
 // One block of a render kernel: the shared phase where the render's blocks prepare their env's
-// instances, then `thread(global_thread, block_instances)` for each of its threads.
-template <class F, class Thread>
+// instances (kShared), then `thread(global_thread, block_instances)` for each of its threads.
+template <bool kShared, class Thread>
 void emulate_block(uint64_t block, const wr::cuda::WarpTiles& tiles, const wr::PipelineParams& p,
                    const wr::PipelineCall& c, uint32_t block_instances, std::vector<wr::PreparedInstance>* shared,
                    Thread&& thread) {
   const uint32_t threads = wr::cuda::kBlockThreads;
   wr::cuda::BlockInstances b{nullptr, true};
-  if (F::instances && block_instances != 0) {
+  if (kShared) {
     shared->assign(block_instances, wr::PreparedInstance{});
     const uint32_t env = tiles.env_of_block(block, threads);
     bool all = true;
@@ -36,8 +36,9 @@ void emulate_block(uint64_t block, const wr::cuda::WarpTiles& tiles, const wr::P
   for (uint32_t t = 0; t < threads; ++t) thread(block * threads + t, b);
 }
 
-// The launches of one render of feature set F, as cuda_kernels.cu makes them.
-template <class F>
+// The launches of one render of feature set F (kShared: its blocks prepare their env's instances),
+// as cuda_kernels.cu makes them.
+template <class F, bool kShared>
 EmulatedResult emulate_render(const wr::BvhView& bvh, const wr::TemplateRay* rays, const wr::PipelineParams& p,
                               const wr::PipelineCall& c, const wr::PipelineState& s, uint32_t num_envs) {
   namespace cuda = wr::cuda;
@@ -47,19 +48,20 @@ EmulatedResult emulate_render(const wr::BvhView& bvh, const wr::TemplateRay* ray
   EmulatedResult r;
   if (F::pipeline && p.camera_image) {
     for (uint64_t block = 0; block < g.window.blocks; ++block)
-      emulate_block<F>(block, g.window, p, c, g.block_instances, &shared,
-                       [&](uint64_t t, const cuda::BlockInstances& b) {
-                         if constexpr (F::pipeline)
-                           r.overflows += cuda::camera_thread<F>(t, bvh, rays, p, c, g.window, s, b);
-                       });
+      emulate_block<kShared>(block, g.window, p, c, g.block_instances, &shared,
+                             [&](uint64_t t, const cuda::BlockInstances& b) {
+                               if constexpr (F::pipeline)
+                                 r.overflows += cuda::camera_thread<F, kShared>(t, bvh, rays, p, c, g.window, s, b);
+                             });
     if (p.noise.edges)
       for (uint64_t t = 0; t < g.crop.blocks * cuda::kBlockThreads; ++t) {
         if constexpr (F::pipeline) cuda::sample_thread<F>(t, p, c, g.crop, s);
       }
   }
   for (uint64_t block = 0; block < g.out.blocks; ++block)
-    emulate_block<F>(block, g.out, p, c, g.block_instances, &shared, [&](uint64_t t, const cuda::BlockInstances& b) {
-      const cuda::OutputThreadResult o = cuda::output_thread<F>(t, bvh, rays, p, c, g.out, s, b);
+    emulate_block<kShared>(block, g.out, p, c, g.block_instances, &shared,
+                           [&](uint64_t t, const cuda::BlockInstances& b) {
+      const cuda::OutputThreadResult o = cuda::output_thread<F, kShared>(t, bvh, rays, p, c, g.out, s, b);
       r.overflows += o.overflowed;
       r.bad_envs += o.bad_env;
     });
@@ -72,8 +74,12 @@ EmulatedResult emulate_render(const wr::BvhView& bvh, const wr::TemplateRay* ray
 inline EmulatedResult emulate_render(const wr::RenderFeatureSet& features, const wr::BvhView& bvh,
                                      const wr::TemplateRay* rays, const wr::PipelineParams& p,
                                      const wr::PipelineCall& c, const wr::PipelineState& s, uint32_t num_envs) {
+  const wr::cuda::RenderGrids g = wr::cuda::render_grids(p, c, features, num_envs);
   return wr::with_features(features, [&](auto f) {
-    return emulate_render<decltype(f)>(bvh, rays, p, c, s, num_envs);
+    using F = decltype(f);
+    if constexpr (F::instances)
+      if (g.block_instances != 0) return emulate_render<F, true>(bvh, rays, p, c, s, num_envs);
+    return emulate_render<F, false>(bvh, rays, p, c, s, num_envs);
   });
 }
 

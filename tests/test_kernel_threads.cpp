@@ -69,7 +69,7 @@ uint64_t emulated_plain(const wr::BvhView& bvh, const wr_camera_desc& desc, cons
   c.out = out;
   uint64_t overflows = 0;
   for (uint64_t thread = 0; thread < tiles.blocks * wr::cuda::kBlockThreads; ++thread)
-    overflows += wr::cuda::output_thread<Plain>(thread, bvh, rays.data(), pipeline.params, c, tiles,
+    overflows += wr::cuda::output_thread<Plain, false>(thread, bvh, rays.data(), pipeline.params, c, tiles,
                                                 wr::PipelineState{}, wr::cuda::BlockInstances{nullptr, true})
                      .overflowed;
   return overflows;
@@ -513,5 +513,105 @@ TEST_CASE("an emulated launch of the pipeline's kernels through instances equals
       CHECK(seen[1] > 0);
       CHECK(seen[2] == 0);  // excluded group
     }
+  }
+}
+
+TEST_CASE("every feature set's emulated launch equals the CPU backend bit for bit, its blocks' instances shared or not") {
+  // The plain render and the pipeline's, each over a terrain alone and through instances, whose
+  // blocks prepare their env's instances in shared memory (a few instances) or leave each ray to
+  // (more than kMaxBlockInstanceBytes hold): the kernels' instantiations, each against the CPU job
+  // compiled for the same set.
+  const char* dir = std::getenv("WR_SOURCE_DIR");
+  const wr::Mesh mesh = wr::load_obj(std::string(dir ? dir : ".") + "/assets/parkour_small.obj");
+  const wr::Bvh bvh = wr::build_bvh(mesh.vertices.data(), mesh.indices.data(), mesh.indices.size() / 3,
+                                    wr::cuda::bvh_build_options());
+  wr_camera_desc desc;
+  wr_camera_desc_pinhole(&desc, 29, 19, 87.0f);
+  desc.miss_value = 3.0f;
+  const uint32_t num_envs = 3, slots = 2;
+  std::vector<wr::TemplateRay> rays(size_t(desc.width) * desc.height);
+  wr::build_ray_template(desc, rays.data());
+  const std::vector<float> box = {-0.3f, -0.2f, -0.1f, 0.3f, -0.2f, -0.1f, 0.3f, 0.2f, -0.1f, -0.3f, 0.2f, -0.1f,
+                                  -0.3f, -0.2f, 0.1f,  0.3f, -0.2f, 0.1f,  0.3f, 0.2f, 0.1f,  -0.3f, 0.2f, 0.1f};
+  const std::vector<uint32_t> box_tris = {0, 1, 2, 0, 2, 3, 4, 6, 5, 4, 7, 6, 0, 4, 5, 0, 5, 1,
+                                          1, 5, 6, 1, 6, 2, 2, 6, 7, 2, 7, 3, 3, 7, 4, 3, 4, 0};
+  const wr::Bvh proto = wr::build_bvh(box.data(), box_tris.data(), 12, wr::cuda::bvh_build_options());
+  const wr::BvhView views[1] = {proto.view()};
+  float lo[3], hi[3];
+  wr_test::vertex_bounds(mesh.vertices, lo, hi);
+  hi[2] += 2.0f;
+  const std::vector<float> poses = wr_test::random_poses_in_box(13, num_envs, lo, hi);
+  std::vector<float> slot_poses;  // each env's slots 1.5 and 2.2 m ahead of its camera
+  for (uint32_t e = 0; e < num_envs; ++e) {
+    wr::RigidTransform body{};
+    REQUIRE(wr::pose_to_transform(&poses[7 * e], wr::kQuatWXYZ, &body));
+    for (uint32_t s = 0; s < slots; ++s) {
+      const wr::Vec3 p = body.pos + wr::rotate(body.rot, wr::Vec3{1.5f + 0.7f * s, 0.2f * s - 0.1f, 0.0f});
+      slot_poses.insert(slot_poses.end(), {p.x, p.y, p.z, 1.0f, 0.1f * s, 0.2f, 0.0f});
+    }
+  }
+  const uint32_t shared_limit = wr::cuda::kMaxBlockInstanceBytes / uint32_t(sizeof(wr::PreparedInstance));
+  for (const uint32_t globals : {1u, shared_limit + 7}) {
+    // Global instances on a ring around env 0's camera, some in its view.
+    std::vector<float> global_poses;
+    for (uint32_t g = 0; g < globals; ++g) {
+      const float a = 6.2831853f * float(g) / float(globals), r = 2.0f + float(g % 5);
+      global_poses.insert(global_poses.end(),
+                          {poses[0] + r * std::cos(a), poses[1] + r * std::sin(a), poses[2], 1, 0, 0, 0.3f});
+    }
+    std::vector<uint32_t> prototype(slots + globals, 0u), group(slots + globals, 0u);
+    const wr::InstanceView table{views, prototype.data(), group.data(), slots, globals};
+    for (const bool pipeline : {false, true})
+      for (const bool instanced : {false, true}) {
+        if (!instanced && globals > 1) continue;  // the same as with one
+        const wr::RenderFeatureSet features{pipeline, instanced};
+        INFO((pipeline ? "pipeline" : "plain") << (instanced ? ", instances" : "") << ", " << globals << " globals");
+        wr_sensor_options o;
+        wr_sensor_options_init(&o);
+        if (pipeline) o.normalize = 1, o.norm_b = 4, o.dtype = WR_DTYPE_FLOAT16;  // the output stage
+        const wr::SensorPipeline sp = wr::make_sensor_pipeline("test", desc, &o);
+        REQUIRE(sp.active == pipeline);
+        const size_t pixels = size_t(num_envs) * sp.out_width * sp.out_height;
+        std::vector<uint32_t> want_ids(pixels, 7u), got_ids(pixels, 7u);
+        std::vector<unsigned char> want(num_envs * sp.out_bytes_per_env, 0xEE), got(want);
+        auto call = [&](void* out, uint32_t* ids) {
+          wr::PipelineCall c{};
+          c.body_poses = poses.data();
+          c.pose_stride = 7;
+          c.out = out;
+          if (pipeline) c.instance_ids = ids;
+          if (instanced) c.instances = table, c.instance_poses = slot_poses.data(), c.global_poses = global_poses.data();
+          return c;
+        };
+        const wr::PipelineCall cw = call(want.data(), want_ids.data()), cg = call(got.data(), got_ids.data());
+        REQUIRE(wr::render_features(sp, cw).pipeline == pipeline);
+        REQUIRE(wr::render_features(sp, cw).instances == instanced);
+        // The CPU job for the set.
+        wr::ThreadPool pool(2);
+        std::atomic<uint64_t> overflows{0};
+        std::vector<wr::PreparedInstance> prepared(2ull * (slots + globals));
+        wr::CpuRenderJob job{};
+        job.bvh = bvh.view();
+        job.rays = rays.data();
+        job.params = &sp.params;
+        job.call = cw;
+        job.features = features;
+        job.num_envs = num_envs;
+        job.thread_instances = prepared.data();
+        job.num_instances = instanced ? slots + globals : 0;
+        job.stack_overflows = &overflows;
+        wr::cpu_render(pool, job);
+        // The kernels, as launched for it: blocks that share their instances while they fit.
+        const wr::cuda::RenderGrids grids = wr::cuda::render_grids(sp.params, cg, features, num_envs);
+        CHECK(grids.block_instances == (instanced && globals < shared_limit ? slots + globals : 0u));
+        const wr_test::EmulatedResult e =
+            wr_test::emulate_render(features, bvh.view(), rays.data(), sp.params, cg, wr::PipelineState{}, num_envs);
+        CHECK(got == want);
+        CHECK(got_ids == want_ids);
+        CHECK(e.overflows == overflows.load());
+        size_t hit_instances = 0;
+        for (uint32_t id : want_ids) hit_instances += id != wr::kInvalidIndex && id != 7u;
+        if (pipeline && instanced) CHECK(hit_instances > 0);  // the instances are seen: equality means something
+      }
   }
 }

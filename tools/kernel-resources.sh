@@ -3,18 +3,36 @@
 # -DWR_CUDA_RESOURCE_USAGE=ON) into a Markdown table: per kernel and architecture, the
 # registers per thread, the stack frame (the traversal stack lives there, in local memory) and
 # any spills. Used by scripts/gpu-check.sh and scripts/gpu-bundle.sh; needs no GPU.
+# A render's kernels are templates over its feature set (src/core/render_features.h): each
+# instantiation is a row, named as output_kernel<plain>, output_kernel<pipeline,instances,shared>
+# (RenderFeatures<pipeline, instances>; shared: its blocks prepare their env's instances in
+# shared memory).
 #
 #   usage: tools/kernel-resources.sh BUILD_LOG
 set -euo pipefail
 [ $# -eq 1 ] && [ -f "$1" ] || { echo "usage: tools/kernel-resources.sh BUILD_LOG" >&2; exit 2; }
 awk '
-  # ptxas info    : Compiling entry function '\''_ZN...12depth_kernel...'\'' for '\''sm_90'\''
+  # ptxas info    : Compiling entry function '\''_ZN...16intersect_kernel...'\'' for '\''sm_90'\''
   /Compiling entry function/ {
-    # The mangled name holds <length><name>E, e.g. 12depth_kernelE; the E (end of the nested
-    # name) tells it from "15_cuda_kernels_cu_<hash>", the anonymous namespace before it.
+    # The mangled name holds <length><name>E (a function) or <length><name>I (a template), e.g.
+    # 16intersect_kernelE; the E or I tells it from "15_cuda_kernels_cu_<hash>", the anonymous
+    # namespace before it (whose hash may end in digits: the length is read back from the name).
     kernel = "?"
-    if (match($0, /[0-9]+[a-z_]+_kernelE/)) {
-      kernel = substr($0, RSTART, RLENGTH - 1); sub(/^[0-9]+/, "", kernel)
+    if (match($0, /[0-9]+[a-z_]+_kernel[EI]/)) {
+      found = substr($0, RSTART, RLENGTH - 1)
+      kernel = found; sub(/^[0-9]+/, "", kernel)
+      templated = substr($0, RSTART + RLENGTH - 1, 1) == "I"
+      if (templated) {
+        rest = substr($0, RSTART + RLENGTH)
+        flags = ""
+        if (match(rest, /RenderFeaturesILb[01]ELb[01]E/)) {
+          f = substr(rest, RSTART, RLENGTH)
+          flags = (substr(f, 18, 1) == "1" ? "pipeline" : "plain") (substr(f, 22, 1) == "1" ? ",instances" : "")
+          after = substr(rest, RSTART + RLENGTH)
+          if (match(after, /^[^L]*EELb1E/)) flags = flags ",shared"
+        }
+        kernel = kernel "<" flags ">"
+      }
     }
     arch = $0; sub(/.* for ./, "", arch); sub(/.$/, "", arch)
   }

@@ -148,8 +148,9 @@ WR_HD bool trace_instance(const EnvInstances& e, const PreparedInstance& p, uint
 // improving *best (the terrain's hit, or tmax and no triangle) and setting *instance to the
 // instance of the hit taken (left as it is where the terrain's stays). `prepared`: the env's
 // instances made by prepare_instance (num_instances of them), or null to make them here. Returns
-// whether a trace overflowed its stack.
-template <class Variant, int kStackSize = kTraversalStackSize>
+// whether a trace overflowed its stack. kPrepared: `prepared` is never null (the caller knows it at
+// compile time: a kernel whose block prepared them), so that no per-ray preparation is compiled in.
+template <class Variant, int kStackSize = kTraversalStackSize, bool kPrepared = false>
 WR_HD bool trace_instances(const EnvInstances& e, const PreparedInstance* prepared, Vec3 org, Vec3 dir, float tmin,
                            TraceResult* best, uint32_t* instance) {
   bool overflowed = false;
@@ -157,8 +158,9 @@ WR_HD bool trace_instances(const EnvInstances& e, const PreparedInstance* prepar
   const RayBox world = make_ray_box(org, dir);
   for (uint32_t i = 0; i < n; ++i) {
     PreparedInstance made;
-    if (!prepared) made = prepare_instance(e, i);
-    const PreparedInstance& p = prepared ? prepared[i] : made;
+    if constexpr (!kPrepared)
+      if (!prepared) made = prepare_instance(e, i);
+    const PreparedInstance& p = kPrepared || prepared ? prepared[i] : made;
     float entry;
     if (p.prototype == kInvalidIndex || !intersect_ray_box<Variant>(world, p.bmin, p.bmax, tmin, best->t, &entry))
       continue;
@@ -175,15 +177,17 @@ struct SceneHit {
   bool overflowed;
 };
 
-// The terrain is of the kind `Terrain` (terrain.h); the instances' prototypes are BVHs.
-template <class Variant, int kStackSize = kTraversalStackSize, class Terrain = BvhTerrain>
+// The terrain is of the kind `Terrain` (terrain.h); the instances' prototypes are BVHs. kPrepared:
+// as trace_instances'.
+template <class Variant, int kStackSize = kTraversalStackSize, class Terrain = BvhTerrain, bool kPrepared = false>
 WR_HD SceneHit trace_scene(const typename Terrain::View& terrain, const EnvInstances* e, Vec3 org, Vec3 dir, float tmin,
                            float tmax) {
   TraceResult best = trace_terrain<Variant, kStackSize>(Terrain{}, terrain, org, dir, tmin, tmax);
   SceneHit h{best.t, best.triangle, kInvalidIndex, best.overflowed};
   if (e && num_instances(e->view) != 0) {
     h.overflowed =
-        trace_instances<Variant, kStackSize>(*e, e->prepared, org, dir, tmin, &best, &h.instance) || h.overflowed;
+        trace_instances<Variant, kStackSize, kPrepared>(*e, e->prepared, org, dir, tmin, &best, &h.instance) ||
+        h.overflowed;
     h.t = best.t;
     h.triangle = best.triangle;
   }

@@ -46,11 +46,13 @@ WR_HD float pixel_value(float t, uint32_t triangle, const TemplateRay& ray, cons
 // env's instances where `instances` is not null: instances.h), the reported value.
 // *overflowed: the ray overflowed the traversal stack (it is still exact, see bvh_traverse.h).
 // *instance (where not null): the instance hit, kInvalidIndex for the terrain or nothing.
-template <class Variant, int kStackSize = kTraversalStackSize>
+// kPrepared: the instances come prepared (trace_instances).
+template <class Variant, int kStackSize = kTraversalStackSize, bool kPrepared = false>
 WR_HD float render_pixel(const BvhView& bvh, const EnvInstances* instances, const TemplateRay& ray,
                          const RigidTransform& camera, const DepthParams& p, bool* overflowed, uint32_t* instance) {
   const PixelRay r = make_pixel_ray(ray, camera, p);
-  const SceneHit hit = trace_scene<Variant, kStackSize>(bvh, instances, camera.pos, r.dir, r.tmin, r.tmax);
+  const SceneHit hit =
+      trace_scene<Variant, kStackSize, BvhTerrain, kPrepared>(bvh, instances, camera.pos, r.dir, r.tmin, r.tmax);
   *overflowed = hit.overflowed;
   if (instance) *instance = hit.instance;
   return pixel_value(hit.t, hit.triangle, ray, p);

@@ -81,7 +81,7 @@ Traces trace_all(const wr::Bvh& bvh, const wr_camera_desc& desc, const std::vect
     wr::RigidTransform camera{};
     const bool ok = wr::camera_from_body_pose(&poses[7 * size_t(e)], params, &camera);
     for (const wr::TemplateRay& ray : rays) {
-      if (ok) {  // the kernel's depth_thread: render_pixel with the probe
+      if (ok) {  // the plain kernel's output_thread: render_pixel with the probe
         const wr::PixelRay r = wr::make_pixel_ray(ray, camera, params);
         (void)wr::trace_closest_hit<wr::GpuTraversal>(bvh.view(), camera.pos, r.dir, r.tmin, r.tmax, probe);
       }
