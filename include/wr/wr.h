@@ -40,8 +40,15 @@
  *    NULL does nothing.
  *  - Threads: different sensors may render from different threads at once;
  *    one sensor renders from one thread at a time.
- *  - CUDA streams and graphs: wr_sensor_render and wr_scene_intersect on a
- *    CUDA context only enqueue one kernel on the caller's stream; they never
+ *  - One sensor's renders on a CUDA context must not overlap on the device:
+ *    enqueue them on one stream (or order the streams with events). A render
+ *    writes the sensor's own state (the pipeline's history rings and images),
+ *    so two renders of one sensor running at once on two streams race, and the
+ *    library cannot tell without a synchronising query, which render never
+ *    makes. Different sensors may render on different streams at once.
+ *  - CUDA streams and graphs: wr_sensor_render, wr_sensor_render_ex and
+ *    wr_scene_intersect on a CUDA context only enqueue their kernels (one to
+ *    four, by the options in use) on the caller's stream; they never
  *    allocate, copy or synchronise, so they may be captured into a CUDA graph
  *    (cudaStreamBeginCapture, any capture mode) and replayed. Every other call
  *    that touches the device is NOT capture-safe: wr_context_create,
@@ -308,15 +315,17 @@ WR_API wr_status wr_camera_desc_set_mount_angles(wr_camera_desc* desc, float pit
    scene; num_envs x height x width must be below 2^32 (WR_ERROR_INVALID_ARGUMENT
    names the three otherwise, before anything is allocated). Builds the ray template
    (height x width directions, shared by every env) and allocates everything render
-   will ever need: render never allocates. On a CUDA context it also launches the
-   kernel once over no pixel, so that the driver's one-time first-launch work (loading
-   the kernel, sizing local memory) is done here and not in the first render. The
-   sensor keeps the scene alive. */
+   will ever need: render never allocates. On a CUDA context it also launches every
+   kernel its renders can use once over no pixel, so that the driver's one-time
+   first-launch work (loading the kernel, sizing local memory) is done here and not in
+   the first render. The sensor keeps the scene alive. */
 WR_API wr_status wr_sensor_create(wr_scene scene, const wr_camera_desc* desc, uint32_t num_envs, wr_sensor* out);
 
-/* Renders every env.
+/* Renders every env: wr_sensor_render_ex with only body_poses and depth_out set (and
+   stream), so the two give the same bytes.
      body_poses: (num_envs x 7) float, see Conventions.
-     depth_out:  (num_envs x height x width) float, written whole.
+     depth_out:  (num_envs x height x width) float, written whole (a sensor made with
+                 options: its output, wr_sensor_output_shape).
    On a CPU context both are host pointers and the call returns when the work
    is done; stream is ignored. On a CUDA context both are device pointers and
    the work is enqueued on stream (a cudaStream_t, NULL = default stream); it

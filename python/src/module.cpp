@@ -140,8 +140,6 @@ void translate_errors(const std::exception_ptr& p, void*) {
   }
 }
 
-const char* kPosesDoc = "(num_envs, 7)";
-
 std::string shape_text(std::initializer_list<int64_t> extents) {
   std::string s = "(";
   size_t i = 0;
@@ -645,35 +643,23 @@ NB_MODULE(_wr, m) {
           "scene"_a, "desc"_a, "num_envs"_a, "wr_sensor_create: a sensor without pipeline options.")
       .def(
           "render",
-          [](SensorObj& s, nb::handle poses, nb::handle out, uintptr_t stream) {
-            const int64_t n = s.num_envs, h = s.desc.height, w = s.desc.width;
-            Array p = take_array(poses, {"Sensor.render", "poses", false, {Dtype::kFloat32}, {n, 7}, kPosesDoc},
-                                 s.device);
-            Array o = take_array(out, {"Sensor.render", "out", true, {Dtype::kFloat32}, {n, h, w},
-                                       "(num_envs, height, width)"},
-                                 s.device);
-            require_disjoint("Sensor.render", p, "poses", o, "out");
-            nb::gil_scoped_release release;
-            std::lock_guard<std::mutex> lock(s.busy);
-            s.sensor.render(static_cast<const float*>(p.data), static_cast<float*>(o.data),
-                            reinterpret_cast<void*>(stream));
-          },
-          "poses"_a.none(), "out"_a.none(), "stream"_a = 0,
-          "wr_sensor_render: poses (num_envs, 7) float32 in, out (num_envs, height, width) float32 written "
-          "whole. stream: a cudaStream_t as an integer (CUDA contexts; 0 = the legacy default stream).")
-      .def(
-          "render_ex",
-          [](SensorObj& s, nb::handle poses, uint32_t stride, uint32_t offset, nb::handle out, nb::handle intrinsics,
-             nb::handle mounts, uint64_t frame, nb::handle latency, nb::handle update_mask, nb::handle reset_mask,
-             nb::handle bad_env_count, nb::handle bad_env_mask, uintptr_t stream, nb::handle instance_poses,
+          [](SensorObj& s, nb::handle poses, nb::handle out, uintptr_t stream, uint32_t stride, uint32_t offset,
+             nb::handle intrinsics, nb::handle mounts, uint64_t frame, nb::handle latency, nb::handle update_mask,
+             nb::handle reset_mask, nb::handle bad_env_count, nb::handle bad_env_mask, nb::handle instance_poses,
              nb::handle global_poses, nb::handle instance_ids) {
             const char* fn = "Sensor.render";
             const int64_t n = s.num_envs;
-            // poses: (num_envs, stride) or (num_envs, bodies, 13) float32, read in place
-            Array p = take_array(poses, {fn, "poses", false, {Dtype::kFloat32}, {}, ""}, s.device, true);
+            // poses: (num_envs, 7) float32 (pose_stride 0); or, read in place from simulator state,
+            // (num_envs, stride) or (num_envs, bodies, 13) with the pose_stride (and pose_offset) of it.
+            const bool state = stride != 0 || offset != 0;
+            Array p = state ? take_array(poses, {fn, "poses", false, {Dtype::kFloat32}, {}, ""}, s.device, true)
+                            : take_array(poses, {fn, "poses", false, {Dtype::kFloat32}, {n, 7}, "(num_envs, 7)"},
+                                         s.device);
+            // (the camera's image where the sensor has no options: its output is that image)
+            const bool camera_sized = s.shape.height == s.desc.height && s.shape.width == s.desc.width;
             Array o = take_array(out, {fn, "out", true, {output_dtype(s.shape.dtype)},
                                        {n, int64_t(s.shape.height), int64_t(s.shape.width)},
-                                       "(num_envs, out_height, out_width)"},
+                                       camera_sized ? "(num_envs, height, width)" : "(num_envs, out_height, out_width)"},
                                  s.device);
             auto optional = [&](nb::handle h, const char* name, std::initializer_list<Dtype> types,
                                 std::initializer_list<int64_t> shape, const char* doc, bool writable) {
@@ -692,10 +678,14 @@ NB_MODULE(_wr, m) {
             Array ids = optional(instance_ids, "instance_ids", {Dtype::kUInt32, Dtype::kInt32},
                                  {n, int64_t(s.shape.height), int64_t(s.shape.width)},
                                  "(num_envs, out_height, out_width)", true);
-            for (const Array* in : {&p, &k, &m, &lat, &upd, &rst, &inst.slots, &inst.globals}) {
+            const std::pair<const Array*, const char*> inputs[] = {
+                {&p, "poses"},         {&k, "intrinsics"},         {&m, "mounts"},
+                {&lat, "latency"},     {&upd, "update_mask"},      {&rst, "reset_mask"},
+                {&inst.slots, "instance_poses"}, {&inst.globals, "global_poses"}};
+            for (const auto& [in, name] : inputs) {
               if (!in->data) continue;
-              require_disjoint(fn, *in, "an input", o, "out");
-              if (ids.data) require_disjoint(fn, *in, "an input", ids, "instance_ids");
+              require_disjoint(fn, *in, name, o, "out");
+              if (ids.data) require_disjoint(fn, *in, name, ids, "instance_ids");
             }
             if (ids.data) require_disjoint(fn, o, "out", ids, "instance_ids");
             wr_render_args a = wr::render_args(static_cast<const float*>(p.data), o.data, o.bytes());
@@ -721,12 +711,15 @@ NB_MODULE(_wr, m) {
             std::lock_guard<std::mutex> lock(s.busy);
             s.sensor.render(a);
           },
-          "poses"_a.none(), "pose_stride"_a, "pose_offset"_a, "out"_a.none(), "intrinsics"_a.none(),
-          "mounts"_a.none(), "frame"_a, "latency"_a.none(), "update_mask"_a.none(), "reset_mask"_a.none(),
-          "bad_env_count"_a.none(), "bad_env_mask"_a.none(), "stream"_a = 0, "instance_poses"_a.none() = nb::none(),
-          "global_poses"_a.none() = nb::none(), "instance_ids"_a.none() = nb::none(),
-          "wr_sensor_render_ex: the pipeline's render (wr.h, wr_render_args); the Python layer's "
-          "Sensor.render fills the arguments. An instanced scene's poses: instance_poses (num_envs, "
+          "poses"_a.none(), "out"_a.none(), "stream"_a = 0, "pose_stride"_a = 0, "pose_offset"_a = 0,
+          "intrinsics"_a.none() = nb::none(), "mounts"_a.none() = nb::none(), "frame"_a = 0,
+          "latency"_a.none() = nb::none(), "update_mask"_a.none() = nb::none(), "reset_mask"_a.none() = nb::none(),
+          "bad_env_count"_a.none() = nb::none(), "bad_env_mask"_a.none() = nb::none(),
+          "instance_poses"_a.none() = nb::none(), "global_poses"_a.none() = nb::none(),
+          "instance_ids"_a.none() = nb::none(),
+          "wr_sensor_render_ex: the one render (wr.h, wr_render_args; the library derives which parts of the "
+          "pipeline it runs); the Python layer's Sensor.render fills the arguments. poses (num_envs, 7) float32 "
+          "(pose_stride 0), or simulator state with its pose_stride (and pose_offset). An instanced scene's poses: instance_poses (num_envs, "
           "num_slots, 7) and global_poses (num_globals, 7) float32, each needed when the scene has such "
           "instances; instance_ids (num_envs, out_height, out_width) uint32 or int32 or None is written with "
           "the instance each pixel hit (0xFFFFFFFF / -1: the terrain or nothing).")

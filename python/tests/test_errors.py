@@ -129,7 +129,7 @@ def test_library_errors_carry_message_and_status(ctx: wr.Context, sensor: wr.Sen
     poses = random_poses(8)
     poses[5, 3:7] = 0.0  # a zero quaternion: the library names the env
     out = np.full(sensor.shape, 3.0, np.float32)
-    with raises(r"wr_sensor_render: .*5.*\[WR_ERROR_INVALID_ARGUMENT\]") as info:
+    with raises(r"wr_sensor_render(_ex)?: .*5.*\[WR_ERROR_INVALID_ARGUMENT\]") as info:
         sensor.render(poses, out=out)
     assert np.all(out == 3.0)  # a failed call writes nothing
     assert info.value.message == str(info.value) and "env" in info.value.message

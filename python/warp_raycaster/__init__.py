@@ -609,14 +609,9 @@ class Sensor:
         if instance_ids is None and return_ids:
             instance_ids, finish_ids = _frameworks.empty_like(poses, self.shape, "int32", self.context.device, where)
         handle = self.scene._stream(poses, stream, where)
-        plain = (self.pipeline is None and body is None and frame == 0 and not self._instanced and
-                 all(a is None for a in (intrinsics, mounts, latency, update_mask, reset_mask, bad_env_mask,
-                                         bad_env_count, instance_poses, global_poses, instance_ids)))
+        # One entry of the binding for every render: the library derives which parts of the
+        # pipeline it runs from the sensor and these arguments.
         shape = tuple(getattr(poses, "shape", ()))
-        state = len(shape) == 3 or (len(shape) == 2 and shape[1] > 7)
-        if plain and not state:  # (num_envs, 7) poses, or anything else the binding names the fault of
-            self._h.render(poses, out, handle)
-            return finish(out)
         if len(shape) == 3:
             if body is None or not 0 <= int(body) < shape[1] or shape[2] < 7:
                 raise _invalid(where, f"poses has shape {shape}: (num_envs, bodies, 13) state needs body= in "
@@ -624,14 +619,16 @@ class Sensor:
             stride, offset = shape[1] * shape[2], int(body) * shape[2]
         elif body is not None:
             raise _invalid(where, f"poses has shape {shape}: body= needs (num_envs, bodies, 13) rigid-body states")
-        elif len(shape) == 2 and shape[1] >= 7:
+        elif len(shape) == 2 and shape[1] > 7:
             stride, offset = shape[1], 0
-        else:
-            stride, offset = 7, 0  # not an array, or of another shape: the binding names what is wrong
-        if len(shape) >= 2 and shape[0] != self.num_envs:
+        else:  # (num_envs, 7) poses; or not an array, or of another shape: the binding names what is wrong
+            stride, offset = 0, 0
+        if stride and shape[0] != self.num_envs:
             raise _invalid(where, f"poses has {shape[0]} rows, the sensor {self.num_envs} envs")
-        self._h.render_ex(poses, stride, offset, out, intrinsics, mounts, int(frame), latency, update_mask,
-                          reset_mask, bad_env_count, bad_env_mask, handle, instance_poses, global_poses, instance_ids)
+        self._h.render(poses, out, handle, pose_stride=stride, pose_offset=offset, intrinsics=intrinsics,
+                       mounts=mounts, frame=int(frame), latency=latency, update_mask=update_mask,
+                       reset_mask=reset_mask, bad_env_count=bad_env_count, bad_env_mask=bad_env_mask,
+                       instance_poses=instance_poses, global_poses=global_poses, instance_ids=instance_ids)
         if with_ids:
             return finish(out), finish_ids(instance_ids)
         return finish(out)
