@@ -25,8 +25,8 @@
 //     instruction counts (the per-pixel set-up included); and the issue-bound rays/s that
 //     follows on an H200 (132 SMs x 4 schedulers x 1.98 GHz x 32 lanes), an upper bound: memory
 //     latency and stalls come on top.
-// The instruction counts are depth_kernel's SASS for sm_90 (nvcc 13.0, disassembled with
-// nvdisasm), counted in benchmarks/results/cuda-warp-model-2026-11-30.md; override them with
+// The instruction counts are depth_kernel's SASS for sm_90 (the plain render's kernel, now
+// output_kernel<plain>; nvcc 13.0, disassembled with nvdisasm), counted in benchmarks/results/cuda-warp-model-2026-11-30.md; override them with
 // --setup, --inner, --leaf, --triangle after a change to the kernel.
 #include <algorithm>
 #include <cmath>
@@ -241,7 +241,7 @@ double parse_number(const char* flag, const char* text) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // SASS instructions of depth_kernel's branches, sm_90, as counted in
+  // SASS instructions of depth_kernel's (now output_kernel<plain>'s) branches, sm_90, as counted in
   // benchmarks/results/cuda-warp-model-2026-11-30.md.
   Costs costs{430, 78, 26, 150};
   uint32_t num_envs = 64, width = 106, height = 60;
