@@ -162,7 +162,8 @@ struct World {
     float lo[3], hi[3];
     REQUIRE(wr_scene_bounds(scene, lo, hi) == WR_SUCCESS);
     CHECK((lo[0] == -100 && lo[1] == -100 && lo[2] == -100 && hi[0] == 8 && hi[1] == 100 && hi[2] == 100));
-    wr_camera_desc got;
+    wr_camera_desc got{};
+    got.struct_size = sizeof got;
     uint32_t envs = 0;
     REQUIRE(wr_sensor_desc(sensor, &got, &envs) == WR_SUCCESS);
     CHECK(std::memcmp(&got, &desc, sizeof desc) == 0);
@@ -173,7 +174,8 @@ struct World {
 
 // Renders `poses` with `sensor`, which must succeed; (num_envs x height x width) floats.
 inline std::vector<float> render_ok(wr_sensor sensor, const std::vector<float>& poses) {
-  wr_camera_desc d;
+  wr_camera_desc d{};
+  d.struct_size = sizeof d;
   uint32_t n = 0;
   REQUIRE(wr_sensor_desc(sensor, &d, &n) == WR_SUCCESS);
   std::vector<float> out(std::size_t(n) * d.width * d.height, kSentinel);

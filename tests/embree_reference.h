@@ -238,6 +238,7 @@ struct LibraryScene {
 inline wr_camera_desc make_desc(const SensorConfig& cfg, wr_quat_order order, const float* mount7) {
   wr_camera_desc d;
   std::memset(&d, 0, sizeof(d));
+  d.struct_size = sizeof(d);
   d.width = cfg.width, d.height = cfg.height;
   d.fx = cfg.fx, d.fy = cfg.fy, d.cx = cfg.cx, d.cy = cfg.cy;
   d.near_clip = cfg.near_clip, d.far_clip = cfg.far_clip, d.miss_value = cfg.miss_value;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -83,11 +84,33 @@ TEST_CASE("wr_sensor_create: error paths", "[c_api]") {
     d.mount_rotation[2] = 0.0f;
     d.mount_rotation[3] = 2.5f;
     REQUIRE(wr_sensor_create(w.scene, &d, 3, &s) == WR_SUCCESS);
-    wr_camera_desc got;
+    wr_camera_desc got{};
+    got.struct_size = sizeof got;
     uint32_t n = 0;
     REQUIRE(wr_sensor_desc(s, &got, &n) == WR_SUCCESS);
     CHECK(std::memcmp(&got, &d, sizeof d) == 0);
     CHECK(n == 3);
+    wr_sensor_release(s);
+  }
+
+  SECTION("struct_size: fields past the caller's count as 0, and a size the library cannot hold is refused") {
+    expect_bad("desc->struct_size = 0", [](wr_camera_desc& d) { d.struct_size = 0; });
+    expect_bad("desc->struct_size = 3", [](wr_camera_desc& d) { d.struct_size = 3; });
+    expect_bad("wr_camera_desc_pinhole", [](wr_camera_desc& d) { d.struct_size = sizeof d + 4; });
+    // A desc that ends before the mount (a caller built when it had none): the identity mount,
+    // whatever the caller's memory holds past its size.
+    wr_camera_desc d = ok;
+    d.struct_size = offsetof(wr_camera_desc, mount_position);
+    d.mount_position[0] = 5.0f;
+    d.mount_rotation[0] = 0.5f;
+    REQUIRE(wr_sensor_create(w.scene, &d, 2, &s) == WR_SUCCESS);
+    wr_camera_desc got{};
+    got.struct_size = sizeof got;
+    REQUIRE(wr_sensor_desc(s, &got, nullptr) == WR_SUCCESS);
+    CHECK(got.struct_size == sizeof got);
+    CHECK(std::memcmp(&got, &ok, offsetof(wr_camera_desc, mount_position)) == 0);
+    for (float x : got.mount_position) CHECK(x == 0.0f);
+    for (float x : got.mount_rotation) CHECK(x == 0.0f);
     wr_sensor_release(s);
   }
 }
@@ -149,10 +172,34 @@ TEST_CASE("wr_sensor_render and sensor queries: error paths write nothing and lo
     w.expect_intact();
   }
 
-  wr_camera_desc d;
+  wr_camera_desc d{};
+  d.struct_size = sizeof d;
   uint32_t n = 0;
   uint64_t overflows = 0;
   EXPECT_FAIL(wr_sensor_desc(nullptr, &d, &n), WR_ERROR_INVALID_ARGUMENT, "wr_sensor_desc", "sensor");
+  {
+    INFO("out_desc->struct_size: refused outside [4, sizeof], nothing written; inside, the fields that fit");
+    for (uint32_t size : {0u, 3u, uint32_t(sizeof d + 4)}) {
+      wr_camera_desc out{};
+      out.struct_size = size;
+      out.width = 12345;
+      n = 77;
+      EXPECT_FAIL(wr_sensor_desc(w.sensor, &out, &n), WR_ERROR_INVALID_ARGUMENT, "wr_sensor_desc",
+                  "out_desc->struct_size = " + std::to_string(size));
+      CHECK(out.struct_size == size);
+      CHECK(out.width == 12345);
+      CHECK(n == 77);
+    }
+    const uint32_t to_height = offsetof(wr_camera_desc, fx);  // struct_size, width, height
+    wr_camera_desc out{};
+    out.struct_size = to_height;
+    out.fx = -7.0f;
+    REQUIRE(wr_sensor_desc(w.sensor, &out, nullptr) == WR_SUCCESS);
+    CHECK(out.struct_size == to_height);
+    CHECK(out.width == w.desc.width);
+    CHECK(out.height == w.desc.height);
+    CHECK(out.fx == -7.0f);  // past the caller's struct: untouched
+  }
   // wr.h does not say whether one of the two outputs may be NULL; both NULL is surely an error.
   EXPECT_FAIL(wr_sensor_desc(w.sensor, nullptr, nullptr), WR_ERROR_INVALID_ARGUMENT, "wr_sensor_desc", "out_desc",
               "out_num_envs");

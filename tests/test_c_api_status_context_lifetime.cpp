@@ -1,4 +1,5 @@
-// C API contract tests (executable test_c_api; helpers in c_api_world.h): wr_status_string, the
+// C API contract tests (executable test_c_api; helpers in c_api_world.h): the version,
+// wr_status_string, the
 // thread rules of wr_last_error, contexts and their error paths, releasing handles in any order,
 // and different sensors rendering from different threads at once.
 #include <cstdint>
@@ -14,6 +15,24 @@
 #include "c_api_world.h"
 
 using namespace wr_test::c_api;
+
+// ---- the version ---------------------------------------------------------------------------------
+
+TEST_CASE("wr_version and wr_version_string are the header's version, in the order WR_MAKE_VERSION gives",
+          "[c_api]") {
+  CHECK(wr_version() == WR_VERSION);
+  CHECK(WR_VERSION == WR_MAKE_VERSION(WR_VERSION_MAJOR, WR_VERSION_MINOR, WR_VERSION_PATCH));
+  REQUIRE(wr_version_string() != nullptr);
+  CHECK(std::string(wr_version_string()) == WR_VERSION_STRING);
+  CHECK(std::string(WR_VERSION_STRING) == std::to_string(WR_VERSION_MAJOR) + "." + std::to_string(WR_VERSION_MINOR) +
+                                              "." + std::to_string(WR_VERSION_PATCH));
+  // Versions compare as numbers, component by component.
+  CHECK(WR_MAKE_VERSION(0, 2, 0) > WR_MAKE_VERSION(0, 1, 999));
+  CHECK(WR_MAKE_VERSION(1, 0, 0) > WR_MAKE_VERSION(0, 999, 999));
+  CHECK(WR_MAKE_VERSION(0, 10, 0) > WR_MAKE_VERSION(0, 9, 0));
+  // 0.2 is the first version whose wr_camera_desc starts with struct_size (wr.h).
+  CHECK(wr_version() >= WR_MAKE_VERSION(0, 2, 0));
+}
 
 // ---- status strings and the last-error message --------------------------------------------------
 

@@ -164,6 +164,7 @@ TEST_CASE("zero-area triangles are never hit, even by rays through them", "[refe
   REQUIRE(wr_test::create_backend_context(0, &lib.context) == WR_SUCCESS);
   wr_camera_desc desc;
   std::memset(&desc, 0, sizeof(desc));
+  desc.struct_size = sizeof(desc);
   desc.width = kW, desc.height = kH, desc.fx = kF, desc.fy = kF, desc.cx = kW / 2.0f, desc.cy = kH / 2.0f;
   desc.near_clip = 0.0f, desc.far_clip = kInf, desc.miss_value = kInf;
   desc.depth_kind = WR_DEPTH_PLANE, desc.quat_order = WR_QUAT_WXYZ;

@@ -67,6 +67,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "wr/wr_version.h" /* WR_VERSION_MAJOR, _MINOR, _PATCH, WR_VERSION_STRING: this header's */
+
 #if defined(_WIN32)
 #define WR_API
 #elif defined(WR_BUILDING_LIBRARY)
@@ -78,6 +80,28 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* ---- Version ---------------------------------------------------------------
+   Semantic versioning: a program built against one version runs with a libwr of the same major
+   version and a minor version at least its own. Before 1.0 the minor version counts as the
+   major one (0.2 changed wr_camera_desc: it now starts with struct_size).
+   Structs that may grow start with struct_size (set by the function that fills them): fields
+   past a caller's struct_size count as 0, so a new option arrives as a field of a struct, not
+   as a new function. */
+
+/* One number for a version, to compare with < and >=: major x 10^6 + minor x 10^3 + patch. */
+#define WR_MAKE_VERSION(major, minor, patch) \
+  ((uint32_t)(major) * 1000000u + (uint32_t)(minor) * 1000u + (uint32_t)(patch))
+/* The version of this header (and of the libwr it came with). */
+#define WR_VERSION WR_MAKE_VERSION(WR_VERSION_MAJOR, WR_VERSION_MINOR, WR_VERSION_PATCH)
+
+/* The version of the libwr loaded at run time, as WR_MAKE_VERSION makes it; a program can
+   compare it with WR_VERSION, the header's, e.g. refuse a library older than its header. */
+WR_API uint32_t wr_version(void);
+
+/* The same as a static string, "major.minor.patch" (WR_VERSION_STRING of the library's
+   build). Never NULL. */
+WR_API const char* wr_version_string(void);
 
 /* ---- Status and errors ---------------------------------------------------- */
 
@@ -281,6 +305,7 @@ WR_API wr_status wr_scene_instance_counts(wr_scene scene, uint32_t* out_num_slot
 /* ---- Sensor ------------------------------------------------------------------- */
 
 typedef struct wr_camera_desc {
+  uint32_t struct_size;            /* sizeof(wr_camera_desc), set by wr_camera_desc_pinhole */
   uint32_t width, height;          /* pixels, each >= 1 and below 2^31 */
   float fx, fy, cx, cy;            /* pinhole intrinsics in pixels; fx, fy > 0; cx, cy finite */
   float near_clip, far_clip;       /* metres, 0 <= near_clip < far_clip (far may be +inf) */
@@ -297,7 +322,9 @@ typedef struct wr_camera_desc {
    near_clip = 0, far_clip = +infinity, miss_value = +infinity (REP 117: no
    return), WR_DEPTH_PLANE, WR_QUAT_WXYZ, identity mount (mount_rotation all
    0, so that setting quat_order to WR_QUAT_XYZW afterwards, as IsaacGym users
-   do, still gives an upright camera). WR_ERROR_INVALID_ARGUMENT, desc untouched,
+   do, still gives an upright camera), and struct_size: start every desc here (a desc
+   filled by hand sets struct_size = sizeof(wr_camera_desc) itself; fields past a
+   caller's struct_size count as 0). WR_ERROR_INVALID_ARGUMENT, desc untouched,
    for a NULL desc, a zero width or height, or hfov_degrees outside [1, 180)
    (a value below 1 is most likely radians). */
 WR_API wr_status wr_camera_desc_pinhole(wr_camera_desc* desc, uint32_t width, uint32_t height, float hfov_degrees);
@@ -337,7 +364,9 @@ WR_API wr_status wr_sensor_create(wr_scene scene, const wr_camera_desc* desc, ui
 WR_API wr_status wr_sensor_render(wr_sensor sensor, const float* body_poses, float* depth_out, void* stream);
 
 /* The sensor's camera description (as given to wr_sensor_create) and env count.
-   Either output may be NULL (not both). */
+   Either output may be NULL (not both). out_desc->struct_size says how much the
+   caller's struct holds (set it to sizeof(wr_camera_desc), or pass a desc that
+   wr_camera_desc_pinhole filled): the fields that fit are written, struct_size kept. */
 WR_API wr_status wr_sensor_desc(wr_sensor sensor, wr_camera_desc* out_desc, uint32_t* out_num_envs);
 
 /* How many rays of this sensor, since creation, overflowed the fixed

@@ -193,20 +193,20 @@ class Sensor {
   /// The camera description as given at creation.
   wr_camera_desc desc() const {
     wr_camera_desc d{};
-    uint32_t n = 0;
-    detail::check(wr_sensor_desc(get(), &d, &n));
+    d.struct_size = sizeof d;
+    detail::check(wr_sensor_desc(get(), &d, nullptr));
     return d;
   }
   /// Number of envs (cameras) the sensor renders.
   uint32_t num_envs() const {
-    wr_camera_desc d{};
     uint32_t n = 0;
-    detail::check(wr_sensor_desc(get(), &d, &n));
+    detail::check(wr_sensor_desc(get(), nullptr, &n));
     return n;
   }
   /// Floats a render writes: num_envs * height * width.
   std::size_t depth_size() const {
     wr_camera_desc d{};
+    d.struct_size = sizeof d;
     uint32_t n = 0;
     detail::check(wr_sensor_desc(get(), &d, &n));
     return std::size_t(n) * d.height * d.width;

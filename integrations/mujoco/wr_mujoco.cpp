@@ -806,6 +806,7 @@ Camera Camera::from_model(const mjModel* m, const Scene& scene, int id, const Ca
 
   wr_camera_desc& desc = cam.desc;
   std::memset(&desc, 0, sizeof desc);
+  desc.struct_size = sizeof desc;
   desc.width = static_cast<uint32_t>(width);
   desc.height = static_cast<uint32_t>(height);
   const float* sensorsize = m->cam_sensorsize + 2 * id;

@@ -191,6 +191,8 @@ NB_MODULE(_wr, m) {
       "warp_raycaster, which chooses frameworks, devices, streams and output arrays; this "
       "module takes arrays as they are (DLPack, buffer protocol, __cuda_array_interface__) and "
       "never copies one.";
+  // The version of wr.h this module was built against (wr/wr_version.h); version() is the loaded
+  // libwr's. The package's __version__ is this one, and its metadata is the same project version.
   m.attr("__version__") = WR_VERSION_STRING;
   nb::register_exception_translator(translate_errors);
   // Objects still referenced when the interpreter exits (module globals of a script) are not
@@ -262,13 +264,19 @@ NB_MODULE(_wr, m) {
   m.def("last_error", [] { return std::string(wr_last_error()); },
         "wr_last_error: the message of the last failed C call on this thread ('' if none). Failed "
         "calls of this module raise warp_raycaster.Error carrying it already.");
+  m.def("version", [] { return std::string(wr_version_string()); },
+        "wr_version_string(): the version of the libwr.so this module is linked with, 'major.minor.patch'.");
   m.def("library_path", &library_path, "The file of the libwr.so this module is linked with.");
 
   // ---- camera description ----
   nb::class_<wr_camera_desc>(m, "CameraDesc",
                              "wr_camera_desc: pinhole intrinsics (pixels), clipping (metres), miss value, "
                              "depth kind, quaternion order and mount (camera pose in the body frame).")
-      .def(nb::init<>())
+      // Zeroes, with struct_size set (wr.h: every desc carries its size).
+      .def("__init__", [](wr_camera_desc* d) {
+        new (d) wr_camera_desc{};
+        d->struct_size = sizeof *d;
+      })
       .def_rw("width", &wr_camera_desc::width)
       .def_rw("height", &wr_camera_desc::height)
       .def_rw("fx", &wr_camera_desc::fx)

@@ -16,7 +16,7 @@ from conftest import SMALL_TERRAIN, random_poses
 
 class CameraDesc(ctypes.Structure):
     # wr_camera_desc of include/wr/wr.h, field for field (enums are C ints).
-    _fields_ = [("width", ctypes.c_uint32), ("height", ctypes.c_uint32),
+    _fields_ = [("struct_size", ctypes.c_uint32), ("width", ctypes.c_uint32), ("height", ctypes.c_uint32),
                 ("fx", ctypes.c_float), ("fy", ctypes.c_float), ("cx", ctypes.c_float), ("cy", ctypes.c_float),
                 ("near_clip", ctypes.c_float), ("far_clip", ctypes.c_float), ("miss_value", ctypes.c_float),
                 ("depth_kind", ctypes.c_int), ("quat_order", ctypes.c_int),

@@ -106,8 +106,9 @@ wr_status create_sensor(const char* fn, wr_scene scene, const wr_camera_desc* de
     require_non_null(fn, scene, "scene");
     require_non_null(fn, desc, "desc");
     require_non_null(fn, out, "out");
+    const wr_camera_desc d = wr::read_sized_struct(fn, desc, "desc", "wr_camera_desc_pinhole");
     auto sensor = std::make_unique<wr_sensor_>();
-    sensor->sensor = std::make_unique<wr::Sensor>(fn, scene->terrain(), *desc, options, num_envs,
+    sensor->sensor = std::make_unique<wr::Sensor>(fn, scene->terrain(), d, options, num_envs,
                                                   wr::num_instances(scene->instances_view()));
     sensor->device = scene->terrain_device().create_sensor(fn, *sensor->sensor);
     sensor->sensor->ledger().add(wr::MemorySpace::kHost, wr::MemoryTag::kObjects,
@@ -129,6 +130,9 @@ void render(const char* fn, wr_sensor sensor, const wr_render_args& args, const 
 
 extern "C" {
 
+uint32_t wr_version(void) { return WR_VERSION; }
+
+const char* wr_version_string(void) { return WR_VERSION_STRING; }
 
 wr_status wr_context_create(wr_device device_enum, int ordinal, wr_context* out) {
   const char* fn = "wr_context_create";
@@ -390,7 +394,8 @@ wr_status wr_sensor_desc(wr_sensor sensor, wr_camera_desc* out_desc, uint32_t* o
   return api_guard(fn, [&] {
     require_non_null(fn, sensor, "sensor");
     if (!out_desc && !out_num_envs) fail(WR_ERROR_INVALID_ARGUMENT, std::string(fn) + ": out_desc and out_num_envs are both NULL");
-    if (out_desc) *out_desc = sensor->sensor->desc();
+    if (out_desc)
+      wr::write_sized_struct(fn, out_desc, sensor->sensor->desc(), "out_desc", "the caller: sizeof(wr_camera_desc)");
     if (out_num_envs) *out_num_envs = sensor->sensor->num_envs();
   });
 }

@@ -91,6 +91,7 @@ extern "C" wr_status wr_camera_desc_pinhole(wr_camera_desc* desc, uint32_t width
     const double half_fov = 0.5 * static_cast<double>(hfov_degrees) * 3.14159265358979323846 / 180.0;
     const float f = static_cast<float>((0.5 * width) / std::tan(half_fov));
     *desc = wr_camera_desc{};
+    desc->struct_size = sizeof *desc;
     desc->width = width;
     desc->height = height;
     desc->fx = f;

@@ -24,6 +24,9 @@ run_step(out ${CMAKE_COMMAND} -S ${SOURCE_DIR} -B ${consumer} -DCMAKE_PREFIX_PAT
          -DCMAKE_C_COMPILER=${C_COMPILER})
 run_step(out ${CMAKE_COMMAND} --build ${consumer})
 run_step(out ${consumer}/wr_consumer)
+if(NOT out STREQUAL VERSION)
+  message(FATAL_ERROR "the installed libwr says version '${out}' (wr_version_string), the project is ${VERSION}")
+endif()
 
 # The exported package asks for no package of the build's (tinyobjloader, Threads, CUDA ...):
 # libwr's dependencies are private and linked in.
@@ -64,6 +67,9 @@ if(PKG_CONFIG)
   run_step(out ${C_COMPILER} ${SOURCE_DIR}/main.c ${flags} -o ${consumer}/wr_consumer_pkg_config)
   set(ENV{LD_LIBRARY_PATH} "${libdir}")
   run_step(out ${consumer}/wr_consumer_pkg_config)
+  if(NOT out STREQUAL version)
+    message(FATAL_ERROR "libwr through pkg-config says version '${out}', pkg-config ${version}")
+  endif()
 else()
   message(STATUS "pkg-config not found: the pkg-config consumer is not built (scripts/setup.sh installs it)")
 endif()
