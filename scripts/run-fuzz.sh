@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Coverage-guided fuzzing (README, "Reliability"): builds the libFuzzer harnesses of tests/fuzz
+# Coverage-guided fuzzing (docs/reliability.md): builds the libFuzzer harnesses of tests/fuzz
 # with clang-14 in build-fuzz/, the library instrumented with AddressSanitizer, UBSan and
 # libFuzzer's coverage (CUDA off), and runs each harness for a bounded time from its seed corpus
 # (tests/fuzz/corpus/<harness>/) and its past crashes (tests/fuzz/regressions/<harness>/).

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The sanitizer runs of CI (README, "Reliability"); CUDA off in both, since nvcc does not
+# The sanitizer runs of CI (docs/reliability.md); CUDA off in both, since nvcc does not
 # instrument device or host code:
 #   asan  AddressSanitizer + UndefinedBehaviorSanitizer (and LeakSanitizer) over the library and
 #         the whole C++ test suite, in build-asan/: any report fails its test.
