@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "backend/backend.h"
-#include "common/status_error.h"
+#include "errors/status_error.h"
 #include "cuda_errors.h"
 #include "cuda_kernels.h"
 #include "cuda_policy.h"

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <random>
 
-#include "common/status_error.h"
+#include "errors/status_error.h"
 #include "core/camera.h"
 #include "sensor/camera_model.h"
 #include "float_bits.h"

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "common/status_error.h"
+#include "errors/status_error.h"
 #include "scene/mesh_validation.h"
 
 using wr::validate_mesh_arrays;

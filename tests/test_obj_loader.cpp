@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "common/status_error.h"
+#include "errors/status_error.h"
 #include "scene/obj_loader.h"
 
 namespace fs = std::filesystem;

@@ -5,9 +5,9 @@
 
 #include <wr/wr.h>
 
-#include "common/api_guard.h"
-#include "common/field_checks.h"
-#include "common/sized_struct.h"
+#include "api/api_guard.h"
+#include "errors/field_checks.h"
+#include "api/sized_struct.h"
 #include "api/handles.h"
 #include "scene/heightfield.h"
 #include "scene/obj_loader.h"
@@ -106,9 +106,12 @@ wr_status create_sensor(const char* fn, wr_scene scene, const wr_camera_desc* de
     require_non_null(fn, scene, "scene");
     require_non_null(fn, desc, "desc");
     require_non_null(fn, out, "out");
+    // Read as far as the caller's struct_size reaches (fields past it count as 0).
     const wr_camera_desc d = wr::read_sized_struct(fn, desc, "desc", "wr_camera_desc_pinhole");
+    wr_sensor_options o;
+    if (options) o = wr::read_sized_struct(fn, options, "options");
     auto sensor = std::make_unique<wr_sensor_>();
-    sensor->sensor = std::make_unique<wr::Sensor>(fn, scene->terrain(), d, options, num_envs,
+    sensor->sensor = std::make_unique<wr::Sensor>(fn, scene->terrain(), d, options ? &o : nullptr, num_envs,
                                                   wr::num_instances(scene->instances_view()));
     sensor->device = scene->terrain_device().create_sensor(fn, *sensor->sensor);
     sensor->sensor->ledger().add(wr::MemorySpace::kHost, wr::MemoryTag::kObjects,
@@ -220,14 +223,6 @@ wr_status wr_scene_load_obj(wr_context context, const char* path, wr_scene* out)
                       mesh.num_triangles(), out);
 }
 
-void wr_heightfield_desc_init(wr_heightfield_desc* desc) {
-  if (!desc) return;
-  std::memset(desc, 0, sizeof *desc);
-  desc->struct_size = sizeof *desc;
-  desc->spacing_x = desc->spacing_y = 1.0f;
-  desc->z_scale = 1.0f;
-}
-
 wr_status wr_scene_create_heightfield(wr_context context, const wr_heightfield_desc* desc, wr_scene* out) {
   const char* fn = "wr_scene_create_heightfield";
   wr::Mesh mesh;
@@ -283,12 +278,6 @@ void wr_scene_release(wr_scene scene) {
   delete scene;
   wr_scene_release(terrain);
   wr_context_release(context);
-}
-
-void wr_instanced_scene_desc_init(wr_instanced_scene_desc* desc) {
-  if (!desc) return;
-  std::memset(desc, 0, sizeof *desc);
-  desc->struct_size = sizeof *desc;
 }
 
 wr_status wr_scene_create_instanced(wr_context context, const wr_instanced_scene_desc* desc_in, wr_scene* out) {
@@ -502,12 +491,6 @@ wr_status wr_scene_intersect(wr_scene scene, const float* origins, const float* 
     rays.out_triangle = out_triangle;
     intersect(fn, scene, rays, stream);
   });
-}
-
-void wr_intersect_args_init(wr_intersect_args* args) {
-  if (!args) return;
-  std::memset(args, 0, sizeof *args);
-  args->struct_size = sizeof *args;
 }
 
 wr_status wr_scene_intersect_ex(wr_scene scene, const wr_intersect_args* args_in) {

@@ -3,7 +3,7 @@
 #include <string>
 
 #include "backend/backend.h"
-#include "common/status_error.h"
+#include "errors/status_error.h"
 
 namespace wr {
 

@@ -9,7 +9,7 @@
 #include <wr/wr.h>
 
 #include "backend/backend.h"
-#include "common/status_error.h"
+#include "errors/status_error.h"
 #include "cpu/cpu_intersect.h"
 #include "cpu/cpu_render.h"
 #include "cpu/cpu_simd.h"

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "common/status_error.h"
+#include "errors/status_error.h"
 
 namespace wr {
 namespace {

@@ -2,8 +2,8 @@
 
 #include <string>
 
-#include "common/field_checks.h"
-#include "common/status_error.h"
+#include "errors/field_checks.h"
+#include "errors/status_error.h"
 
 namespace wr {
 namespace {

@@ -6,7 +6,7 @@
 #include <limits>
 #include <string>
 
-#include "common/status_error.h"
+#include "errors/status_error.h"
 
 namespace wr {
 namespace {

@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-#include "common/status_error.h"
+#include "errors/status_error.h"
 #include "scene/mesh_validation.h"
 
 namespace wr {

@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "common/status_error.h"
+#include "errors/status_error.h"
 
 #include "scene/mesh_validation.h"
 

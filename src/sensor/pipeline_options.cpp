@@ -4,10 +4,8 @@
 #include <cstring>
 #include <string>
 
-#include "common/api_guard.h"
-#include "common/field_checks.h"
-#include "common/sized_struct.h"
-#include "common/status_error.h"
+#include "errors/field_checks.h"
+#include "errors/status_error.h"
 #include "sensor/camera_model.h"
 
 namespace wr {
@@ -78,7 +76,7 @@ NoiseParams make_noise(const char* function, const wr_noise_desc& n) {
 SensorPipeline make_sensor_pipeline(const char* function, const wr_camera_desc& desc, const wr_sensor_options* in) {
   wr_sensor_options o;
   wr_sensor_options_init(&o);
-  if (in) o = read_sized_struct(function, in, "options");
+  if (in) o = *in;  // the C API read the caller's struct as far as its struct_size reaches
 
   SensorPipeline s;
   PipelineParams& p = s.params;
@@ -200,16 +198,3 @@ void build_resample_taps(const PipelineParams& p, ResampleTaps* columns, Resampl
 }
 
 }  // namespace wr
-
-// The C API's initialisers of the pipeline's structs live with what reads them.
-extern "C" void wr_sensor_options_init(wr_sensor_options* options) {
-  if (!options) return;
-  std::memset(options, 0, sizeof *options);
-  options->struct_size = sizeof *options;
-}
-
-extern "C" void wr_render_args_init(wr_render_args* args) {
-  if (!args) return;
-  std::memset(args, 0, sizeof *args);
-  args->struct_size = sizeof *args;
-}

@@ -4,8 +4,7 @@
 #include <string>
 #include <type_traits>
 
-#include "common/api_guard.h"
-#include "common/status_error.h"
+#include "errors/status_error.h"
 
 namespace wr {
 

@@ -3,7 +3,7 @@
 #include <limits>
 #include <string>
 
-#include "common/status_error.h"
+#include "errors/status_error.h"
 #include "sensor/camera_model.h"
 
 namespace wr {

@@ -40,4 +40,16 @@ void require_element_aligned(const char* function, const T* p, const char* name)
                                         std::to_string(alignof(T)) + " bytes, the size of its elements");
 }
 
+// Throws WR_ERROR_INVALID_ARGUMENT "<function>: <name> is NULL" when p is null.
+inline void require_non_null(const char* function, const void* p, const char* name) {
+  if (!p) fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": " + name + " is NULL");
+}
+
+// An array argument: not null, and aligned to its elements (require_element_aligned).
+template <class T>
+void require_array(const char* function, const T* p, const char* name) {
+  require_non_null(function, p, name);
+  require_element_aligned(function, p, name);
+}
+
 }  // namespace wr

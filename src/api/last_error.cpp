@@ -1,10 +1,10 @@
-// The calling thread's last error message (common/api_guard.h), wr_last_error and
-// wr_status_string: kept in the core, so that the few C functions the core itself defines (the
-// camera description helpers, sensor/camera_model.cpp) report errors the way every C API function
-// does.
+// The calling thread's last error message (api/api_guard.h), wr_last_error and
+// wr_status_string. Compiled into wr_core (src/CMakeLists.txt), so that the C functions the unit
+// tests call without libwr (the camera description helpers, api/camera_desc.cpp) report errors
+// the way every C API function does.
 #include <string>
 
-#include "common/api_guard.h"
+#include "api/api_guard.h"
 
 namespace wr {
 

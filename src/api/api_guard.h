@@ -8,7 +8,7 @@
 
 #include <wr/wr.h>
 
-#include "common/status_error.h"
+#include "errors/status_error.h"  // fail, and the argument checks every C function uses
 
 namespace wr {
 
@@ -40,18 +40,6 @@ wr_status api_guard(const char* function, Body&& body) noexcept {
     set_last_error(function, WR_ERROR_INTERNAL, "unknown exception");
     return WR_ERROR_INTERNAL;
   }
-}
-
-// Throws WR_ERROR_INVALID_ARGUMENT "<function>: <name> is NULL" when p is null.
-inline void require_non_null(const char* function, const void* p, const char* name) {
-  if (!p) fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": " + name + " is NULL");
-}
-
-// An array argument: not null, and aligned to its elements (require_element_aligned).
-template <class T>
-void require_array(const char* function, const T* p, const char* name) {
-  require_non_null(function, p, name);
-  require_element_aligned(function, p, name);
 }
 
 }  // namespace wr
