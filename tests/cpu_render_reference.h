@@ -20,11 +20,11 @@ struct CpuRendered {
   uint64_t overflows = 0;    // rays that overflowed the traversal stack
 };
 
-// Renders (poses.size() / 7) envs of `desc` on `bvh` with the CPU path `simd`: the plain render
+// Renders (poses.size() / 7) envs of `desc` on `bvh` with the CPU path `path`: the plain render
 // (no pipeline stage, no instances). The poses are not validated: an env with a bad pose gets
 // NaN, as on the device.
 inline CpuRendered render_on_cpu(const wr::BvhView& bvh, const wr_camera_desc& desc, const std::vector<float>& poses,
-                                 wr::CpuSimd simd, unsigned threads = 2) {
+                                 wr_cpu_path path, unsigned threads = 2) {
   std::vector<wr::TemplateRay> rays(size_t(desc.width) * desc.height);
   wr::build_ray_template(desc, rays.data());
   wr::ThreadPool pool(threads);
@@ -43,7 +43,7 @@ inline CpuRendered render_on_cpu(const wr::BvhView& bvh, const wr_camera_desc& d
   job.features = wr::RenderFeatureSet{false, false};
   job.num_envs = num_envs;
   job.stack_overflows = &overflows;
-  job.simd = simd;
+  job.path = path;
   wr::cpu_render(pool, job);
   out.overflows = overflows.load();
   return out;

@@ -28,9 +28,7 @@
 
 namespace {
 
-using wr::CpuSimd;
-
-const CpuSimd kSimdPaths[] = {CpuSimd::kAvx2, CpuSimd::kAvx512};
+const wr_cpu_path kSimdPaths[] = {WR_CPU_PATH_AVX2, WR_CPU_PATH_AVX512};
 
 using Rendered = wr_test::CpuRendered;
 
@@ -46,11 +44,11 @@ int count_differences(const Rendered& want, const Rendered& got) {
 // Renders with the scalar path and every SIMD path this CPU runs; they must agree bit for bit.
 // Returns the scalar render.
 Rendered check_paths_agree(const wr::BvhView& bvh, const wr_camera_desc& desc, const std::vector<float>& poses) {
-  const Rendered want = wr_test::render_on_cpu(bvh, desc, poses, CpuSimd::kScalar);
-  for (CpuSimd simd : kSimdPaths) {
-    INFO("SIMD path " << wr::cpu_simd_name(simd));
-    if (!wr::cpu_simd_supported(simd)) {
-      WARN("skipped: this CPU cannot run the " << wr::cpu_simd_name(simd) << " path");
+  const Rendered want = wr_test::render_on_cpu(bvh, desc, poses, WR_CPU_PATH_SCALAR);
+  for (wr_cpu_path simd : kSimdPaths) {
+    INFO("SIMD path " << wr_cpu_path_string(simd));
+    if (!wr::cpu_path_supported(simd)) {
+      WARN("skipped: this CPU cannot run the " << wr_cpu_path_string(simd) << " path");
       continue;
     }
     const Rendered got = wr_test::render_on_cpu(bvh, desc, poses, simd);
@@ -78,13 +76,14 @@ size_t count_finite(const std::vector<float>& v) {
 }  // namespace
 
 TEST_CASE("the best SIMD path is one this CPU runs, and names itself") {
-  const CpuSimd best = wr::best_cpu_simd();
-  CHECK(wr::cpu_simd_supported(best));
-  CHECK(wr::cpu_simd_supported(CpuSimd::kScalar));
-  CHECK(wr::packet_tile_fn(CpuSimd::kScalar) == nullptr);
-  CHECK((best == CpuSimd::kScalar) == (wr::packet_tile_fn(best) == nullptr));
-  CHECK(std::string(wr::cpu_simd_name(CpuSimd::kAvx512)) == "avx512");
-  std::printf("test_cpu_packet: this CPU traces with the %s path\n", wr::cpu_simd_name(best));
+  const wr_cpu_path best = wr::best_cpu_path();
+  CHECK(wr::cpu_path_supported(best));
+  CHECK(wr::cpu_path_supported(WR_CPU_PATH_SCALAR));
+  CHECK(!wr::cpu_path_supported(WR_CPU_PATH_AUTO));  // a setting, not a path
+  CHECK(wr::packet_tile_fn(WR_CPU_PATH_SCALAR) == nullptr);
+  CHECK((best == WR_CPU_PATH_SCALAR) == (wr::packet_tile_fn(best) == nullptr));
+  CHECK(std::string(wr_cpu_path_string(WR_CPU_PATH_AVX512)) == "avx512");
+  std::printf("test_cpu_packet: this CPU traces with the %s path\n", wr_cpu_path_string(best));
 }
 
 TEST_CASE("SIMD packets equal the scalar path on the bundled terrain, from any orientation") {

@@ -112,7 +112,7 @@ TEST_CASE("an emulated depth launch equals the CPU backend bit for bit, for ever
   // The CPU backend on its scalar path (the traversal the kernel runs); it writes NaN for the
   // bad envs as well (the C API rejects such poses before a CPU render, the device cannot).
   const size_t count = size_t(num_envs) * desc.width * desc.height;
-  const wr_test::CpuRendered reference = wr_test::render_on_cpu(bvh.view(), desc, poses, wr::CpuSimd::kScalar);
+  const wr_test::CpuRendered reference = wr_test::render_on_cpu(bvh.view(), desc, poses, WR_CPU_PATH_SCALAR);
   const std::vector<float>& want = reference.depth;
   const size_t per_env = size_t(desc.width) * desc.height;
   size_t hits = 0, nans = 0;
@@ -154,7 +154,7 @@ TEST_CASE("an emulated depth launch over a BVH deeper than the stack: each overf
   const std::vector<float> poses = {0, 0, 0, 1, 0, 0, 0, -2, 0.1f, 0, 1, 0, 0, 0};  // both look along +X
   std::vector<wr::TemplateRay> rays(size_t(desc.width) * desc.height);
   wr::build_ray_template(desc, rays.data());
-  const wr_test::CpuRendered reference = wr_test::render_on_cpu(chain.view(), desc, poses, wr::CpuSimd::kScalar);
+  const wr_test::CpuRendered reference = wr_test::render_on_cpu(chain.view(), desc, poses, WR_CPU_PATH_SCALAR);
   REQUIRE(reference.overflows > 30);
 
   const size_t count = size_t(num_envs) * desc.width * desc.height;
@@ -352,7 +352,7 @@ void cpu_pipeline(const PipelineRig& r, const wr::PipelineCall& c, PipelineState
   job.thread_instances = prepared.data();
   job.num_instances = instances;
   job.stack_overflows = &overflows;
-  job.simd = wr::best_cpu_simd();
+  job.path = wr::best_cpu_path();
   wr::cpu_render(pool, job);
   o->overflows = overflows.load();
 }

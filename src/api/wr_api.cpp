@@ -188,18 +188,6 @@ wr_status wr_context_cpu_path(wr_context context, wr_cpu_path* out) {
   });
 }
 
-const char* wr_cpu_path_string(wr_cpu_path path) {
-  int value;
-  std::memcpy(&value, &path, sizeof value);
-  switch (value) {
-    case WR_CPU_PATH_AUTO: return "auto";
-    case WR_CPU_PATH_SCALAR: return "scalar";
-    case WR_CPU_PATH_AVX2: return "avx2";
-    case WR_CPU_PATH_AVX512: return "avx512";
-  }
-  return "unknown";
-}
-
 void wr_context_release(wr_context context) {
   if (context && drop(context)) delete context;
 }
@@ -416,25 +404,6 @@ wr_status wr_sensor_memory(wr_sensor sensor, wr_memory_stats* out) {
     require_non_null(fn, out, "out");
     *out = memory_stats(sensor->sensor->ledger(), sensor->sensor->num_envs());
   });
-}
-
-const char* wr_memory_tag_string(wr_memory_tag tag) {
-  int value;
-  std::memcpy(&value, &tag, sizeof value);
-  switch (value) {
-    case WR_MEMORY_OBJECTS: return "objects";
-    case WR_MEMORY_BVH_NODES: return "bvh_nodes";
-    case WR_MEMORY_BVH_TRIANGLES: return "bvh_triangles";
-    case WR_MEMORY_BVH_PARENTS: return "bvh_parents";
-    case WR_MEMORY_RAY_TEMPLATE: return "ray_template";
-    case WR_MEMORY_COUNTERS: return "counters";
-    case WR_MEMORY_BUILD_SCRATCH: return "build_scratch";
-    case WR_MEMORY_HISTORY: return "history";
-    case WR_MEMORY_CAMERA_IMAGES: return "camera_images";
-    case WR_MEMORY_RENDER_SCRATCH: return "render_scratch";
-    case WR_MEMORY_INSTANCE_TABLE: return "instance_table";
-  }
-  return "unknown";
 }
 
 wr_status wr_scene_memory_tag(wr_scene scene, wr_memory_tag tag, uint64_t* out_host_bytes,

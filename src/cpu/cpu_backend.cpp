@@ -26,15 +26,6 @@ namespace {
 
 constexpr uint32_t kMaxThreads = 4096;
 
-// The tracing path of a wr_cpu_path value (AUTO excluded).
-CpuSimd simd_of_path(int path) {
-  return path == WR_CPU_PATH_AVX512 ? CpuSimd::kAvx512 : path == WR_CPU_PATH_AVX2 ? CpuSimd::kAvx2 : CpuSimd::kScalar;
-}
-
-int path_of_simd(CpuSimd simd) {
-  return simd == CpuSimd::kAvx512 ? WR_CPU_PATH_AVX512 : simd == CpuSimd::kAvx2 ? WR_CPU_PATH_AVX2 : WR_CPU_PATH_SCALAR;
-}
-
 class CpuDevice final : public DeviceBackend {
  public:
   CpuDevice(const char* function, uint32_t num_threads) {
@@ -61,18 +52,18 @@ class CpuDevice final : public DeviceBackend {
     if (path < WR_CPU_PATH_AUTO || path > WR_CPU_PATH_AVX512)
       fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": path = " + std::to_string(path) +
                                           " is not a wr_cpu_path (0 auto, 1 scalar, 2 avx2, 3 avx512)");
-    if (path != WR_CPU_PATH_AUTO && !cpu_simd_supported(simd_of_path(path)))
-      fail(WR_ERROR_UNSUPPORTED, std::string(function) + ": this CPU cannot run the " +
-                                     cpu_simd_name(simd_of_path(path)) +
-                                     " path (the fastest it runs: " + cpu_simd_name(best_cpu_simd()) + ")");
+    const auto p = static_cast<wr_cpu_path>(path);
+    if (p != WR_CPU_PATH_AUTO && !cpu_path_supported(p))
+      fail(WR_ERROR_UNSUPPORTED, std::string(function) + ": this CPU cannot run the " + wr_cpu_path_string(p) +
+                                     " path (the fastest it runs: " + wr_cpu_path_string(best_cpu_path()) + ")");
     path_.store(path);
   }
-  int cpu_path(const char*) const override { return path_of_simd(simd()); }
+  int cpu_path(const char*) const override { return tracing_path(); }
 
-  // The path a render that starts now traces with.
-  CpuSimd simd() const {
-    const int path = path_.load();
-    return path == WR_CPU_PATH_AUTO ? best_cpu_simd() : simd_of_path(path);
+  // The path a render that starts now traces with (never WR_CPU_PATH_AUTO).
+  wr_cpu_path tracing_path() const {
+    const auto path = static_cast<wr_cpu_path>(path_.load());
+    return path == WR_CPU_PATH_AUTO ? best_cpu_path() : path;
   }
   ThreadPool& pool() const { return *pool_; }
 
@@ -116,7 +107,7 @@ class CpuSensor final : public SensorBackend {
     job.thread_instances = prepared_.data();
     job.num_instances = sensor_.num_instances();
     job.stack_overflows = &stack_overflows_;
-    job.simd = device_.simd();
+    job.path = device_.tracing_path();
     cpu_render(device_.pool(), job);
   }
 

@@ -231,7 +231,7 @@ void cpu_render(ThreadPool& pool, const CpuRenderJob& job) {
   run.area_w = image ? p.win_w : p.output.crop_w;
   run.area_h = image ? p.win_h : p.output.crop_h;
   run.tasks = cpu_render_tasks(run.area_w, run.area_h, job.num_envs, pool.num_threads(), image);
-  run.packet_fn = packet_tile_fn(job.simd);
+  run.packet_fn = packet_tile_fn(job.path);
   with_features(job.features, [&](auto features) {
     pool.run(static_cast<uint32_t>(run.tasks.num_tasks), render_run<decltype(features)>, &run);
   });

@@ -28,7 +28,7 @@ struct CpuRenderJob {
   PreparedInstance* thread_instances;  // (threads x num_instances) an env's instances, prepared once per task
   uint32_t num_instances;       // of the scene's table: call.instances' slots + globals
   std::atomic<uint64_t>* stack_overflows;  // incremented once per overflowed ray
-  CpuSimd simd = best_cpu_simd();          // tracing path; every path gives the same bits
+  wr_cpu_path path = best_cpu_path();          // tracing path; every path gives the same bits
 };
 
 // Side of the square pixel tiles a task renders one after the other: 8x8 rays from one origin

@@ -2,15 +2,15 @@
 
 namespace wr {
 
-bool cpu_simd_supported(CpuSimd simd) {
-  switch (simd) {
-    case CpuSimd::kScalar:
+bool cpu_path_supported(wr_cpu_path path) {
+  switch (path) {
+    case WR_CPU_PATH_SCALAR:
       return true;
 #if defined(WR_HAVE_X86_SIMD)
     // __builtin_cpu_supports also checks that the OS saves the wider registers (XGETBV).
-    case CpuSimd::kAvx2:
+    case WR_CPU_PATH_AVX2:
       return __builtin_cpu_supports("avx2");
-    case CpuSimd::kAvx512:
+    case WR_CPU_PATH_AVX512:
       return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
              __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw");
 #endif
@@ -19,29 +19,18 @@ bool cpu_simd_supported(CpuSimd simd) {
   }
 }
 
-CpuSimd best_cpu_simd() {
-  static const CpuSimd best = cpu_simd_supported(CpuSimd::kAvx512) ? CpuSimd::kAvx512
-                              : cpu_simd_supported(CpuSimd::kAvx2) ? CpuSimd::kAvx2
-                                                                   : CpuSimd::kScalar;
+wr_cpu_path best_cpu_path() {
+  static const wr_cpu_path best = cpu_path_supported(WR_CPU_PATH_AVX512) ? WR_CPU_PATH_AVX512
+                                  : cpu_path_supported(WR_CPU_PATH_AVX2) ? WR_CPU_PATH_AVX2
+                                                                         : WR_CPU_PATH_SCALAR;
   return best;
 }
 
-const char* cpu_simd_name(CpuSimd simd) {
-  switch (simd) {
-    case CpuSimd::kAvx512:
-      return "avx512";
-    case CpuSimd::kAvx2:
-      return "avx2";
-    default:
-      return "scalar";
-  }
-}
-
-PacketTileFn packet_tile_fn(CpuSimd simd) {
-  if (!cpu_simd_supported(simd)) return nullptr;
+PacketTileFn packet_tile_fn(wr_cpu_path path) {
+  if (path == WR_CPU_PATH_AUTO || !cpu_path_supported(path)) return nullptr;
 #if defined(WR_HAVE_X86_SIMD)
-  if (simd == CpuSimd::kAvx512) return render_tile_avx512;
-  if (simd == CpuSimd::kAvx2) return render_tile_avx2;
+  if (path == WR_CPU_PATH_AVX512) return render_tile_avx512;
+  if (path == WR_CPU_PATH_AVX2) return render_tile_avx2;
 #endif
   return nullptr;
 }

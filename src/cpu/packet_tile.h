@@ -40,7 +40,7 @@ WR_HD void set_tile_id(const PacketTile& t, uint32_t u, uint32_t v, uint32_t id)
 
 // Both fill the tile's pixels of tile.image and return how many of its rays overflowed the
 // traversal stack (those are finished exactly by the scalar path, which counts them the same
-// way). Call only where cpu_simd_supported() says the CPU has the instruction set.
+// way). Call only where cpu_path_supported() says the CPU has the instruction set.
 uint64_t render_tile_avx512(const PacketTile& tile);
 uint64_t render_tile_avx2(const PacketTile& tile);
 
