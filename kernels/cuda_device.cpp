@@ -214,7 +214,7 @@ void open_device(const char* function, int ordinal) {
 
 class CudaSensor final : public SensorBackend {
  public:
-  CudaSensor(const char* function, int ordinal, const BvhView& bvh, Sensor& sensor)
+  CudaSensor(const char* function, int ordinal, const BvhView& bvh, CameraSensor& sensor)
       : ordinal_(ordinal), bvh_(bvh), sensor_(sensor) {
     const CurrentDevice device(function, ordinal_);
     CreationStream stream(function);
@@ -302,7 +302,7 @@ class CudaSensor final : public SensorBackend {
 
   int ordinal_;
   BvhView bvh_;  // the scene's, on this device
-  Sensor& sensor_;
+  CameraSensor& sensor_;
   LedgerRecord self_{&sensor_.ledger(), MemorySpace::kHost, MemoryTag::kObjects, sizeof(CudaSensor)};
   DeviceArray<TemplateRay> rays_{ordinal_, &sensor_.ledger(), MemoryTag::kRayTemplate};  // (height x width)
   DeviceArray<unsigned long long> overflows_{ordinal_, &sensor_.ledger(), MemoryTag::kCounters};  // one counter
@@ -318,7 +318,7 @@ class CudaSensor final : public SensorBackend {
 
 class CudaScene final : public SceneBackend {
  public:
-  CudaScene(const char* function, int ordinal, Scene& scene) : ordinal_(ordinal), scene_(scene) {
+  CudaScene(const char* function, int ordinal, MeshScene& scene) : ordinal_(ordinal), scene_(scene) {
     const CurrentDevice device(function, ordinal_);
     CreationStream stream(function);
     const Bvh& bvh = scene.bvh();
@@ -353,7 +353,7 @@ class CudaScene final : public SceneBackend {
           launch_intersect(view(), r, static_cast<cudaStream_t>(call.stream)));
   }
 
-  std::unique_ptr<SensorBackend> create_sensor(const char* function, Sensor& sensor) override {
+  std::unique_ptr<SensorBackend> create_sensor(const char* function, CameraSensor& sensor) override {
     return std::make_unique<CudaSensor>(function, ordinal_, view(), sensor);
   }
 
@@ -361,7 +361,7 @@ class CudaScene final : public SceneBackend {
   BvhView view() const { return BvhView{nodes_.get(), leaf_words_.get(), parents_.get()}; }
 
   int ordinal_;
-  Scene& scene_;
+  MeshScene& scene_;
   LedgerRecord self_{&scene_.ledger(), MemorySpace::kHost, MemoryTag::kObjects, sizeof(CudaScene)};
   DeviceArray<BvhNode> nodes_{ordinal_, &scene_.ledger(), MemoryTag::kBvhNodes};
   DeviceArray<uint32_t> leaf_words_{ordinal_, &scene_.ledger(), MemoryTag::kBvhTriangles};
@@ -405,7 +405,7 @@ class CudaDevice final : public DeviceBackend {
     options.num_threads = 0;  // the build runs on the host: every hardware thread
     return options;
   }
-  std::unique_ptr<SceneBackend> create_scene(const char* function, Scene& scene) override {
+  std::unique_ptr<SceneBackend> create_scene(const char* function, MeshScene& scene) override {
     return std::make_unique<CudaScene>(function, ordinal_, scene);
   }
   std::unique_ptr<InstancesBackend> create_instances(const char* function, InstanceTable& table) override {

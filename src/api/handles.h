@@ -30,7 +30,7 @@ struct wr_scene_ {
   wr_context context = nullptr;  // holds one reference
   // The terrain's kind is the triangle BVH (core/terrain.h, BvhTerrain): the mesh's BVH on the
   // host and on the context's device, where this scene owns it; else shared_terrain's.
-  std::unique_ptr<wr::Scene> own_terrain;
+  std::unique_ptr<wr::MeshScene> own_terrain;
   std::unique_ptr<wr::SceneBackend> own_terrain_device;
   wr_scene shared_terrain = nullptr;  // holds one reference
   // The instance table (host and device), its prototypes (scenes, each holding one reference;
@@ -39,7 +39,7 @@ struct wr_scene_ {
   wr::TrackedVector<wr_scene> prototypes;
   std::unique_ptr<wr::InstancesBackend> instances_device;
 
-  const wr::Scene& terrain() const { return shared_terrain ? shared_terrain->terrain() : *own_terrain; }
+  const wr::MeshScene& terrain() const { return shared_terrain ? shared_terrain->terrain() : *own_terrain; }
   wr::SceneBackend& terrain_device() const {
     return shared_terrain ? shared_terrain->terrain_device() : *own_terrain_device;
   }
@@ -58,6 +58,6 @@ struct wr_scene_ {
 struct wr_sensor_ {
   std::atomic<int> refs{1};
   wr_scene scene = nullptr;  // holds one reference
-  std::unique_ptr<wr::Sensor> sensor;         // camera model and template on the host
+  std::unique_ptr<wr::CameraSensor> sensor;   // camera model and template on the host
   std::unique_ptr<wr::SensorBackend> device;  // and the sensor's device data
 };

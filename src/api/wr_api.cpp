@@ -88,12 +88,12 @@ wr_status create_scene(const char* function, wr_context context, const float* ve
     require_non_null(function, context, "context");
     require_non_null(function, out, "out");
     auto scene = std::make_unique<wr_scene_>();
-    scene->own_terrain = std::make_unique<wr::Scene>(function, vertices, num_vertices, indices, num_triangles,
-                                                     context->device->bvh_build_options());
+    scene->own_terrain = std::make_unique<wr::MeshScene>(function, vertices, num_vertices, indices, num_triangles,
+                                                         context->device->bvh_build_options());
     scene->own_terrain_device = context->device->create_scene(function, *scene->own_terrain);
-    // The handle and the Scene object are the scene's too (operator new'd right here).
+    // The handle and the MeshScene object are the scene's too (operator new'd right here).
     scene->own_terrain->ledger().add(wr::MemorySpace::kHost, wr::MemoryTag::kObjects,
-                                     sizeof(wr_scene_) + sizeof(wr::Scene));
+                                     sizeof(wr_scene_) + sizeof(wr::MeshScene));
     retain(context);
     scene->context = context;
     *out = scene.release();
@@ -111,11 +111,11 @@ wr_status create_sensor(const char* fn, wr_scene scene, const wr_camera_desc* de
     wr_sensor_options o;
     if (options) o = wr::read_sized_struct(fn, options, "options");
     auto sensor = std::make_unique<wr_sensor_>();
-    sensor->sensor = std::make_unique<wr::Sensor>(fn, scene->terrain(), d, options ? &o : nullptr, num_envs,
-                                                  wr::num_instances(scene->instances_view()));
+    sensor->sensor = std::make_unique<wr::CameraSensor>(fn, scene->terrain(), d, options ? &o : nullptr, num_envs,
+                                                        wr::num_instances(scene->instances_view()));
     sensor->device = scene->terrain_device().create_sensor(fn, *sensor->sensor);
     sensor->sensor->ledger().add(wr::MemorySpace::kHost, wr::MemoryTag::kObjects,
-                                 sizeof(wr_sensor_) + sizeof(wr::Sensor));
+                                 sizeof(wr_sensor_) + sizeof(wr::CameraSensor));
     retain(scene);
     sensor->scene = scene;
     *out = sensor.release();
@@ -124,7 +124,7 @@ wr_status create_sensor(const char* fn, wr_scene scene, const wr_camera_desc* de
 
 // The one render: both entries fill wr_render_args, and make_render_call derives what it uses.
 void render(const char* fn, wr_sensor sensor, const wr_render_args& args, const char* args_prefix) {
-  const wr::Sensor& s = *sensor->sensor;
+  const wr::CameraSensor& s = *sensor->sensor;
   sensor->device->render(fn, wr::make_render_call(fn, s.pipeline(), s.num_envs(), sensor->scene->instances_view(),
                                                   args, args_prefix));
 }
@@ -249,7 +249,7 @@ wr_status wr_scene_bounds(wr_scene scene, float* out_min, float* out_max) {
     require_non_null(fn, scene, "scene");
     require_non_null(fn, out_min, "out_min");
     require_non_null(fn, out_max, "out_max");
-    const wr::Scene& mesh = scene->terrain();
+    const wr::MeshScene& mesh = scene->terrain();
     for (int a = 0; a < 3; ++a) {
       out_min[a] = mesh.bounds_min()[a];
       out_max[a] = mesh.bounds_max()[a];

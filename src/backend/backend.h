@@ -8,7 +8,7 @@
 //
 // Every function may throw StatusError (common/status_error.h) with a message that starts with
 // `function` (the C API function's name) and names the culprit; a throw leaves every object as it
-// was. Host-side objects (Scene, Sensor) stay the API's: a backend reads them and records its own
+// was. Host-side objects (MeshScene, CameraSensor) stay the API's: a backend reads them and records its own
 // allocations in their ledgers.
 #pragma once
 
@@ -23,8 +23,8 @@
 namespace wr {
 
 class InstanceTable;
-class Scene;
-class Sensor;
+class MeshScene;
+class CameraSensor;
 
 // Explicit rays (wr_scene_intersect, _ex), arguments already checked for null, alignment and
 // count, the scene's instance table (core/instances.h) filled in where it has one.
@@ -59,7 +59,7 @@ class SceneBackend {
   virtual void intersect(const char* function, const IntersectCall& call) = 0;
   // The device data of `sensor`, a sensor of this scene; `sensor` (its camera model, template and
   // ledger) outlives what this returns.
-  virtual std::unique_ptr<SensorBackend> create_sensor(const char* function, Sensor& sensor) = 0;
+  virtual std::unique_ptr<SensorBackend> create_sensor(const char* function, CameraSensor& sensor) = 0;
 };
 
 // An instanced scene's table on its device (scene/instance_layout.h), made by
@@ -78,7 +78,7 @@ class DeviceBackend {
   // the host threads that build it).
   virtual BvhBuildOptions bvh_build_options() const = 0;
   // The device data of `scene` (built with bvh_build_options()); `scene` outlives it.
-  virtual std::unique_ptr<SceneBackend> create_scene(const char* function, Scene& scene) = 0;
+  virtual std::unique_ptr<SceneBackend> create_scene(const char* function, MeshScene& scene) = 0;
   // An instanced scene's table where this device reads it (its bytes in table's ledger); `table`
   // outlives it.
   virtual std::unique_ptr<InstancesBackend> create_instances(const char* function, InstanceTable& table) = 0;

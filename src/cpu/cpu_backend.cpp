@@ -1,5 +1,5 @@
 // The CPU backend behind the seam of backend/backend.h: a thread pool per context, and host
-// memory throughout. Scenes trace the host BVH the Scene built; sensors render through cpu_render
+// memory throughout. Scenes trace the host BVH the MeshScene built; sensors render through cpu_render
 // (SIMD packets or the scalar pipeline, for the call's feature set) and explicit rays through
 // cpu_intersect.
 #include <atomic>
@@ -44,7 +44,7 @@ class CpuDevice final : public DeviceBackend {
     options.num_threads = pool_->num_threads();
     return options;
   }
-  std::unique_ptr<SceneBackend> create_scene(const char* function, Scene& scene) override;
+  std::unique_ptr<SceneBackend> create_scene(const char* function, MeshScene& scene) override;
   std::unique_ptr<InstancesBackend> create_instances(const char* function, InstanceTable& table) override;
   uint32_t num_threads() const override { return pool_->num_threads(); }
 
@@ -74,7 +74,7 @@ class CpuDevice final : public DeviceBackend {
 
 class CpuSensor final : public SensorBackend {
  public:
-  CpuSensor(const CpuDevice& device, Sensor& sensor) : device_(device), sensor_(sensor) {
+  CpuSensor(const CpuDevice& device, CameraSensor& sensor) : device_(device), sensor_(sensor) {
     const PipelineParams& p = sensor.pipeline().params;
     if (p.history > 1) {
       history_.resize(static_cast<size_t>(sensor.num_envs()) * p.history * sensor.pipeline().out_bytes_per_env);
@@ -115,7 +115,7 @@ class CpuSensor final : public SensorBackend {
 
  private:
   const CpuDevice& device_;
-  Sensor& sensor_;
+  CameraSensor& sensor_;
   std::atomic<uint64_t> stack_overflows_{0};
   LedgerRecord self_{&sensor_.ledger(), MemorySpace::kHost, MemoryTag::kObjects, sizeof(CpuSensor)};
   // The pipeline's state (sensor/pipeline_options.h): each env's history ring (num_envs x history x
@@ -135,7 +135,7 @@ class CpuSensor final : public SensorBackend {
 
 class CpuScene final : public SceneBackend {
  public:
-  CpuScene(const CpuDevice& device, Scene& scene) : device_(device), scene_(scene) {}
+  CpuScene(const CpuDevice& device, MeshScene& scene) : device_(device), scene_(scene) {}
 
   BvhView device_view() const override { return scene_.view(); }
 
@@ -144,17 +144,17 @@ class CpuScene final : public SceneBackend {
     cpu_intersect(device_.pool(), CpuIntersectJob{scene_.view(), call.rays});
   }
 
-  std::unique_ptr<SensorBackend> create_sensor(const char*, Sensor& sensor) override {
+  std::unique_ptr<SensorBackend> create_sensor(const char*, CameraSensor& sensor) override {
     return std::make_unique<CpuSensor>(device_, sensor);
   }
 
  private:
   const CpuDevice& device_;
-  Scene& scene_;
+  MeshScene& scene_;
   LedgerRecord self_{&scene_.ledger(), MemorySpace::kHost, MemoryTag::kObjects, sizeof(CpuScene)};
 };
 
-std::unique_ptr<SceneBackend> CpuDevice::create_scene(const char*, Scene& scene) {
+std::unique_ptr<SceneBackend> CpuDevice::create_scene(const char*, MeshScene& scene) {
   return std::make_unique<CpuScene>(*this, scene);
 }
 

@@ -542,7 +542,7 @@ class Builder {
     Bvh bvh{TrackedVector<BvhNode>(result_allocator<BvhNode>(MemoryTag::kBvhNodes)),
             TrackedVector<uint32_t>(result_allocator<uint32_t>(MemoryTag::kBvhTriangles)),
             TrackedVector<uint32_t>(result_allocator<uint32_t>(MemoryTag::kBvhParents))};
-    if (size.words > std::numeric_limits<uint32_t>::max())  // Scene reports it as a size limit
+    if (size.words > std::numeric_limits<uint32_t>::max())  // MeshScene reports it as a size limit
       throw std::length_error("the BVH's leaf blocks would take " + std::to_string(size.words) +
                               " words, more than its 32-bit offsets reach");
     bvh.nodes.resize(size.nodes + 1);  // + node 1, the padding that puts every pair on one cache line

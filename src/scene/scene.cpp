@@ -10,8 +10,8 @@
 
 namespace wr {
 
-Scene::Scene(const char* function, const float* vertices, uint64_t num_vertices, const uint32_t* indices,
-             uint64_t num_triangles, BvhBuildOptions options) {
+MeshScene::MeshScene(const char* function, const float* vertices, uint64_t num_vertices, const uint32_t* indices,
+                     uint64_t num_triangles, BvhBuildOptions options) {
   validate_mesh_arrays(function, vertices, num_vertices, indices, num_triangles);  // and the 2^31 - 1 limit
   const auto start = std::chrono::steady_clock::now();
   options.ledger = &ledger_;

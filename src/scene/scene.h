@@ -1,5 +1,5 @@
-// A scene on the host: the validated triangle mesh's BVH, built once and shared by every
-// sensor and env. Immutable after construction.
+// A mesh scene on the host (named apart from wr.hpp's wr::Scene): the validated triangle mesh's
+// BVH, built once and shared by every sensor and env. Immutable after construction.
 #pragma once
 
 #include <cstdint>
@@ -8,13 +8,13 @@
 
 namespace wr {
 
-class Scene {
+class MeshScene {
  public:
   // Validates the arrays (see mesh_validation.h; `function` prefixes error messages) and
   // builds the BVH with `options` (the device's: DeviceBackend::bvh_build_options; their ledger
   // is replaced by this scene's).
-  Scene(const char* function, const float* vertices, uint64_t num_vertices, const uint32_t* indices,
-        uint64_t num_triangles, BvhBuildOptions options = BvhBuildOptions{});
+  MeshScene(const char* function, const float* vertices, uint64_t num_vertices, const uint32_t* indices,
+            uint64_t num_triangles, BvhBuildOptions options = BvhBuildOptions{});
 
   const Bvh& bvh() const { return bvh_; }
   BvhView view() const { return bvh_.view(); }

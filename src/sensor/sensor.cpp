@@ -8,8 +8,8 @@
 
 namespace wr {
 
-Sensor::Sensor(const char* function, const Scene& scene, const wr_camera_desc& desc, const wr_sensor_options* options,
-               uint32_t num_envs, uint32_t num_instances)
+CameraSensor::CameraSensor(const char* function, const MeshScene& scene, const wr_camera_desc& desc,
+                           const wr_sensor_options* options, uint32_t num_envs, uint32_t num_instances)
     : scene_(scene),
       desc_(desc),
       num_envs_(num_envs),

@@ -1,6 +1,7 @@
-// A depth sensor on the host: one camera model and its ray template, shared by num_envs envs of
-// one scene, whatever the backend (a backend's sensor reads it: backend/backend.h). Everything
-// render touches is allocated at creation, here and by the backend.
+// A depth camera on the host (named apart from wr.hpp's wr::Sensor): one camera model and its ray
+// template, shared by num_envs envs of one scene, whatever the backend (a backend's sensor reads
+// it: backend/backend.h). Everything render touches is allocated at creation, here and by the
+// backend.
 #pragma once
 
 #include <cstdint>
@@ -14,13 +15,13 @@
 
 namespace wr {
 
-class Sensor {
+class CameraSensor {
  public:
   // Validates desc, the pipeline's options (NULL: all off) and num_envs (messages prefixed with
   // `function`) and builds the template. num_instances: what an instanced scene's table holds
   // (slots + globals; 0 for a mesh scene), for the backend to size its render scratch.
-  Sensor(const char* function, const Scene& scene, const wr_camera_desc& desc, const wr_sensor_options* options,
-         uint32_t num_envs, uint32_t num_instances = 0);
+  CameraSensor(const char* function, const MeshScene& scene, const wr_camera_desc& desc,
+               const wr_sensor_options* options, uint32_t num_envs, uint32_t num_instances = 0);
 
   uint32_t num_instances() const { return num_instances_; }
 
@@ -30,12 +31,12 @@ class Sensor {
   MemoryLedger& ledger() { return ledger_; }
   const MemoryLedger& ledger() const { return ledger_; }
   const DepthParams& params() const { return params_; }
-  const Scene& scene() const { return scene_; }
+  const MeshScene& scene() const { return scene_; }
   const SensorPipeline& pipeline() const { return pipeline_; }
 
  private:
   MemoryLedger ledger_;  // declared first: outlives template_, whose memory it records
-  const Scene& scene_;
+  const MeshScene& scene_;
   wr_camera_desc desc_;
   uint32_t num_envs_;
   uint32_t num_instances_;
