@@ -21,12 +21,11 @@ namespace {
 void turbo(float t, uint8_t rgb[3]) {
   t = std::clamp(t, 0.0f, 1.0f);
   const double x = t, x2 = x * x, x3 = x2 * x, x4 = x2 * x2, x5 = x4 * x;
-  const double r = 0.13572138 + 4.61539260 * x - 42.66032258 * x2 + 132.13108234 * x3 - 152.94239396 * x4 +
-                   59.28637943 * x5;
-  const double g = 0.09140261 + 2.19418839 * x + 4.84296658 * x2 - 14.18503333 * x3 + 4.27729857 * x4 +
-                   2.82956604 * x5;
-  const double b = 0.10667330 + 12.64194608 * x - 60.58204836 * x2 + 110.36276771 * x3 - 89.90310912 * x4 +
-                   27.34824973 * x5;
+  const double r =
+      0.13572138 + 4.61539260 * x - 42.66032258 * x2 + 132.13108234 * x3 - 152.94239396 * x4 + 59.28637943 * x5;
+  const double g = 0.09140261 + 2.19418839 * x + 4.84296658 * x2 - 14.18503333 * x3 + 4.27729857 * x4 + 2.82956604 * x5;
+  const double b =
+      0.10667330 + 12.64194608 * x - 60.58204836 * x2 + 110.36276771 * x3 - 89.90310912 * x4 + 27.34824973 * x5;
   rgb[0] = uint8_t(std::lround(255.0 * std::clamp(r, 0.0, 1.0)));
   rgb[1] = uint8_t(std::lround(255.0 * std::clamp(g, 0.0, 1.0)));
   rgb[2] = uint8_t(std::lround(255.0 * std::clamp(b, 0.0, 1.0)));
@@ -57,7 +56,7 @@ void text(Canvas& c, int x, int y, const std::string& s, int scale) {
   const uint8_t white[3] = {235, 235, 235};
   for (int q = 0; q < quads; ++q) {
     const float* v = reinterpret_cast<const float*>(buffer + q * 64);  // 4 vertices of 16 bytes
-    const float x0 = v[0], y0 = v[1], x1 = v[8], y1 = v[9];          // corners 0 and 2
+    const float x0 = v[0], y0 = v[1], x1 = v[8], y1 = v[9];            // corners 0 and 2
     c.fill(x + int(x0 * scale), y + int(y0 * scale), x + int(x1 * scale), y + int(y1 * scale), white);
   }
 }
@@ -111,8 +110,8 @@ void write_contact_sheet(const std::filesystem::path& path, const std::vector<fl
   }
   for (int k = 0; k <= 4; ++k) {
     const float t = float(k) / 4;
-    const float d = range.log_scale ? range.near * std::pow(range.far / range.near, t)
-                                    : range.near + t * (range.far - range.near);
+    const float d =
+        range.log_scale ? range.near * std::pow(range.far / range.near, t) : range.near + t * (range.far - range.near);
     const int y = by + int(t * float(bh - 1));
     const uint8_t white[3] = {235, 235, 235};
     c.fill(bx + bar_w, y, bx + bar_w + 5, y + 1, white);

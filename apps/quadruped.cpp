@@ -60,9 +60,9 @@ TriangleMesh box_mesh(float sx, float sy, float sz) {
     m.vertices.push_back((i & 4 ? 0.5f : -0.5f) * sz);
   }
   // Two triangles per face (winding does not matter to the library: both faces are hit).
-  m.indices = {0, 1, 3, 0, 3, 2,  4, 5, 7, 4, 7, 6,   // -z, +z
-               0, 1, 5, 0, 5, 4,  2, 3, 7, 2, 7, 6,   // -y, +y
-               0, 2, 6, 0, 6, 4,  1, 3, 7, 1, 7, 5};  // -x, +x
+  m.indices = {0, 1, 3, 0, 3, 2, 4, 5, 7, 4, 7, 6,   // -z, +z
+               0, 1, 5, 0, 5, 4, 2, 3, 7, 2, 7, 6,   // -y, +y
+               0, 2, 6, 0, 6, 4, 1, 3, 7, 1, 7, 5};  // -x, +x
   return m;
 }
 

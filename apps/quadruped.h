@@ -21,9 +21,9 @@ struct TriangleMesh {
 /// A box of full extents sx x sy x sz metres centred on the origin, axis-aligned: 8 vertices, 12 triangles.
 TriangleMesh box_mesh(float sx, float sy, float sz);
 
-constexpr uint32_t kQuadrupedSlots = 9;     // trunk + 4 legs x (thigh, shank)
-constexpr uint32_t kTrunkPrototype = 0;     // the trunk box
-constexpr uint32_t kSegmentPrototype = 1;   // the leg segment box (thighs and shanks are the same size)
+constexpr uint32_t kQuadrupedSlots = 9;    // trunk + 4 legs x (thigh, shank)
+constexpr uint32_t kTrunkPrototype = 0;    // the trunk box
+constexpr uint32_t kSegmentPrototype = 1;  // the leg segment box (thighs and shanks are the same size)
 constexpr uint32_t kTrunkGroup = 0;
 constexpr uint32_t kLegGroup = 1;
 
@@ -31,7 +31,7 @@ constexpr uint32_t kLegGroup = 1;
 /// outside its sides; each segment hangs from its upper joint along -Z of its own frame.
 struct QuadrupedShape {
   float trunk[3] = {0.6f, 0.3f, 0.15f};
-  float segment[3] = {0.05f, 0.05f, 0.22f};  // thigh and shank
+  float segment[3] = {0.05f, 0.05f, 0.22f};            // thigh and shank
   float hip_x = 0.25f, hip_y = 0.18f, hip_z = -0.04f;  // hip joints at (+-hip_x, +-hip_y, hip_z) in the trunk frame
 };
 

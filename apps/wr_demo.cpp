@@ -44,9 +44,7 @@ struct DemoError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-double ms_since(Clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
+double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
 
 /// The best and the mean time of `repeats` calls of `render`, in ms, after one untimed warm-up
 /// call (it pages in the BVH and the output, and fills a history).
@@ -87,7 +85,6 @@ Rss read_rss() {
 void print_rss(const char* when, const Rss& r) {
   std::printf("  memory %-28s RSS %8.1f MiB, peak %8.1f MiB\n", when, r.current, r.peak);
 }
-
 
 /// Quaternion (w, x, y, z) of a rotation by `angle` radians about the unit axis (ax, ay, az).
 void axis_angle_wxyz(float ax, float ay, float az, float angle, float* q) {
@@ -143,7 +140,7 @@ std::vector<float> place_robots(const wr::Scene& scene, uint32_t n, float camera
     axis_angle_wxyz(0, 0, 1, rng.uniform(-kPi, kPi), p + 3);
   }
   // Footprint probe points in the body frame: (forward, left) metres. (7 x 2)
-  const float footprint[7][2] = {{0, 0},          {0.2f, 0.12f},       {0.2f, -0.12f},          {-0.2f, 0.12f},
+  const float footprint[7][2] = {{0, 0},          {0.2f, 0.12f},     {0.2f, -0.12f},           {-0.2f, 0.12f},
                                  {-0.2f, -0.12f}, {camera_ahead, 0}, {camera_ahead + 0.25f, 0}};
   const float start_z = b.max[2] + 1.0f;
   wr::Sensor probe = make_ground_probe(scene, n);
@@ -172,8 +169,8 @@ using wr_demo::write_npy;  // apps/common/npy.h
 void parse_resolution(const std::string& s, uint32_t* width, uint32_t* height) {
   unsigned long w = 0, h = 0;
   char x = 0, rest = 0;
-  if (std::sscanf(s.c_str(), "%lu%c%lu%c", &w, &x, &h, &rest) != 3 || (x != 'x' && x != 'X') || w == 0 ||
-      h == 0 || w > 1u << 16 || h > 1u << 16)
+  if (std::sscanf(s.c_str(), "%lu%c%lu%c", &w, &x, &h, &rest) != 3 || (x != 'x' && x != 'X') || w == 0 || h == 0 ||
+      w > 1u << 16 || h > 1u << 16)
     throw DemoError("--resolution: expected WxH with positive integers (e.g. 106x60), got '" + s + "'");
   *width = uint32_t(w), *height = uint32_t(h);
 }
@@ -300,8 +297,8 @@ int run_self_occlusion(const Options& opt, const wr::Context& ctx, const wr::Sce
                              &instance_poses[size_t(e) * kQuadrupedSlots * 7]);
 
   const size_t pixels = size_t(n) * height * width;
-  std::vector<float> depth(pixels), unexcluded_depth(pixels);     // (n x height x width) metres
-  std::vector<uint32_t> ids(pixels), unexcluded_ids(pixels);      // (n x height x width) slot, or UINT32_MAX
+  std::vector<float> depth(pixels), unexcluded_depth(pixels);  // (n x height x width) metres
+  std::vector<uint32_t> ids(pixels), unexcluded_ids(pixels);   // (n x height x width) slot, or UINT32_MAX
   wr_render_args args;
   wr_render_args_init(&args);
   args.body_poses = poses.data();
@@ -341,37 +338,43 @@ int run_self_occlusion(const Options& opt, const wr::Context& ctx, const wr::Sce
   write_npy(ids_npy, ids.data(), ids.size() * sizeof(uint32_t), "<u4", n, height, width);
 
   const double rays = double(pixels);
-  std::printf("wr-demo --self-occlusion: %u robots of %u boxes (a trunk and four trotting two-segment legs), "
-              "%ux%u depth camera inside the trunk (%.1f deg HFOV, pitched %d deg down, %s depth), "
-              "%u CPU threads (%s path)\n",
-              n, kQuadrupedSlots, width, height, double(opt.hfov), int(opt.pitch),
-              desc.depth_kind == WR_DEPTH_PLANE ? "WR_DEPTH_PLANE" : "WR_DEPTH_RANGE", ctx.num_threads(),
-              wr_cpu_path_string(ctx.cpu_path()));
+  std::printf(
+      "wr-demo --self-occlusion: %u robots of %u boxes (a trunk and four trotting two-segment legs), "
+      "%ux%u depth camera inside the trunk (%.1f deg HFOV, pitched %d deg down, %s depth), "
+      "%u CPU threads (%s path)\n",
+      n, kQuadrupedSlots, width, height, double(opt.hfov), int(opt.pitch),
+      desc.depth_kind == WR_DEPTH_PLANE ? "WR_DEPTH_PLANE" : "WR_DEPTH_RANGE", ctx.num_threads(),
+      wr_cpu_path_string(ctx.cpu_path()));
   std::printf("  terrain    %s: %llu triangles, BVH %.2f ms; %.2f ms with OBJ parsing and validation\n",
               opt.obj.c_str(), (unsigned long long)terrain.num_triangles(), terrain.build_seconds() * 1e3, load_ms);
-  std::printf("  body       prototypes: trunk box %.2fx%.2fx%.2f m, leg segment box %.2fx%.2fx%.2f m; %u slots per "
-              "env (slot 0 the trunk, group %u; 1-8 thigh and shank of FL, FR, RL, RR, group %u); %.2f ms to build\n",
-              double(shape.trunk[0]), double(shape.trunk[1]), double(shape.trunk[2]), double(shape.segment[0]),
-              double(shape.segment[1]), double(shape.segment[2]), kQuadrupedSlots, wr_demo::kTrunkGroup,
-              wr_demo::kLegGroup, build_ms);
-  std::printf("  render     best %.3f ms, mean %.3f ms over %u renders after 1 warm-up (depth and instance ids, "
-              "exclude_groups = 0x%x); %.3g rays/s (best)\n",
-              t.best_ms, t.mean_ms, opt.repeats, o.exclude_groups, rays / (t.best_ms * 1e-3));
+  std::printf(
+      "  body       prototypes: trunk box %.2fx%.2fx%.2f m, leg segment box %.2fx%.2fx%.2f m; %u slots per "
+      "env (slot 0 the trunk, group %u; 1-8 thigh and shank of FL, FR, RL, RR, group %u); %.2f ms to build\n",
+      double(shape.trunk[0]), double(shape.trunk[1]), double(shape.trunk[2]), double(shape.segment[0]),
+      double(shape.segment[1]), double(shape.segment[2]), kQuadrupedSlots, wr_demo::kTrunkGroup, wr_demo::kLegGroup,
+      build_ms);
+  std::printf(
+      "  render     best %.3f ms, mean %.3f ms over %u renders after 1 warm-up (depth and instance ids, "
+      "exclude_groups = 0x%x); %.3g rays/s (best)\n",
+      t.best_ms, t.mean_ms, opt.repeats, o.exclude_groups, rays / (t.best_ms * 1e-3));
   std::printf("  legs       %.2f%% of pixels hit a leg instance; %u of %u robots see their own legs\n",
               100.0 * double(leg_pixels) / rays, envs_with_legs, n);
-  std::printf("  trunk      %llu pixels see the excluded trunk; without exclude_groups it would fill %.1f%% of "
-              "the pixels (the camera is inside it)\n",
-              (unsigned long long)trunk_pixels, 100.0 * double(unexcluded_trunk) / rays);
-  std::printf("  hits       %.1f%% of pixels, depth %.3f - %.3f m; %llu stack overflows\n", 100.0 * double(hits) / rays,
-              double(hits ? dmin : 0.0f), double(dmax), (unsigned long long)[&] {
-                uint64_t overflows = 0;
-                check(wr_sensor_stack_overflows(camera.get(), &overflows));
-                return overflows;
-              }());
+  std::printf(
+      "  trunk      %llu pixels see the excluded trunk; without exclude_groups it would fill %.1f%% of "
+      "the pixels (the camera is inside it)\n",
+      (unsigned long long)trunk_pixels, 100.0 * double(unexcluded_trunk) / rays);
+  std::printf(
+      "  hits       %.1f%% of pixels, depth %.3f - %.3f m; %llu stack overflows\n", 100.0 * double(hits) / rays,
+      double(hits ? dmin : 0.0f), double(dmax), (unsigned long long)[&] {
+        uint64_t overflows = 0;
+        check(wr_sensor_stack_overflows(camera.get(), &overflows));
+        return overflows;
+      }());
   if (probe_misses) std::printf("  warning    %u robots found no ground below them\n", probe_misses);
-  std::printf("  wrote      %s (first %u of %u images, turbo colour map %s %.2f - %.2f m; grey = miss, magenta = invalid)\n",
-              png.string().c_str(), std::min<uint32_t>(n, 16), n, shown.log_scale ? "log" : "linear",
-              double(shown.near), double(shown.far));
+  std::printf(
+      "  wrote      %s (first %u of %u images, turbo colour map %s %.2f - %.2f m; grey = miss, magenta = invalid)\n",
+      png.string().c_str(), std::min<uint32_t>(n, 16), n, shown.log_scale ? "log" : "linear", double(shown.near),
+      double(shown.far));
   std::printf("  wrote      %s (float32 [%u, %u, %u], +inf = miss)\n", npy.string().c_str(), n, height, width);
   std::printf("  wrote      %s (uint32 [%u, %u, %u], the slot hit, 4294967295 = terrain or miss)\n",
               ids_npy.string().c_str(), n, height, width);
@@ -394,8 +397,9 @@ int run(const Options& opt) {
     parse_resolution(opt.resolution, &width, &height);
   }
   if (opt.self_occlusion && (parkour || opt.dtype != "f32" || opt.noise != "none"))
-    throw DemoError("--self-occlusion renders the float32 camera images and their instance ids: it takes no "
-                    "--preset, --dtype or --noise");
+    throw DemoError(
+        "--self-occlusion renders the float32 camera images and their instance ids: it takes no "
+        "--preset, --dtype or --noise");
   const uint32_t n = opt.envs;
   fs::create_directories(opt.out);  // first, so that a bad --out fails before the long part
 
@@ -461,11 +465,13 @@ int run(const Options& opt) {
   for (size_t i = 0; i < metres.size(); ++i) {
     float v = depth[i];
     if (pipeline) {
-      if (shape.dtype == WR_DTYPE_FLOAT16) v = half_to_float(reinterpret_cast<const uint16_t*>(out.data())[i]);
+      if (shape.dtype == WR_DTYPE_FLOAT16)
+        v = half_to_float(reinterpret_cast<const uint16_t*>(out.data())[i]);
       else if (shape.dtype == WR_DTYPE_UINT16_MM) {
         const uint16_t mm = reinterpret_cast<const uint16_t*>(out.data())[i];
         v = mm ? mm / 1000.0f : INFINITY;
-      } else v = reinterpret_cast<const float*>(out.data())[i];
+      } else
+        v = reinterpret_cast<const float*>(out.data())[i];
       if (o.normalize) v = (v - o.norm_c) * (o.norm_b - o.norm_a) + o.norm_a;
     }
     metres[i] = v;
@@ -477,7 +483,8 @@ int run(const Options& opt) {
 
   const fs::path png = fs::path(opt.out) / "depth_contact_sheet.png";
   const fs::path npy = fs::path(opt.out) / "depth.npy";
-  wr_demo::DisplayRange shown = wr_demo::percentile_range(metres, size_t(std::min<uint32_t>(n, 16)) * sw * sh, !parkour);
+  wr_demo::DisplayRange shown =
+      wr_demo::percentile_range(metres, size_t(std::min<uint32_t>(n, 16)) * sw * sh, !parkour);
   if (parkour) shown.near = 0.0f, shown.far = kParkourFar;
   wr_demo::write_contact_sheet(png, metres, n, sh, sw, parkour ? 4 : 3, shown);
   const char* descr = shape.dtype == WR_DTYPE_FLOAT16 ? "<f2" : shape.dtype == WR_DTYPE_UINT16_MM ? "<u2" : "<f4";
@@ -488,12 +495,13 @@ int run(const Options& opt) {
   const fs::path camera_npy = fs::path(opt.out) / "camera.npy";
   if (pipeline) write_npy(camera_npy, depth, n, height, width);
 
-  std::printf("wr-demo: %u robots, %ux%u depth camera (%.1f deg HFOV, pitched %s, %s depth), "
-              "far clip %g m, %u CPU threads (%s path)%s\n",
-              n, width, height, double(parkour ? 87.0f : opt.hfov),
-              parkour ? "U[-5, 5] deg per env" : (std::to_string(int(opt.pitch)) + " deg down").c_str(),
-              desc.depth_kind == WR_DEPTH_PLANE ? "WR_DEPTH_PLANE" : "WR_DEPTH_RANGE", double(opt.far_clip),
-              ctx.num_threads(), wr_cpu_path_string(ctx.cpu_path()), parkour ? ", preset extreme-parkour" : "");
+  std::printf(
+      "wr-demo: %u robots, %ux%u depth camera (%.1f deg HFOV, pitched %s, %s depth), "
+      "far clip %g m, %u CPU threads (%s path)%s\n",
+      n, width, height, double(parkour ? 87.0f : opt.hfov),
+      parkour ? "U[-5, 5] deg per env" : (std::to_string(int(opt.pitch)) + " deg down").c_str(),
+      desc.depth_kind == WR_DEPTH_PLANE ? "WR_DEPTH_PLANE" : "WR_DEPTH_RANGE", double(opt.far_clip), ctx.num_threads(),
+      wr_cpu_path_string(ctx.cpu_path()), parkour ? ", preset extreme-parkour" : "");
   std::printf("  scene      %s\n", opt.obj.c_str());
   std::printf("  triangles  %llu, bounds [%.2f %.2f %.2f] - [%.2f %.2f %.2f] m\n",
               (unsigned long long)scene.num_triangles(), double(b.min[0]), double(b.min[1]), double(b.min[2]),
@@ -523,22 +531,26 @@ int run(const Options& opt) {
     wr_scene_memory_tag(scene.get(), WR_MEMORY_BVH_NODES, &nodes, nullptr);
     wr_scene_memory_tag(scene.get(), WR_MEMORY_BVH_TRIANGLES, &tris, nullptr);
     wr_scene_memory_tag(scene.get(), WR_MEMORY_BVH_PARENTS, &parents, nullptr);
-    std::printf("  memory library: scene %.1f MiB (%.1f bytes/triangle: nodes %.1f, triangles %.1f, parents %.1f MiB), "
-                "sensor %.3f MiB (ray template), %llu bytes per env",
-                scene_mem.host_bytes / 1048576.0, double(scene_mem.host_bytes) / double(scene.num_triangles()),
-                nodes / 1048576.0, tris / 1048576.0, parents / 1048576.0, sensor_mem.host_bytes / 1048576.0,
-                (unsigned long long)(scene_mem.per_env_bytes + sensor_mem.per_env_bytes));
-    if (pipeline) std::printf("; the pipeline's sensor %llu bytes per env (its history)", (unsigned long long)policy_mem.per_env_bytes);
+    std::printf(
+        "  memory library: scene %.1f MiB (%.1f bytes/triangle: nodes %.1f, triangles %.1f, parents %.1f MiB), "
+        "sensor %.3f MiB (ray template), %llu bytes per env",
+        scene_mem.host_bytes / 1048576.0, double(scene_mem.host_bytes) / double(scene.num_triangles()),
+        nodes / 1048576.0, tris / 1048576.0, parents / 1048576.0, sensor_mem.host_bytes / 1048576.0,
+        (unsigned long long)(scene_mem.per_env_bytes + sensor_mem.per_env_bytes));
+    if (pipeline)
+      std::printf("; the pipeline's sensor %llu bytes per env (its history)",
+                  (unsigned long long)policy_mem.per_env_bytes);
     std::printf("\n");
   }
-  std::printf("  wrote      %s (first %u of %u images, turbo colour map %s %.2f - %.2f m; grey = miss, magenta = invalid)\n",
-              png.string().c_str(), std::min<uint32_t>(n, 16), n, shown.log_scale ? "log" : "linear",
-              double(shown.near), double(shown.far));
+  std::printf(
+      "  wrote      %s (first %u of %u images, turbo colour map %s %.2f - %.2f m; grey = miss, magenta = invalid)\n",
+      png.string().c_str(), std::min<uint32_t>(n, 16), n, shown.log_scale ? "log" : "linear", double(shown.near),
+      double(shown.far));
   if (pipeline) {
     std::printf("  wrote      %s (%s [%u, %u, %u], what the policy reads)\n", npy.string().c_str(), descr, n,
                 shape.height, shape.width);
-    std::printf("  wrote      %s (float32 [%u, %u, %u], the camera images, +inf = miss)\n",
-                camera_npy.string().c_str(), n, height, width);
+    std::printf("  wrote      %s (float32 [%u, %u, %u], the camera images, +inf = miss)\n", camera_npy.string().c_str(),
+                n, height, width);
   } else {
     std::printf("  wrote      %s (float32 [%u, %u, %u], +inf = miss)\n", npy.string().c_str(), n, height, width);
   }
@@ -551,18 +563,22 @@ int main(int argc, char** argv) {
   Options opt;
   CLI::App app{"wr-demo: depth images of a batch of parkour robots over a terrain mesh, with timings"};
   app.add_option("--obj", opt.obj, "terrain mesh (Wavefront OBJ)")->capture_default_str();
-  app.add_option("-n,--envs", opt.envs, "number of robots")->capture_default_str()
-      ->check(CLI::Range(1u, 1u << 24));
-  auto* w = app.add_option("--width", opt.width, "image width, pixels")->capture_default_str()
-      ->check(CLI::Range(1u, 1u << 16));
-  auto* h = app.add_option("--height", opt.height, "image height, pixels")->capture_default_str()
-      ->check(CLI::Range(1u, 1u << 16));
+  app.add_option("-n,--envs", opt.envs, "number of robots")->capture_default_str()->check(CLI::Range(1u, 1u << 24));
+  auto* w = app.add_option("--width", opt.width, "image width, pixels")
+                ->capture_default_str()
+                ->check(CLI::Range(1u, 1u << 16));
+  auto* h = app.add_option("--height", opt.height, "image height, pixels")
+                ->capture_default_str()
+                ->check(CLI::Range(1u, 1u << 16));
   app.add_option("--resolution", opt.resolution, "image size as WxH, e.g. 106x60")->excludes(w)->excludes(h);
   app.add_option("--depth-kind", opt.depth_kind, "plane (z-depth, REP 118) or range (Euclidean)")
-      ->capture_default_str()->check(CLI::IsMember({"plane", "range"}));
-  app.add_option("--hfov", opt.hfov, "horizontal field of view, degrees")->capture_default_str()
+      ->capture_default_str()
+      ->check(CLI::IsMember({"plane", "range"}));
+  app.add_option("--hfov", opt.hfov, "horizontal field of view, degrees")
+      ->capture_default_str()
       ->check(CLI::Range(1.0f, 179.9f));
-  app.add_option("--pitch", opt.pitch, "camera pitch below the horizon, degrees")->capture_default_str()
+  app.add_option("--pitch", opt.pitch, "camera pitch below the horizon, degrees")
+      ->capture_default_str()
       ->check(CLI::Range(-90.0f, 90.0f));
   app.add_option("--far-clip", opt.far_clip, "far clip, metres (default: none, +inf)")
       ->check([](const std::string& s) {  // validators run before conversion: parse here, never throw
@@ -571,21 +587,25 @@ int main(int argc, char** argv) {
         const bool ok = end != s.c_str() && *end == '\0' && v > 0;
         return ok ? std::string() : "must be a number > 0 (metres), got '" + s + "'";
       });
-  app.add_option("--threads", opt.threads, "CPU render threads (0 = one per hardware thread)")
-      ->capture_default_str();
-  app.add_option("--repeats", opt.repeats, "timed renders after the warm-up")->capture_default_str()
+  app.add_option("--threads", opt.threads, "CPU render threads (0 = one per hardware thread)")->capture_default_str();
+  app.add_option("--repeats", opt.repeats, "timed renders after the warm-up")
+      ->capture_default_str()
       ->check(CLI::Range(1u, 100000u));
   app.add_option("-o,--out", opt.out, "output directory (created if missing)")->capture_default_str();
   app.add_option("--preset", opt.preset,
                  "extreme-parkour: its camera (106x60, 87 deg, per-env pitch) and depth pipeline (crop, clip to "
                  "[0, 2] m, bicubic to 87x58, normalise, the previous frame); depth.npy is then what its policy "
                  "reads, camera.npy the camera images")
-      ->capture_default_str()->check(CLI::IsMember({"none", "extreme-parkour"}));
+      ->capture_default_str()
+      ->check(CLI::IsMember({"none", "extreme-parkour"}));
   app.add_option("--dtype", opt.dtype, "output dtype: f32, f16 (IEEE half) or u16 (millimetres, 0 = invalid)")
-      ->capture_default_str()->check(CLI::IsMember({"f32", "f16", "u16"}));
-  app.add_option("--noise", opt.noise, "stereo: a stereo camera's noise (quantised disparity, error growing with "
-                                       "depth squared, dropout, edges)")
-      ->capture_default_str()->check(CLI::IsMember({"none", "stereo"}));
+      ->capture_default_str()
+      ->check(CLI::IsMember({"f32", "f16", "u16"}));
+  app.add_option("--noise", opt.noise,
+                 "stereo: a stereo camera's noise (quantised disparity, error growing with "
+                 "depth squared, dropout, edges)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"none", "stereo"}));
   app.add_flag("--self-occlusion", opt.self_occlusion,
                "give each robot a body of moving boxes (a trunk, four trotting two-segment legs) that its camera, "
                "inside the trunk and excluding it, sees its own legs of; also writes instance_ids.npy (uint32, "
@@ -604,7 +624,7 @@ int main(int argc, char** argv) {
     return run(opt);
   } catch (const wr::Error& e) {
     std::fprintf(stderr, "wr-demo: error: %s\n", e.what());  // the message names its wr_status
-  } catch (const std::exception& e) {  // DemoError, std::filesystem::filesystem_error
+  } catch (const std::exception& e) {                        // DemoError, std::filesystem::filesystem_error
     std::fprintf(stderr, "wr-demo: error: %s\n", e.what());
   }
   return 2;

@@ -74,8 +74,8 @@ void BM_BuildBvh(benchmark::State& state) {
   }
   for (auto _ : state) {
     wr_scene scene;
-    check(wr_scene_create(fixture().context, vertices.data(), vertices.size() / 3, indices.data(),
-                          indices.size() / 3, &scene));
+    check(wr_scene_create(fixture().context, vertices.data(), vertices.size() / 3, indices.data(), indices.size() / 3,
+                          &scene));
     wr_scene_release(scene);
   }
   state.counters["triangles"] = static_cast<double>(indices.size() / 3);
@@ -130,8 +130,8 @@ void BM_IntersectDown(benchmark::State& state) {
     }
   std::vector<float> t(origins.size() / 3);
   for (auto _ : state)
-    check(wr_scene_intersect(f.scene, origins.data(), directions.data(), nullptr, t.size(), t.data(), nullptr,
-                             nullptr));
+    check(
+        wr_scene_intersect(f.scene, origins.data(), directions.data(), nullptr, t.size(), t.data(), nullptr, nullptr));
   state.counters["rays/s"] =
       benchmark::Counter(static_cast<double>(t.size()), benchmark::Counter::kIsIterationInvariantRate);
 }

@@ -359,13 +359,15 @@ int main(int argc, char** argv) {
               prop.minor, ordinal);
   std::printf("- CUDA driver API %d.%d, runtime %d.%d\n", driver / 1000, (driver % 1000) / 10, runtime / 1000,
               (runtime % 1000) / 10);
-  std::printf("- cameras: 87 deg horizontal FOV, plane depth, far clip %g m, 0.3-0.7 m above the ground, "
-              "pitched down 15-45 deg, random heading\n",
-              double(far_clip));
-  std::printf("- timing: %d warm-up + %d timed renders per row on one non-blocking stream, all enqueued "
-              "before the GPU starts on them, CUDA events around each render; ms is the median; host us/call "
-              "is the mean wall clock of one wr_sensor_render call (the enqueue)\n\n",
-              warmups, iterations);
+  std::printf(
+      "- cameras: 87 deg horizontal FOV, plane depth, far clip %g m, 0.3-0.7 m above the ground, "
+      "pitched down 15-45 deg, random heading\n",
+      double(far_clip));
+  std::printf(
+      "- timing: %d warm-up + %d timed renders per row on one non-blocking stream, all enqueued "
+      "before the GPU starts on them, CUDA events around each render; ms is the median; host us/call "
+      "is the mean wall clock of one wr_sensor_render call (the enqueue)\n\n",
+      warmups, iterations);
   std::fflush(stdout);
 
   warm_up(context, stream);
@@ -388,8 +390,9 @@ int main(int argc, char** argv) {
   }
 
   std::printf("## Scenes (device memory: driver = cudaMemGetInfo delta, library = wr_scene_memory)\n\n");
-  std::printf("| terrain | triangles | create s (parse, BVH, upload) | device MiB (driver) | device MiB (library) | host MiB "
-              "(library) |\n|---|---:|---:|---:|---:|---:|\n");
+  std::printf(
+      "| terrain | triangles | create s (parse, BVH, upload) | device MiB (driver) | device MiB (library) | host MiB "
+      "(library) |\n|---|---:|---:|---:|---:|---:|\n");
   for (const Terrain& t : terrains)
     std::printf("| %s | %llu | %.2f | %.1f | %.1f | %.1f |\n", t.name.c_str(),
                 static_cast<unsigned long long>(t.triangles), t.build_s, mib(t.driver_delta_bytes),
@@ -398,11 +401,13 @@ int main(int argc, char** argv) {
   std::fflush(stdout);
 
   // ---- renders ----
-  std::printf("## Renders (sensor memory: driver = cudaMemGetInfo delta around wr_sensor_create, library = "
-              "wr_sensor_memory; output = the caller's N x H x W float buffer)\n\n");
-  std::printf("| terrain | triangles | N | WxH | ms/render (median) | ms min | ms max | G rays/s | hits %% | "
-              "host us/call | sensor KiB (driver) | sensor KiB (library) | output MiB |\n"
-              "|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+  std::printf(
+      "## Renders (sensor memory: driver = cudaMemGetInfo delta around wr_sensor_create, library = "
+      "wr_sensor_memory; output = the caller's N x H x W float buffer)\n\n");
+  std::printf(
+      "| terrain | triangles | N | WxH | ms/render (median) | ms min | ms max | G rays/s | hits %% | "
+      "host us/call | sensor KiB (driver) | sensor KiB (library) | output MiB |\n"
+      "|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   std::fflush(stdout);
   std::vector<Row> rows;
   std::mt19937 rng(2024);
@@ -410,8 +415,8 @@ int main(int argc, char** argv) {
     const std::vector<float> ground = ground_points(terrains[k].scene, max_envs, uint32_t(100 + k), stream);
     for (const auto& res : resolutions)
       for (uint32_t n : envs) {
-        const Row r = time_config(terrains[k], ground, n, res.first, res.second, far_clip, warmups, iterations,
-                                  stream, rng);
+        const Row r =
+            time_config(terrains[k], ground, n, res.first, res.second, far_clip, warmups, iterations, stream, rng);
         std::printf("| %s | %llu | %u | %ux%u | %.3f | %.3f | %.3f | %.2f | %.1f | %.1f | %.0f | %.1f | %.1f |\n",
                     r.terrain.c_str(), static_cast<unsigned long long>(r.triangles), r.n, r.width, r.height,
                     r.ms_median, r.ms_min, r.ms_max, r.grays, 100.0 * r.hit_fraction, r.host_us_per_call,
@@ -427,13 +432,12 @@ int main(int argc, char** argv) {
            "scene_build_s,scene_device_bytes_driver,scene_device_bytes_library,sensor_device_bytes_driver,"
            "sensor_device_bytes_library,output_bytes,host_us_per_call\n";
     for (const Row& r : rows) {
-      const Terrain& t = *std::find_if(terrains.begin(), terrains.end(),
-                                       [&](const Terrain& x) { return x.name == r.terrain; });
+      const Terrain& t =
+          *std::find_if(terrains.begin(), terrains.end(), [&](const Terrain& x) { return x.name == r.terrain; });
       csv << '"' << r.terrain << "\"," << r.triangles << ',' << r.n << ',' << r.width << ',' << r.height << ','
           << r.ms_median << ',' << r.ms_min << ',' << r.ms_max << ',' << r.grays << ',' << r.hit_fraction << ','
-          << t.build_s << ',' << t.driver_delta_bytes << ',' << t.stats.device_bytes << ','
-          << r.sensor_driver_bytes << ',' << r.sensor_lib_bytes << ',' << r.output_bytes << ','
-          << r.host_us_per_call << '\n';
+          << t.build_s << ',' << t.driver_delta_bytes << ',' << t.stats.device_bytes << ',' << r.sensor_driver_bytes
+          << ',' << r.sensor_lib_bytes << ',' << r.output_bytes << ',' << r.host_us_per_call << '\n';
     }
     if (!csv) {
       std::fprintf(stderr, "wr-bench-gpu: could not write %s\n", csv_path.c_str());

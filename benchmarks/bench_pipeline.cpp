@@ -28,7 +28,7 @@ void check(wr_status s) {
 struct Fixture {
   wr_context context = nullptr;
   wr_scene scene = nullptr;
-  std::vector<float> poses;  // (kEnvs x 7) robots' bases 0.35 m over the terrain's ground, random yaw
+  std::vector<float> poses;        // (kEnvs x 7) robots' bases 0.35 m over the terrain's ground, random yaw
   std::vector<float> root_states;  // (kEnvs x 13) the same, as IsaacGym root states
   Fixture() {
     check(wr_context_create(WR_DEVICE_CPU, 0, &context));
@@ -131,44 +131,52 @@ void run_case(benchmark::State& state, const Case& c, bool plain_call) {
   }
   wr_memory_stats m{};
   check(wr_sensor_memory(sensor, &m));
-  state.counters["rays/s"] =
-      benchmark::Counter(double(kEnvs) * kW * kH, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["rays/s"] = benchmark::Counter(double(kEnvs) * kW * kH, benchmark::Counter::kIsIterationInvariantRate);
   state.counters["per_env_bytes"] = double(m.per_env_bytes);
   wr_sensor_release(sensor);
 }
 
 const Case kCases[] = {
-    {"crop", [](wr_sensor_options& o, wr_camera_desc&) { o.crop_x = 4, o.crop_width = 98, o.crop_height = 58; },
-     false, false, false, false},
-    {"clip+normalise", [](wr_sensor_options& o, wr_camera_desc&) {
+    {"crop", [](wr_sensor_options& o, wr_camera_desc&) { o.crop_x = 4, o.crop_width = 98, o.crop_height = 58; }, false,
+     false, false, false},
+    {"clip+normalise",
+     [](wr_sensor_options& o, wr_camera_desc&) {
        o.clip = 1, o.clip_max = 2, o.normalize = 1, o.norm_b = 2, o.norm_c = -0.5f;
-     }, false, false, false, false},
-    {"bicubic 87x58", [](wr_sensor_options& o, wr_camera_desc&) {
+     },
+     false, false, false, false},
+    {"bicubic 87x58",
+     [](wr_sensor_options& o, wr_camera_desc&) {
        o.out_width = 87, o.out_height = 58, o.resample = WR_RESAMPLE_BICUBIC;
-     }, false, false, false, false},
-    {"area 53x30", [](wr_sensor_options& o, wr_camera_desc&) {
-       o.out_width = 53, o.out_height = 30, o.resample = WR_RESAMPLE_AREA;
-     }, false, false, false, false},
+     },
+     false, false, false, false},
+    {"area 53x30",
+     [](wr_sensor_options& o, wr_camera_desc&) { o.out_width = 53, o.out_height = 30, o.resample = WR_RESAMPLE_AREA; },
+     false, false, false, false},
     {"float16", [](wr_sensor_options& o, wr_camera_desc&) { o.dtype = WR_DTYPE_FLOAT16; }, false, false, false, false},
-    {"uint16 mm", [](wr_sensor_options& o, wr_camera_desc&) { o.dtype = WR_DTYPE_UINT16_MM; }, false, false, false, false},
+    {"uint16 mm", [](wr_sensor_options& o, wr_camera_desc&) { o.dtype = WR_DTYPE_UINT16_MM; }, false, false, false,
+     false},
     {"history 2, latency 1", [](wr_sensor_options& o, wr_camera_desc&) { o.history_length = 2; }, false, false, true,
      false},
     {"per-env intrinsics", nullptr, true, false, false, false},
     {"per-env mounts", nullptr, false, true, false, false},
     {"root states (stride 13)", nullptr, false, false, false, true},
-    {"Gaussian noise", [](wr_sensor_options& o, wr_camera_desc&) {
-       o.noise.seed = 1, o.noise.range_sigma[2] = 0.005f;
-     }, false, false, false, false},
+    {"Gaussian noise", [](wr_sensor_options& o, wr_camera_desc&) { o.noise.seed = 1, o.noise.range_sigma[2] = 0.005f; },
+     false, false, false, false},
     {"stereo noise (all models)", [](wr_sensor_options& o, wr_camera_desc&) { stereo(o); }, false, false, false, false},
     {"extreme-parkour", [](wr_sensor_options& o, wr_camera_desc& d) { parkour(o, d); }, false, true, true, false},
-    {"extreme-parkour + stereo noise", [](wr_sensor_options& o, wr_camera_desc& d) {
+    {"extreme-parkour + stereo noise",
+     [](wr_sensor_options& o, wr_camera_desc& d) {
        parkour(o, d);
        stereo(o);
-     }, false, true, true, false},
+     },
+     false, true, true, false},
 };
 
 int register_cases() {
-  benchmark::RegisterBenchmark("pipeline/plain", [](benchmark::State& s) { run_case(s, Case{"plain", nullptr, false, false, false, false}, true); })
+  benchmark::RegisterBenchmark("pipeline/plain",
+                               [](benchmark::State& s) {
+                                 run_case(s, Case{"plain", nullptr, false, false, false, false}, true);
+                               })
       ->Unit(benchmark::kMillisecond)
       ->UseRealTime();
   for (const Case& c : kCases)

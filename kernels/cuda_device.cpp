@@ -28,11 +28,10 @@ namespace {
 // once reported. (A sticky error, one that broke the context, stays whatever is done.)
 void clear_last_error() noexcept { (void)cudaGetLastError(); }
 
-[[noreturn]] void fail_cuda(const char* function, const std::string& what, cudaError_t err,
-                            wr_status status) {
+[[noreturn]] void fail_cuda(const char* function, const std::string& what, cudaError_t err, wr_status status) {
   clear_last_error();
-  fail(status, std::string(function) + ": " + what + ": " + cudaGetErrorName(err) + " (" + cudaGetErrorString(err) +
-                   ")");
+  fail(status,
+       std::string(function) + ": " + what + ": " + cudaGetErrorName(err) + " (" + cudaGetErrorString(err) + ")");
 }
 
 void check(const char* function, const char* what, cudaError_t err) {
@@ -52,10 +51,8 @@ const DriverContextCalls& driver_context_calls() {
     void* get = nullptr;
     void* set = nullptr;
     cudaDriverEntryPointQueryResult found_get{}, found_set{};
-    if (cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &get, 4000, cudaEnableDefault, &found_get) ==
-            cudaSuccess &&
-        cudaGetDriverEntryPointByVersion("cuCtxSetCurrent", &set, 4000, cudaEnableDefault, &found_set) ==
-            cudaSuccess &&
+    if (cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &get, 4000, cudaEnableDefault, &found_get) == cudaSuccess &&
+        cudaGetDriverEntryPointByVersion("cuCtxSetCurrent", &set, 4000, cudaEnableDefault, &found_set) == cudaSuccess &&
         found_get == cudaDriverEntryPointSuccess && found_set == cudaDriverEntryPointSuccess) {
       c.get = reinterpret_cast<PFN_cuCtxGetCurrent_v4000>(get);
       c.set = reinterpret_cast<PFN_cuCtxSetCurrent_v4000>(set);
@@ -182,8 +179,8 @@ void require_device_pointer(const char* function, const void* p, const char* nam
               err, status);
   }
   if (attr.type == cudaMemoryTypeUnregistered || attr.type == cudaMemoryTypeHost)
-    fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": " + name +
-                                        " is a host pointer; a CUDA sensor reads and writes device memory");
+    fail(WR_ERROR_INVALID_ARGUMENT,
+         std::string(function) + ": " + name + " is a host pointer; a CUDA sensor reads and writes device memory");
   if (attr.type == cudaMemoryTypeDevice && attr.device != ordinal)
     fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": " + name + " lives on CUDA device " +
                                         std::to_string(attr.device) + ", the sensor on device " +
@@ -200,12 +197,13 @@ void open_device(const char* function, int ordinal) {
     int driver = 0;
     if (cudaDriverGetVersion(&driver) != cudaSuccess) driver = 0;
     clear_last_error();
-    fail(WR_ERROR_UNSUPPORTED, std::string(function) + ": " +
-                                   no_device_reason(err == cudaSuccess ? cudaErrorNoDevice : err, driver, CUDART_VERSION));
+    fail(WR_ERROR_UNSUPPORTED,
+         std::string(function) + ": " +
+             no_device_reason(err == cudaSuccess ? cudaErrorNoDevice : err, driver, CUDART_VERSION));
   }
   if (ordinal >= count)
-    fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": ordinal = " + std::to_string(ordinal) +
-                                        " but only " + std::to_string(count) + " CUDA device(s) exist");
+    fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": ordinal = " + std::to_string(ordinal) + " but only " +
+                                        std::to_string(count) + " CUDA device(s) exist");
   const CurrentDevice device(function, ordinal);
   err = cudaFree(nullptr);
   if (err != cudaSuccess)
@@ -296,15 +294,15 @@ class CudaSensor final : public SensorBackend {
 
  private:
   PipelineState state() const {
-    return PipelineState{camera_images_.get(), samples_.get(), history_.get(), frames_.get(), taps_x_.get(),
-                         taps_y_.get()};
+    return PipelineState{camera_images_.get(), samples_.get(), history_.get(),
+                         frames_.get(),        taps_x_.get(),  taps_y_.get()};
   }
 
   int ordinal_;
   BvhView bvh_;  // the scene's, on this device
   CameraSensor& sensor_;
   LedgerRecord self_{&sensor_.ledger(), MemorySpace::kHost, MemoryTag::kObjects, sizeof(CudaSensor)};
-  DeviceArray<TemplateRay> rays_{ordinal_, &sensor_.ledger(), MemoryTag::kRayTemplate};  // (height x width)
+  DeviceArray<TemplateRay> rays_{ordinal_, &sensor_.ledger(), MemoryTag::kRayTemplate};           // (height x width)
   DeviceArray<unsigned long long> overflows_{ordinal_, &sensor_.ledger(), MemoryTag::kCounters};  // one counter
   // The pipeline's per-env state: (num_envs x win_h x win_w) clean depth, (num_envs x crop_h x
   // crop_w) samples, (num_envs x history x the output's bytes) rings, (num_envs) frame counts.

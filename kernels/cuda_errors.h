@@ -47,8 +47,7 @@ inline std::string cuda_version_string(int version) {
 // library was built with (CUDART_VERSION). Where a driver exists, the CUDA error is quoted too.
 inline std::string no_device_reason(cudaError_t err, int driver_version, int runtime_version) {
   const std::string needs = "this libwr was built with CUDA " + cuda_version_string(runtime_version) +
-                            " and needs an NVIDIA driver of branch " + minimum_driver(runtime_version) +
-                            " or newer";
+                            " and needs an NVIDIA driver of branch " + minimum_driver(runtime_version) + " or newer";
   if (driver_version == 0)
     return "no NVIDIA driver was found (libcuda.so.1 is not installed or cannot be loaded); " + needs;
   const std::string cuda_says = std::string(" (") + cudaGetErrorName(err) + ": " + cudaGetErrorString(err) + ")";

@@ -89,8 +89,8 @@ cudaError_t launch(const BvhView& bvh, const TemplateRay* rays, const PipelinePa
       if (err != cudaSuccess) return err;
     }
     if (p.camera_image) {
-      camera_kernel<F, kShared><<<grid_of(g.window.blocks), kBlockThreads, shared_bytes, stream>>>(
-          bvh, rays, p, c, g.window, s, overflows);
+      camera_kernel<F, kShared>
+          <<<grid_of(g.window.blocks), kBlockThreads, shared_bytes, stream>>>(bvh, rays, p, c, g.window, s, overflows);
       err = cudaGetLastError();
       if (err != cudaSuccess) return err;
       if (p.noise.edges) {
@@ -134,7 +134,8 @@ uint64_t render_blocks(const PipelineParams& p, const PipelineCall& c, const Ren
 
 cudaError_t launch_intersect(const BvhView& bvh, const ExplicitRays& rays, cudaStream_t stream) {
   const uint64_t blocks = blocks_for(rays.count);
-  intersect_kernel<<<blocks > 0 ? static_cast<unsigned>(blocks) : 1u, kBlockThreads, 0, stream>>>(bvh, rays);
+  const unsigned grid = blocks > 0 ? static_cast<unsigned>(blocks) : 1u;
+  intersect_kernel<<<grid, kBlockThreads, 0, stream>>>(bvh, rays);
   return cudaGetLastError();
 }
 

@@ -22,8 +22,8 @@ namespace wr {
 namespace cuda {
 
 // The traversal as the kernels run it: the GPU's form, with the loop shape of the tuning knob.
-using CudaTraversal = TraversalVariant<WR_CUDA_NESTED_LOOPS != 0, GpuTraversal::select_node_planes,
-                                       GpuTraversal::minmax_slab>;
+using CudaTraversal =
+    TraversalVariant<WR_CUDA_NESTED_LOOPS != 0, GpuTraversal::select_node_planes, GpuTraversal::minmax_slab>;
 
 // Thread `i` of the intersect kernel (wr_scene_intersect, _ex on a CUDA context): ray i of the
 // batch (core/explicit_rays.h). A ray that the CPU would reject (non-finite, zero direction,
@@ -60,7 +60,7 @@ struct BlockInstances {
 struct RenderGrids {
   uint32_t block_instances;  // instances each block prepares in shared memory (0: none)
   WarpTiles window, crop, out;
-  uint64_t history_blocks;   // one thread per env
+  uint64_t history_blocks;  // one thread per env
 };
 
 WR_HD RenderGrids render_grids(const PipelineParams& p, const PipelineCall& c, const RenderFeatureSet& f,
@@ -181,7 +181,8 @@ WR_HD OutputThreadResult output_thread(uint64_t thread, const BvhView& bvh, cons
   RigidTransform camera{};  // (set by thread_env where it returns true; zeroed for the compiler's sake)
   Intrinsics k{};
   EnvInstances instances{};
-  const bool valid = thread_env<F, kShared>(c, p, env, block, &camera, &k, &instances);  // (a bad latency: emit_output's)
+  const bool valid =
+      thread_env<F, kShared>(c, p, env, block, &camera, &k, &instances);  // (a bad latency: emit_output's)
   const uint32_t i = y * p.output.out_w + x;
   if constexpr (!F::pipeline) {
     float* out = static_cast<float*>(c.out) + static_cast<uint64_t>(env) * p.output.out_w * p.output.out_h + i;
@@ -189,8 +190,8 @@ WR_HD OutputThreadResult output_thread(uint64_t thread, const BvhView& bvh, cons
       *out = quiet_nan_();  // a bad pose poisons only its own env's image
       return r;
     }
-    *out = camera_depth<CudaTraversal, F, kShared>(bvh, rays, c, &instances, x, y, camera, k, p, &r.overflowed,
-                                                   nullptr);
+    *out =
+        camera_depth<CudaTraversal, F, kShared>(bvh, rays, c, &instances, x, y, camera, k, p, &r.overflowed, nullptr);
     return r;
   } else {
     if (x == 0 && y == 0) {
@@ -208,9 +209,8 @@ WR_HD OutputThreadResult output_thread(uint64_t thread, const BvhView& bvh, cons
       v = output_from_samples(s.samples + static_cast<uint64_t>(env) * p.output.crop_w * p.output.crop_h, x, y, p, s);
     } else {
       uint32_t instance;
-      const float d = camera_depth<CudaTraversal, F, kShared>(bvh, rays, c, &instances, p.output.crop_x + x,
-                                                              p.output.crop_y + y, camera, k, p, &r.overflowed,
-                                                              &instance);
+      const float d = camera_depth<CudaTraversal, F, kShared>(
+          bvh, rays, c, &instances, p.output.crop_x + x, p.output.crop_y + y, camera, k, p, &r.overflowed, &instance);
       if (c.instance_ids) c.instance_ids[to.out_at + i] = F::instances ? instance : kInvalidIndex;
       v = output_from_pixel(d, x, y, p, env, c.frame, env_offset(p.noise, env, c.frame));
     }

@@ -135,9 +135,8 @@ wr_status intersect_on_backend(wr_scene scene, const float* origins, const float
   const DeviceCopy d_tmax(tmax, n * sizeof(float), stream.get());
   const DeviceCopy d_t(out_t, n * sizeof(float), stream.get());
   const DeviceCopy d_triangle(out_triangle, n * sizeof(uint32_t), stream.get());
-  const wr_status s = wr_scene_intersect(scene, d_origins.get<float>(), d_directions.get<float>(),
-                                         d_tmax.get<float>(), count, d_t.get<float>(), d_triangle.get<uint32_t>(),
-                                         stream.get());
+  const wr_status s = wr_scene_intersect(scene, d_origins.get<float>(), d_directions.get<float>(), d_tmax.get<float>(),
+                                         count, d_t.get<float>(), d_triangle.get<uint32_t>(), stream.get());
   d_t.copy_back(out_t, stream.get());
   d_triangle.copy_back(out_triangle, stream.get());
   REQUIRE_CUDA(cudaStreamSynchronize(stream.get()));

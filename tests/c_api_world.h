@@ -62,11 +62,11 @@ inline void expect_error(wr_status got, wr_status want, const char* function,
 }
 
 // Runs `call`, which must fail with `status`; see expect_error.
-#define EXPECT_FAIL(call, status, function, ...)                         \
-  do {                                                                    \
-    INFO("call: " #call);                                                 \
-    const wr_status s_ = (call);                                          \
-    wr_test::c_api::expect_error(s_, status, function, {__VA_ARGS__});    \
+#define EXPECT_FAIL(call, status, function, ...)                       \
+  do {                                                                 \
+    INFO("call: " #call);                                              \
+    const wr_status s_ = (call);                                       \
+    wr_test::c_api::expect_error(s_, status, function, {__VA_ARGS__}); \
   } while (0)
 
 using wr_test::same_bits;
@@ -90,9 +90,9 @@ inline std::array<float, 4> yaw_pitch(double yaw_deg, double pitch_deg) {
 // A room every test camera sees whole (no pixel misses): a floor at z = 0 from x = -100 to 8, a
 // tall wall at x = 8 and a sloped triangle in front of it. (8 x 3) vertices, (5 x 3) indices.
 inline const std::vector<float> kRoomVertices = {
-    -100, -100, 0,    8, -100, 0,   8, 100, 0,   -100, 100, 0,    // floor
-    8,    -100, -100, 8, 100, -100, 8, 100, 100, 8,    -100, 100,  // wall
-    4,    -1,   0,    4, 1,    0,   6, 0,   1.5f};                  // ramp (vertices 8..10)
+    -100, -100, 0,    8, -100, 0,    8, 100, 0,   -100, 100,  0,    // floor
+    8,    -100, -100, 8, 100,  -100, 8, 100, 100, 8,    -100, 100,  // wall
+    4,    -1,   0,    4, 1,    0,    6, 0,   1.5f};                 // ramp (vertices 8..10)
 inline const std::vector<uint32_t> kRoomIndices = {0, 1, 2, 0, 2, 3, 4, 5, 6, 4, 6, 7, 8, 9, 10};
 
 // (num_envs x 7) poses in w, x, y, z order: env i stands at a different place and looks a bit
@@ -101,7 +101,8 @@ inline std::vector<float> room_poses(uint32_t num_envs) {
   std::vector<float> p;
   for (uint32_t i = 0; i < num_envs; ++i) {
     const auto q = yaw_pitch(10.0 * (double(i) - 2.0), 10.0);
-    p.insert(p.end(), {-2.0f + 0.5f * float(i), 0.3f * float(i) - 0.6f, 1.0f + 0.1f * float(i), q[0], q[1], q[2], q[3]});
+    p.insert(p.end(),
+             {-2.0f + 0.5f * float(i), 0.3f * float(i) - 0.6f, 1.0f + 0.1f * float(i), q[0], q[1], q[2], q[3]});
   }
   return p;
 }

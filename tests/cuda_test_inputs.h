@@ -114,7 +114,7 @@ inline std::vector<float> random_poses(std::mt19937& rng, uint32_t n, wr_quat_or
                                        const PositionSampler& position) {
   std::uniform_real_distribution<double> unit(0.0, 1.0), sym(-1.0, 1.0);
   static const float kExact[][4] = {{1, 0, 1, 0}, {1, 0, -1, 0}, {0, 1, 0, 0}, {1, 0, 0, 1},
-                                    {3, 0, 0, 0}, {1, 1, 0, 0}, {0, 0, 0, 2}, {0, 0, 1, 0}};
+                                    {3, 0, 0, 0}, {1, 1, 0, 0},  {0, 0, 0, 2}, {0, 0, 1, 0}};
   std::vector<float> poses(7 * size_t(n));
   for (uint32_t e = 0; e < n; ++e) {
     float* p = &poses[7 * size_t(e)];

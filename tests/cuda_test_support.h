@@ -60,11 +60,11 @@ constexpr float kInf = std::numeric_limits<float>::infinity();
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 constexpr uint32_t kUnwritten = 0xFFFFFFFFu;  // bits of a float the fill byte 0xFF makes
 
-#define REQUIRE_CUDA(call)                                                                   \
-  do {                                                                                       \
-    const cudaError_t e_ = (call);                                                           \
-    INFO(#call << " -> " << cudaGetErrorName(e_) << " (" << cudaGetErrorString(e_) << ")");  \
-    REQUIRE(e_ == cudaSuccess);                                                              \
+#define REQUIRE_CUDA(call)                                                                  \
+  do {                                                                                      \
+    const cudaError_t e_ = (call);                                                          \
+    INFO(#call << " -> " << cudaGetErrorName(e_) << " (" << cudaGetErrorString(e_) << ")"); \
+    REQUIRE(e_ == cudaSuccess);                                                             \
   } while (0)
 
 using wr_test::bits;
@@ -164,9 +164,9 @@ inline Context cuda_context_or_skip(std::string* why) {
   return nullptr;
 }
 
-#define CUDA_CONTEXT_OR_SKIP(var)                                                       \
-  std::string var##_skip_why;                                                           \
-  Context var = cuda_context_or_skip(&var##_skip_why);                                  \
+#define CUDA_CONTEXT_OR_SKIP(var)                      \
+  std::string var##_skip_why;                          \
+  Context var = cuda_context_or_skip(&var##_skip_why); \
   if (!var) WR_SKIP_TEST_CASE("no usable CUDA device: " << var##_skip_why)
 
 inline Context cpu_context() { return wr_test::make_context(0); }
@@ -218,12 +218,11 @@ inline BitDiff compare_bits(const std::vector<float>& cpu, const std::vector<flo
   return d;
 }
 
-#define REQUIRE_BIT_IDENTICAL(cpu, gpu, ...)                                                     \
-  do {                                                                                           \
-    const BitDiff diff_ = compare_bits(cpu, gpu, __VA_ARGS__);                                   \
-    INFO(diff_.count << " of " << (cpu).size() << " pixels differ between the CPU and the GPU:\n" \
-                     << diff_.examples);                                                         \
-    REQUIRE(diff_.count == 0);                                                                   \
+#define REQUIRE_BIT_IDENTICAL(cpu, gpu, ...)                                                                          \
+  do {                                                                                                                \
+    const BitDiff diff_ = compare_bits(cpu, gpu, __VA_ARGS__);                                                        \
+    INFO(diff_.count << " of " << (cpu).size() << " pixels differ between the CPU and the GPU:\n" << diff_.examples); \
+    REQUIRE(diff_.count == 0);                                                                                        \
   } while (0)
 
 inline size_t count_unwritten(const std::vector<float>& v) {

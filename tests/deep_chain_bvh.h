@@ -25,7 +25,8 @@ inline DeepChainBvh deep_chain_bvh(uint32_t n) {
   constexpr uint32_t kBlockWords = 3 * 3 + 2, kOneTriangleLeaf = 1 | 3 << wr::kLeafVertexShift;
   for (uint32_t j = 0; j < n; ++j) {
     const float x = float(j + 1);
-    for (float f : {x, -10.0f, -10.0f, x, 10.0f, -10.0f, x, 0.0f, 10.0f}) b.leaf_words.push_back(wr::bits_from_float(f));
+    for (float f : {x, -10.0f, -10.0f, x, 10.0f, -10.0f, x, 0.0f, 10.0f})
+      b.leaf_words.push_back(wr::bits_from_float(f));
     b.leaf_words.push_back(0 | 1 << 8 | 2 << 16);
     b.leaf_words.push_back(j);
   }

@@ -74,8 +74,9 @@ struct SensorConfig {
 inline Isometry3d mount_transform() {
   Isometry3d m = Isometry3d::Identity();
   m.translation() = Vector3d(0.25, -0.10, 0.15);
-  m.linear() = (AngleAxisd(0.3, Vector3d::UnitZ()) * AngleAxisd(0.35, Vector3d::UnitY()) *
-                AngleAxisd(-0.2, Vector3d::UnitX())).toRotationMatrix();
+  m.linear() =
+      (AngleAxisd(0.3, Vector3d::UnitZ()) * AngleAxisd(0.35, Vector3d::UnitY()) * AngleAxisd(-0.2, Vector3d::UnitX()))
+          .toRotationMatrix();
   return m;
 }
 constexpr double kMountQuatNorm = 1.7;
@@ -87,7 +88,7 @@ inline PoseWxyz to_floats(const Isometry3d& pose, double quat_scale) {
   const Quaterniond q(pose.linear());
   return {static_cast<float>(pose.translation().x()), static_cast<float>(pose.translation().y()),
           static_cast<float>(pose.translation().z()), static_cast<float>(q.w() * quat_scale),
-          static_cast<float>(q.x() * quat_scale), static_cast<float>(q.y() * quat_scale),
+          static_cast<float>(q.x() * quat_scale),     static_cast<float>(q.y() * quat_scale),
           static_cast<float>(q.z() * quat_scale)};
 }
 
@@ -126,7 +127,8 @@ inline Matrix3d camera_orientation(Rng& rng, uint32_t env) {
     default: pitch = rng.uniform(-1.3, 1.3), roll = rng.uniform(-kPi, kPi); break;
   }
   return (AngleAxisd(yaw, Vector3d::UnitZ()) * AngleAxisd(pitch, Vector3d::UnitY()) *
-          AngleAxisd(roll, Vector3d::UnitX())).toRotationMatrix();
+          AngleAxisd(roll, Vector3d::UnitX()))
+      .toRotationMatrix();
 }
 
 // ---- Reference: Embree -----------------------------------------------------------------------
@@ -208,7 +210,8 @@ inline ReferenceImages render_reference(const EmbreeScene& embree, const SensorC
     for (uint32_t v = 0; v < cfg.height; ++v)
       for (uint32_t u = 0; u < cfg.width; ++u) {
         const Vector3d d_cam = Vector3d(1.0, -(u + 0.5 - static_cast<double>(cfg.cx)) / cfg.fx,
-                                        -(v + 0.5 - static_cast<double>(cfg.cy)) / cfg.fy).normalized();
+                                        -(v + 0.5 - static_cast<double>(cfg.cy)) / cfg.fy)
+                                   .normalized();
         const double scale = cfg.depth_kind == WR_DEPTH_PLANE ? d_cam.x() : 1.0;
         const Eigen::Vector3f dir = (camera.linear() * d_cam).cast<float>();
         // Embree measures s in units of |dir| (1 up to float rounding): reported = s * len * scale.
@@ -259,8 +262,7 @@ inline std::vector<float> render_library(wr_scene scene, const SensorConfig& cfg
   REQUIRE(created == WR_SUCCESS);
   // Pre-filled with a value no render writes here, so an unwritten pixel cannot pass as a miss.
   std::vector<float> depth(static_cast<size_t>(kNumEnvs) * cfg.width * cfg.height, -12345.0f);
-  const wr_status rendered =
-      wr_test::render_on_backend(sensor, poses.data(), poses.size(), depth.data(), depth.size());
+  const wr_status rendered = wr_test::render_on_backend(sensor, poses.data(), poses.size(), depth.data(), depth.size());
   INFO("wr_sensor_render: " << wr_status_string(rendered) << " " << wr_last_error());
   wr_sensor_release(sensor);
   REQUIRE(rendered == WR_SUCCESS);
@@ -331,15 +333,16 @@ inline void compare(const SensorConfig& cfg, const std::vector<float>& got, cons
 }
 
 inline std::string worst_mismatches(std::vector<Mismatch> mismatches, size_t count) {
-  std::sort(mismatches.begin(), mismatches.end(), [](const Mismatch& x, const Mismatch& y) { return x.error > y.error; });
+  std::sort(mismatches.begin(), mismatches.end(),
+            [](const Mismatch& x, const Mismatch& y) { return x.error > y.error; });
   std::ostringstream s;
   s.precision(9);
   s << mismatches.size() << " disagreeing pixels";
   if (!mismatches.empty()) s << "; worst first (config env u v: library vs reference, NaN = no hit):";
   for (size_t i = 0; i < std::min(count, mismatches.size()); ++i) {
     const Mismatch& m = mismatches[i];
-    s << "\n  " << m.config << " env " << m.env << " (" << m.u << ", " << m.v << "): " << m.got << " vs "
-      << m.expected << " (rel. error " << m.error << ")";
+    s << "\n  " << m.config << " env " << m.env << " (" << m.u << ", " << m.v << "): " << m.got << " vs " << m.expected
+      << " (rel. error " << m.error << ")";
   }
   return s.str();
 }
@@ -350,7 +353,7 @@ struct SceneSpec {
   std::vector<SensorConfig> configs;
   // Camera pose in the world for one env of one config (the body pose is derived from it).
   std::function<Isometry3d(Rng&, const SensorConfig&, uint32_t env)> camera_pose;
-  bool enclosed = false;               // camera inside a closed surface: near 0 / far inf must always hit
+  bool enclosed = false;                // camera inside a closed surface: near 0 / far inf must always hit
   bool expect_seen_behind_near = true;  // some near-clipped geometry has something visible behind it
 };
 
@@ -358,11 +361,11 @@ struct SceneSpec {
 inline std::vector<SensorConfig> standard_configs(float near_clip, float far_clip) {
   std::vector<SensorConfig> c;
   // Square pixels, centred principal point, identity mount, unit quaternions: the baseline.
-  c.push_back({"plane/basic", 80, 60, 40.0f, 40.0f, 40.0f, 30.0f, 0.0f, kInf, kInf, WR_DEPTH_PLANE, WR_QUAT_WXYZ,
-               false, false});
+  c.push_back({"plane/basic", 80, 60, 40.0f, 40.0f, 40.0f, 30.0f, 0.0f, kInf, kInf, WR_DEPTH_PLANE, WR_QUAT_WXYZ, false,
+               false});
   // fx != fy, principal point far from the centre, mount, non-unit quaternions, finite miss value.
-  c.push_back({"range/offcentre", 72, 56, 55.0f, 38.0f, 10.0f, 47.5f, 0.0f, kInf, -1.0f, WR_DEPTH_RANGE,
-               WR_QUAT_XYZW, true, true});
+  c.push_back({"range/offcentre", 72, 56, 55.0f, 38.0f, 10.0f, 47.5f, 0.0f, kInf, -1.0f, WR_DEPTH_RANGE, WR_QUAT_XYZW,
+               true, true});
   // Clipping that cuts through geometry, principal point outside the image, NaN miss value.
   c.push_back({"plane/clip", 64, 64, 48.0f, 48.0f, 90.0f, -12.0f, near_clip, far_clip, kNaN, WR_DEPTH_PLANE,
                WR_QUAT_XYZW, true, true});
@@ -372,8 +375,8 @@ inline std::vector<SensorConfig> standard_configs(float near_clip, float far_cli
 }
 
 inline void run_scene(const SceneSpec& spec, const Mesh& mesh, uint32_t seed) {
-  INFO("scene " << spec.name << ": " << mesh.num_vertices() << " vertices, " << mesh.num_triangles()
-                << " triangles (" << mesh.reference_indices.size() / 3 << " given to Embree)");
+  INFO("scene " << spec.name << ": " << mesh.num_vertices() << " vertices, " << mesh.num_triangles() << " triangles ("
+                << mesh.reference_indices.size() / 3 << " given to Embree)");
   LibraryScene lib;
   {
     const wr_status s = wr_test::create_backend_context(0, &lib.context);
@@ -407,7 +410,8 @@ inline void run_scene(const SceneSpec& spec, const Mesh& mesh, uint32_t seed) {
     std::vector<float> primary_poses;
     float primary_mount[7];
     for (int o = 0; o < 2; ++o) {
-      const wr_quat_order order = o == 0 ? cfg.quat_order : (cfg.quat_order == WR_QUAT_WXYZ ? WR_QUAT_XYZW : WR_QUAT_WXYZ);
+      const wr_quat_order order =
+          o == 0 ? cfg.quat_order : (cfg.quat_order == WR_QUAT_WXYZ ? WR_QUAT_XYZW : WR_QUAT_WXYZ);
       std::vector<float> poses(7 * kNumEnvs);
       for (uint32_t env = 0; env < kNumEnvs; ++env) write_pose(bodies[env], order, &poses[7 * env]);
       float mount7[7];

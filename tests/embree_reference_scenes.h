@@ -85,8 +85,7 @@ inline void add_box(Mesh& mesh, const Vector3d& centre, const Vector3d& half, co
     v[i] = mesh.add_vertex(centre + rotation * corner);
   }
   // Each face as a cycle of 4 corners (bit 0: +x, bit 1: +y, bit 2: +z).
-  static const int kFaces[6][4] = {{0, 2, 6, 4}, {1, 5, 7, 3}, {0, 4, 5, 1},
-                                   {2, 3, 7, 6}, {0, 1, 3, 2}, {4, 6, 7, 5}};
+  static const int kFaces[6][4] = {{0, 2, 6, 4}, {1, 5, 7, 3}, {0, 4, 5, 1}, {2, 3, 7, 6}, {0, 1, 3, 2}, {4, 6, 7, 5}};
   for (const auto& f : kFaces) {
     mesh.triangle(v[f[0]], v[f[1]], v[f[2]]);
     mesh.triangle(v[f[0]], v[f[2]], v[f[3]]);
@@ -96,8 +95,12 @@ inline void add_box(Mesh& mesh, const Vector3d& centre, const Vector3d& half, co
 // Terrain height: Gaussian bumps plus a few steps (a step rises `rise` across a straight
 // line; on a 0.25 m grid it becomes a one-cell-wide ramp of up to ~70 degrees).
 struct Terrain {
-  struct Bump { double x, y, sigma, amplitude; };
-  struct Step { double px, py, nx, ny, rise; };
+  struct Bump {
+    double x, y, sigma, amplitude;
+  };
+  struct Step {
+    double px, py, nx, ny, rise;
+  };
   std::vector<Bump> bumps;
   std::vector<Step> steps;
 
@@ -130,8 +133,8 @@ inline Mesh make_terrain_scene(uint32_t seed, Terrain* terrain, std::vector<Plac
                               rng.sign() * rng.uniform(0.2, 1.5)});
   for (int i = 0; i < 4; ++i) {
     const double a = rng.uniform(-kPi, kPi);
-    terrain->steps.push_back({rng.uniform(5, 25), rng.uniform(5, 25), std::cos(a), std::sin(a),
-                              rng.sign() * rng.uniform(0.3, 0.8)});
+    terrain->steps.push_back(
+        {rng.uniform(5, 25), rng.uniform(5, 25), std::cos(a), std::sin(a), rng.sign() * rng.uniform(0.3, 0.8)});
   }
   Mesh mesh;
   const int n = kTerrainCells + 1;
@@ -250,9 +253,9 @@ inline Mesh make_soup_scene(uint32_t seed, uint64_t* num_degenerate) {
     switch (i % 6) {
       case 0: mesh.add_degenerate_triangle(ia, ia, ib); break;  // repeated index
       case 1: mesh.add_degenerate_triangle(ia, ib, ib); break;
-      case 2: mesh.add_degenerate_triangle(ia, ia, ia); break;  // a point
-      case 3: mesh.add_degenerate_triangle(ia, ib, mesh.add_vertex(0.5 * (a + b))); break;  // collinear, middle
-      case 4: mesh.add_degenerate_triangle(ia, ib, mesh.add_vertex(2.0 * b - a)); break;    // collinear, outside
+      case 2: mesh.add_degenerate_triangle(ia, ia, ia); break;                                   // a point
+      case 3: mesh.add_degenerate_triangle(ia, ib, mesh.add_vertex(0.5 * (a + b))); break;       // collinear, middle
+      case 4: mesh.add_degenerate_triangle(ia, ib, mesh.add_vertex(2.0 * b - a)); break;         // collinear, outside
       default: mesh.add_degenerate_triangle(ia, mesh.add_vertex(a), mesh.add_vertex(a)); break;  // coincident
     }
   }

@@ -59,12 +59,12 @@ EmulatedResult emulate_render(const wr::BvhView& bvh, const wr::TemplateRay* ray
       }
   }
   for (uint64_t block = 0; block < g.out.blocks; ++block)
-    emulate_block<kShared>(block, g.out, p, c, g.block_instances, &shared,
-                           [&](uint64_t t, const cuda::BlockInstances& b) {
-      const cuda::OutputThreadResult o = cuda::output_thread<F, kShared>(t, bvh, rays, p, c, g.out, s, b);
-      r.overflows += o.overflowed;
-      r.bad_envs += o.bad_env;
-    });
+    emulate_block<kShared>(
+        block, g.out, p, c, g.block_instances, &shared, [&](uint64_t t, const cuda::BlockInstances& b) {
+          const cuda::OutputThreadResult o = cuda::output_thread<F, kShared>(t, bvh, rays, p, c, g.out, s, b);
+          r.overflows += o.overflowed;
+          r.bad_envs += o.bad_env;
+        });
   if (F::pipeline && p.history > 1)
     for (uint64_t t = 0; t < g.history_blocks * cuda::kBlockThreads; ++t) cuda::history_thread(t, num_envs, p, c, s);
   return r;

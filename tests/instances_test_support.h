@@ -26,15 +26,14 @@ namespace wr_test::instance_tests {
 using namespace wr_test::embree_tests;
 using wr_test::embree_tests::Mesh;  // not tests/mesh_builders.h's
 
-
 constexpr float kInf = std::numeric_limits<float>::infinity();
 constexpr uint32_t kNone = UINT32_MAX;
 
-#define REQUIRE_OK(call)                                     \
-  do {                                                       \
-    const wr_status s_ = (call);                             \
+#define REQUIRE_OK(call)                                                   \
+  do {                                                                     \
+    const wr_status s_ = (call);                                           \
     INFO(#call << ": " << wr_status_string(s_) << " " << wr_last_error()); \
-    REQUIRE(s_ == WR_SUCCESS);                               \
+    REQUIRE(s_ == WR_SUCCESS);                                             \
   } while (0)
 
 // The prototypes: a trunk-like box, a leg-like slab, and a closed octahedron (slanted faces).
@@ -45,8 +44,8 @@ inline Mesh box_mesh(const Vector3d& half) {
 }
 inline Mesh octahedron_mesh(double r) {
   Mesh m;
-  const uint32_t v[6] = {m.add_vertex({r, 0, 0}), m.add_vertex({-r, 0, 0}), m.add_vertex({0, r, 0}),
-                         m.add_vertex({0, -r, 0}), m.add_vertex({0, 0, r}), m.add_vertex({0, 0, -r})};
+  const uint32_t v[6] = {m.add_vertex({r, 0, 0}),  m.add_vertex({-r, 0, 0}), m.add_vertex({0, r, 0}),
+                         m.add_vertex({0, -r, 0}), m.add_vertex({0, 0, r}),  m.add_vertex({0, 0, -r})};
   const int faces[8][3] = {{0, 2, 4}, {2, 1, 4}, {1, 3, 4}, {3, 0, 4}, {2, 0, 5}, {1, 2, 5}, {3, 1, 5}, {0, 3, 5}};
   for (const auto& f : faces) m.triangle(v[f[0]], v[f[1]], v[f[2]]);
   return m;
@@ -83,7 +82,7 @@ inline wr_scene make_mesh_scene(wr_context c, const Mesh& m) {
 
 // terrain + prototypes, with the table above (slots x globals as given).
 inline void make_lib_scene(LibScene* lib, uint32_t threads, const Mesh& terrain, const std::vector<Mesh>& protos,
-                    uint32_t slots = kSlots, uint32_t globals = kGlobals) {
+                           uint32_t slots = kSlots, uint32_t globals = kGlobals) {
   REQUIRE_OK(wr_context_create_cpu(threads, &lib->context));
   lib->terrain = make_mesh_scene(lib->context, terrain);
   for (const Mesh& m : protos) lib->prototypes.push_back(make_mesh_scene(lib->context, m));
@@ -210,8 +209,9 @@ inline Isometry3d as_read(const float* p7, wr_quat_order order) {
 }
 
 inline Matrix3d random_rotation(Rng& rng) {
-  return (AngleAxisd(rng.uniform(-kPi, kPi), Vector3d::UnitZ()) * AngleAxisd(rng.uniform(-1.5, 1.5), Vector3d::UnitY()) *
-          AngleAxisd(rng.uniform(-kPi, kPi), Vector3d::UnitX())).toRotationMatrix();
+  return (AngleAxisd(rng.uniform(-kPi, kPi), Vector3d::UnitZ()) *
+          AngleAxisd(rng.uniform(-1.5, 1.5), Vector3d::UnitY()) * AngleAxisd(rng.uniform(-kPi, kPi), Vector3d::UnitX()))
+      .toRotationMatrix();
 }
 
 struct World {
@@ -230,16 +230,17 @@ inline World make_world(const Terrain& terrain, uint32_t num_envs, uint32_t seed
     const double x = rng.uniform(6, 24), y = rng.uniform(6, 24), yaw = rng.uniform(-kPi, kPi);
     Isometry3d cam = Isometry3d::Identity();
     cam.translation() = Vector3d(x, y, terrain.height(x, y) + rng.uniform(0.4, 1.2));
-    cam.linear() = (AngleAxisd(yaw, Vector3d::UnitZ()) * AngleAxisd(rng.uniform(0.0, 0.6), Vector3d::UnitY())).toRotationMatrix();
+    cam.linear() =
+        (AngleAxisd(yaw, Vector3d::UnitZ()) * AngleAxisd(rng.uniform(0.0, 0.6), Vector3d::UnitY())).toRotationMatrix();
     w.cameras.push_back(cam);
     for (uint32_t s = 0; s < kSlots; ++s) {
       Isometry3d t = Isometry3d::Identity();
       t.linear() = random_rotation(rng);
       const double ahead = rng.uniform(1.0, 4.0), side = rng.uniform(-0.8, 0.8);
       Vector3d p = cam * Vector3d(ahead, side, rng.uniform(-0.6, 0.1));
-      if (s == 3) p.z() = terrain.height(p.x(), p.y()) + rng.uniform(-0.1, 0.1);  // cutting the terrain
+      if (s == 3) p.z() = terrain.height(p.x(), p.y()) + rng.uniform(-0.1, 0.1);             // cutting the terrain
       if (s == 2) p = w.instances[e * kSlots + 1].translation() + 0.05 * rng.unit_vector();  // overlaps slot 1
-      if (s == 0 && e % 4 == 3) p = cam.translation() + 0.02 * rng.unit_vector();  // camera inside the box
+      if (s == 0 && e % 4 == 3) p = cam.translation() + 0.02 * rng.unit_vector();            // camera inside the box
       t.translation() = p;
       w.instances.push_back(t);
     }
@@ -275,10 +276,12 @@ struct Render {
 
 // A sensor on `scene`, one render with the world's poses (instance ids too).
 inline Render render(wr_scene scene, const wr_camera_desc& desc, uint32_t num_envs, const Floats& f,
-              uint32_t exclude_groups = 0, const wr_sensor_options* base = nullptr) {
+                     uint32_t exclude_groups = 0, const wr_sensor_options* base = nullptr) {
   wr_sensor_options o;
-  if (base) o = *base;
-  else wr_sensor_options_init(&o);
+  if (base)
+    o = *base;
+  else
+    wr_sensor_options_init(&o);
   o.exclude_groups = exclude_groups;
   wr_sensor sensor = nullptr;
   REQUIRE_OK(wr_sensor_create_ex(scene, &desc, &o, num_envs, &sensor));
@@ -317,7 +320,7 @@ struct Agreement {
 };
 
 inline void compare_with_embree(const World& w, const Floats& f, const wr_camera_desc& d, const Render& got,
-                         EmbreeWorld& embree, uint32_t exclude_groups, Agreement* a) {
+                                EmbreeWorld& embree, uint32_t exclude_groups, Agreement* a) {
   for (uint32_t g = 0; g < kGlobals; ++g) {
     const Isometry3d t = as_read(&f.globals[7 * g], d.quat_order);
     embree.pose(kSlots + g, (exclude_groups >> kGlobalGroups[g] & 1) ? nullptr : &t);
@@ -332,7 +335,8 @@ inline void compare_with_embree(const World& w, const Floats& f, const wr_camera
     const Isometry3d cam = as_read(&f.bodies[7 * e], d.quat_order);
     for (uint32_t v = 0; v < d.height; ++v)
       for (uint32_t u = 0; u < d.width; ++u) {
-        const Vector3d dc = Vector3d(1.0, -(u + 0.5 - double(d.cx)) / d.fx, -(v + 0.5 - double(d.cy)) / d.fy).normalized();
+        const Vector3d dc =
+            Vector3d(1.0, -(u + 0.5 - double(d.cx)) / d.fx, -(v + 0.5 - double(d.cy)) / d.fy).normalized();
         const Eigen::Vector3f dir = (cam.linear() * dc).cast<float>();
         const double to_reported = dir.cast<double>().norm() * (d.depth_kind == WR_DEPTH_PLANE ? dc.x() : 1.0);
         const EmbreeWorld::Hit h =

@@ -9,8 +9,8 @@
 namespace wr_test {
 
 struct SoupScene {
-  std::vector<float> vertices;   // (num_vertices x 3)
-  std::vector<uint32_t> indices; // (num_triangles x 3)
+  std::vector<float> vertices;    // (num_vertices x 3)
+  std::vector<uint32_t> indices;  // (num_triangles x 3)
   uint64_t num_triangles() const { return indices.size() / 3; }
 };
 

@@ -40,8 +40,8 @@ constexpr float kInf = std::numeric_limits<float>::infinity();
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 constexpr uint32_t kNoHit = UINT32_MAX;
 constexpr double kPi = 3.14159265358979323846;
-constexpr double kRelTol = 1e-5;      // t agreement, relative
-constexpr double kEdgeBary = 1e-4;    // a barycentric coordinate this close to 0 is "on an edge"
+constexpr double kRelTol = 1e-5;    // t agreement, relative
+constexpr double kEdgeBary = 1e-4;  // a barycentric coordinate this close to 0 is "on an edge"
 
 using wr_test::same_bits;
 
@@ -124,7 +124,7 @@ inline Hit brute_force(const wr_test::SoupScene& s, const Vector3d& o, const Vec
 enum class Verdict { kSame, kTie, kEdge, kTmaxBoundary, kWrong };
 
 inline Verdict judge(const wr_test::SoupScene& s, double scale, const Vector3d& o, const Vector3d& d, double tmax,
-              const Hit& bf, float lib_t, uint32_t lib_tri) {
+                     const Hit& bf, float lib_t, uint32_t lib_tri) {
   auto close = [&](double a, double b) { return close_t(a, b, o, d, scale); };
   const bool lib_hit = lib_tri != kNoHit;
   const bool bf_hit = bf.tri != kNoHit;
@@ -174,8 +174,8 @@ struct Scene {
   wr_scene scene = nullptr;
   Scene(const wr_test::SoupScene& s, uint32_t threads) {
     REQUIRE_OK(wr_test::create_backend_context(threads, &context));
-    REQUIRE_OK(wr_scene_create(context, s.vertices.data(), s.vertices.size() / 3, s.indices.data(),
-                               s.num_triangles(), &scene));
+    REQUIRE_OK(wr_scene_create(context, s.vertices.data(), s.vertices.size() / 3, s.indices.data(), s.num_triangles(),
+                               &scene));
   }
   ~Scene() {
     wr_scene_release(scene);
@@ -192,14 +192,14 @@ inline Result intersect(wr_scene scene, const Rays& rays, const float* tmax) {
   Result r;
   r.t.assign(rays.count(), -7.0f);
   r.tri.assign(rays.count(), 12345u);
-  REQUIRE_OK(wr_test::intersect_on_backend(scene, rays.o.data(), rays.d.data(), tmax, rays.count(), r.t.data(),
-                                           r.tri.data()));
+  REQUIRE_OK(
+      wr_test::intersect_on_backend(scene, rays.o.data(), rays.d.data(), tmax, rays.count(), r.t.data(), r.tri.data()));
   return r;
 }
 
 // Runs `rays` with the given tmax (NULL: +inf) against the brute force and checks the verdicts.
 inline Tally compare_with_brute_force(const char* label, const wr_test::SoupScene& s, wr_scene scene, const Rays& rays,
-                               const std::vector<float>* tmax) {
+                                      const std::vector<float>* tmax) {
   const Result r = intersect(scene, rays, tmax ? tmax->data() : nullptr);
   Tally tally;
   const double scale = scene_scale(s);
@@ -217,10 +217,11 @@ inline Tally compare_with_brute_force(const char* label, const wr_test::SoupScen
       CHECK(v != Verdict::kWrong);
     }
   }
-  std::printf("%-30s %5zu rays: %5zu hits (%4zu on an edge or vertex); agree %5zu, ties %3zu, edge cases %3zu, "
-              "at tmax %3zu, wrong %zu\n",
-              label, tally.total(), tally.hits, tally.on_edge, tally.same, tally.tie, tally.edge, tally.tmax_boundary,
-              tally.wrong);
+  std::printf(
+      "%-30s %5zu rays: %5zu hits (%4zu on an edge or vertex); agree %5zu, ties %3zu, edge cases %3zu, "
+      "at tmax %3zu, wrong %zu\n",
+      label, tally.total(), tally.hits, tally.on_edge, tally.same, tally.tie, tally.edge, tally.tmax_boundary,
+      tally.wrong);
   CHECK(tally.wrong == 0);
   // Rounding cases are rare on random rays; a large count means a real bug near edges.
   CHECK(tally.tie + tally.edge + tally.tmax_boundary <= std::max<size_t>(5, rays.count() / 100));
@@ -295,8 +296,8 @@ inline Rays heightfield_rays(size_t count, uint32_t seed) {
       continue;
     }
     Vector3d target(xy(rng), xy(rng), 0.0);
-    if (kind == 1) target = Vector3d(grid(rng) * 0.5, grid(rng) * 0.5, 0.0);          // a grid vertex (x, y)
-    if (kind == 2) target = Vector3d(grid(rng) * 0.5 + 0.25, grid(rng) * 0.5, 0.0);   // an edge midpoint (x, y)
+    if (kind == 1) target = Vector3d(grid(rng) * 0.5, grid(rng) * 0.5, 0.0);         // a grid vertex (x, y)
+    if (kind == 2) target = Vector3d(grid(rng) * 0.5 + 0.25, grid(rng) * 0.5, 0.0);  // an edge midpoint (x, y)
     // Vertically above the target point when kind is 1 or 2 half of the time: the ray then
     // passes exactly through the shared vertex or edge.
     const bool vertical = kind != 0 && i % 8 < 4;

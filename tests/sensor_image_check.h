@@ -231,10 +231,10 @@ inline Report check_image(const std::vector<float>& img, const wr_camera_desc& d
   return r;
 }
 
-#define CHECK_REPORT(report)        \
-  do {                              \
-    INFO((report).summary());       \
-    CHECK((report).failures == 0);  \
+#define CHECK_REPORT(report)       \
+  do {                             \
+    INFO((report).summary());      \
+    CHECK((report).failures == 0); \
   } while (0)
 
 // Per pixel, a and b agree within `rel` (relative), or are both misses of `miss_value`.

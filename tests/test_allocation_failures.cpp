@@ -47,11 +47,11 @@ using namespace wr_test::c_api;
 
 namespace {
 
-std::atomic<bool> g_armed{false};       // count (and fail) allocations only while armed
-std::atomic<uint64_t> g_count{0};       // allocations seen since armed
-std::atomic<uint64_t> g_fail_at{0};     // the 1-based allocation to fail
-std::atomic<bool> g_fired{false};       // that allocation was reached (and failed)
-std::atomic<int64_t> g_live_bytes{0};   // usable bytes of the blocks now allocated
+std::atomic<bool> g_armed{false};      // count (and fail) allocations only while armed
+std::atomic<uint64_t> g_count{0};      // allocations seen since armed
+std::atomic<uint64_t> g_fail_at{0};    // the 1-based allocation to fail
+std::atomic<bool> g_fired{false};      // that allocation was reached (and failed)
+std::atomic<int64_t> g_live_bytes{0};  // usable bytes of the blocks now allocated
 
 }  // namespace
 
@@ -88,10 +88,10 @@ namespace {
 // What one attempt saw. Plain data only: filled on the attempt's thread, read on the test's.
 struct Attempt {
   wr_status status = WR_ERROR_INTERNAL;
-  bool fired = false;          // the k-th allocation happened (and failed)
-  bool handle_written = false; // the out handle changed
-  int64_t leaked = 0;          // live bytes after the attempt minus before
-  char message[512] = {};      // wr_last_error() of a failed call
+  bool fired = false;           // the k-th allocation happened (and failed)
+  bool handle_written = false;  // the out handle changed
+  int64_t leaked = 0;           // live bytes after the attempt minus before
+  char message[512] = {};       // wr_last_error() of a failed call
 };
 
 // Runs create(&handle) on a thread of its own with allocation k failing (k = 0: none), then

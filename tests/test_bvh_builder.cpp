@@ -99,9 +99,8 @@ uint32_t check_invariants(const wr::Bvh& bvh, const std::vector<float>& vertices
     }
     for (uint32_t c = 0; c < corners; ++c) REQUIRE(corner_used[c] > 0);
   }
-  for (uint64_t t = 0; t < num_triangles; ++t)
-    REQUIRE(seen_in_leaf[t] == (zero_area(vertices, indices, t) ? 0 : 1));
-  for (size_t w = 0; w < word_used.size(); ++w) REQUIRE(word_used[w] == 1);  // blocks tile leaf_words
+  for (uint64_t t = 0; t < num_triangles; ++t) REQUIRE(seen_in_leaf[t] == (zero_area(vertices, indices, t) ? 0 : 1));
+  for (size_t w = 0; w < word_used.size(); ++w) REQUIRE(word_used[w] == 1);               // blocks tile leaf_words
   for (size_t i = 0; i < bvh.nodes.size(); ++i) REQUIRE(reached[i] == (i == 1 ? 0 : 1));  // no orphans
   if (corners_out) *corners_out = corners_total;
   return max_leaf;
@@ -139,7 +138,7 @@ TEST_CASE("BVH leaves of a terrain store shared corners once") {
     INFO("max_leaf_size " << leaf << ": " << corners << " corners for " << scene.num_triangles() << " triangles");
     CHECK(max_leaf <= std::min(leaf, wr::kMaxLeafTriangles));
     CHECK(corners < scene.num_triangles() * 3 / 2);  // at most half of 3 per triangle
-    if (leaf == 1000) CHECK(max_leaf > 32);  // leaves far larger than the default 16
+    if (leaf == 1000) CHECK(max_leaf > 32);          // leaves far larger than the default 16
   }
 }
 
@@ -198,8 +197,8 @@ TEST_CASE("binned SAH is within 2% of a full SAH sweep (build quality), and the 
     check_invariants(b, v, idx);
     const double ca = wr::bvh_sah_cost(a, binned.traversal_cost, binned.intersection_cost);
     const double cb = wr::bvh_sah_cost(b, sweep.traversal_cost, sweep.intersection_cost);
-    std::printf("SAH cost, %s (%zu triangles): binned %.4f, full sweep %.4f, ratio %.4f\n", name, idx.size() / 3,
-                ca, cb, ca / cb);
+    std::printf("SAH cost, %s (%zu triangles): binned %.4f, full sweep %.4f, ratio %.4f\n", name, idx.size() / 3, ca,
+                cb, ca / cb);
     CHECK(ca <= cb * 1.02);
   };
   const auto soup = wr_test::random_soup(21, 5000, 20.0f);

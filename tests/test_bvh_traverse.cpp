@@ -46,8 +46,8 @@ std::vector<RayCase> random_rays(uint32_t seed, int count, float extent) {
     RayCase r;
     r.o = Vec3{p(rng), p(rng), p(rng)};
     r.d = Vec3{dir(rng), dir(rng), dir(rng)};
-    if (i % 7 == 0) r.d = Vec3{0, 0, -1};                    // axis-parallel
-    if (i % 11 == 0) r.d = Vec3{dir(rng), 0, dir(rng)};      // one zero component
+    if (i % 7 == 0) r.d = Vec3{0, 0, -1};                // axis-parallel
+    if (i % 11 == 0) r.d = Vec3{dir(rng), 0, dir(rng)};  // one zero component
     r.tmin = i % 3 == 0 ? u(rng) * extent * 0.5f : 0.0f;
     r.tmax = i % 5 == 0 ? u(rng) * extent * 2 : INFINITY;
     rays.push_back(r);
@@ -56,8 +56,8 @@ std::vector<RayCase> random_rays(uint32_t seed, int count, float extent) {
 }
 
 template <class Variant, int kStack>
-int count_mismatches(const wr_test::SoupScene& s, const wr::Bvh& bvh, const std::vector<RayCase>& rays,
-                     int* overflowed, int* hits) {
+int count_mismatches(const wr_test::SoupScene& s, const wr::Bvh& bvh, const std::vector<RayCase>& rays, int* overflowed,
+                     int* hits) {
   int bad = 0;
   *overflowed = *hits = 0;
   for (const RayCase& r : rays) {
@@ -88,19 +88,22 @@ TEMPLATE_TEST_CASE("traversal equals brute force on random scenes", "", wr::Host
   }
 }
 
-TEMPLATE_TEST_CASE("traversal equals brute force on a heightfield (shared edges, many ties)", "", wr::HostTraversal, wr::GpuTraversal) {
+TEMPLATE_TEST_CASE("traversal equals brute force on a heightfield (shared edges, many ties)", "", wr::HostTraversal,
+                   wr::GpuTraversal) {
   const auto scene = wr_test::random_heightfield(4, 60, 30.0f);
   const wr::Bvh bvh = wr::build_bvh(scene.vertices.data(), scene.indices.data(), scene.num_triangles());
   std::mt19937 rng(5);
   std::uniform_real_distribution<float> xy(-5, 35), z(1, 4), dir(-1, 1);
   std::vector<RayCase> rays;
-  for (int i = 0; i < 4000; ++i) rays.push_back({Vec3{xy(rng), xy(rng), z(rng)}, Vec3{dir(rng), dir(rng), -std::fabs(dir(rng))}, 0, INFINITY});
+  for (int i = 0; i < 4000; ++i)
+    rays.push_back({Vec3{xy(rng), xy(rng), z(rng)}, Vec3{dir(rng), dir(rng), -std::fabs(dir(rng))}, 0, INFINITY});
   int overflowed, hits;
   CHECK(count_mismatches<TestType, wr::kTraversalStackSize>(scene, bvh, rays, &overflowed, &hits) == 0);
   CHECK(hits > 2000);
 }
 
-TEMPLATE_TEST_CASE("stack overflow is detected and the ray still gets the exact answer", "", wr::HostTraversal, wr::GpuTraversal) {
+TEMPLATE_TEST_CASE("stack overflow is detected and the ray still gets the exact answer", "", wr::HostTraversal,
+                   wr::GpuTraversal) {
   const auto scene = wr_test::random_soup(8, 5000, 10.0f);
   const wr::Bvh bvh = wr::build_bvh(scene.vertices.data(), scene.indices.data(), scene.num_triangles());
   const auto rays = random_rays(77, 2000, 8.0f);
@@ -111,7 +114,8 @@ TEMPLATE_TEST_CASE("stack overflow is detected and the ray still gets the exact 
   CHECK(overflowed > 0);
 }
 
-TEMPLATE_TEST_CASE("a one-triangle scene (root is a leaf) and rays that start inside the scene", "", wr::HostTraversal, wr::GpuTraversal) {
+TEMPLATE_TEST_CASE("a one-triangle scene (root is a leaf) and rays that start inside the scene", "", wr::HostTraversal,
+                   wr::GpuTraversal) {
   const std::vector<float> v = {0, 0, 0, 1, 0, 0, 0, 1, 0};
   const std::vector<uint32_t> idx = {0, 1, 2};
   const wr::Bvh bvh = wr::build_bvh(v.data(), idx.data(), 1);

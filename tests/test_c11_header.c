@@ -9,13 +9,12 @@
 
 static int failures = 0;
 
-#define EXPECT(cond)                                                             \
-  do {                                                                           \
-    if (!(cond)) {                                                               \
-      fprintf(stderr, "%s:%d: failed: %s (wr_last_error: \"%s\")\n", __FILE__, \
-              __LINE__, #cond, wr_last_error());                                 \
-      ++failures;                                                                \
-    }                                                                            \
+#define EXPECT(cond)                                                                                              \
+  do {                                                                                                            \
+    if (!(cond)) {                                                                                                \
+      fprintf(stderr, "%s:%d: failed: %s (wr_last_error: \"%s\")\n", __FILE__, __LINE__, #cond, wr_last_error()); \
+      ++failures;                                                                                                 \
+    }                                                                                                             \
   } while (0)
 
 int main(void) {

@@ -40,8 +40,8 @@ TEST_CASE("wr_scene_create and scene queries: error paths", "[c_api]") {
     EXPECT_FAIL(wr_scene_create(w.context, mv.get(), 4, idx.data(), 2, &s), WR_ERROR_INVALID_ARGUMENT,
                 "wr_scene_create", "vertices", "aligned to 4 bytes");
     w.expect_intact();
-    EXPECT_FAIL(wr_scene_create(w.context, v.data(), 4, mi.get(), 2, &s), WR_ERROR_INVALID_ARGUMENT,
-                "wr_scene_create", "indices", "aligned to 4 bytes");
+    EXPECT_FAIL(wr_scene_create(w.context, v.data(), 4, mi.get(), 2, &s), WR_ERROR_INVALID_ARGUMENT, "wr_scene_create",
+                "indices", "aligned to 4 bytes");
     w.expect_intact();
   }
   EXPECT_FAIL(wr_scene_create(w.context, v.data(), 4, idx.data(), 2, nullptr), WR_ERROR_INVALID_ARGUMENT,
@@ -185,8 +185,7 @@ TEST_CASE("wr_scene_memory, wr_sensor_memory and wr_scene_intersect: error paths
   std::vector<float> o = {-1, 0, 2, -2, 1, 2, -3, -1, 2}, d = {0, 0, -2, 0, 0, -2, 0, 0, -2}, tmax = {5, 5, 5};
   std::vector<float> t(3, kSentinel);
   std::vector<uint32_t> tri(3, 12345u);
-  REQUIRE(wr_scene_intersect(w.scene, o.data(), d.data(), tmax.data(), 3, t.data(), tri.data(), nullptr) ==
-          WR_SUCCESS);
+  REQUIRE(wr_scene_intersect(w.scene, o.data(), d.data(), tmax.data(), 3, t.data(), tri.data(), nullptr) == WR_SUCCESS);
   for (int i = 0; i < 3; ++i) {
     CHECK(t[i] == Approx(1.0f).epsilon(1e-6));
     CHECK(tri[i] <= 1u);  // one of the two floor triangles
@@ -225,9 +224,8 @@ TEST_CASE("wr_scene_memory, wr_sensor_memory and wr_scene_intersect: error paths
     float value;
     const char* culprit;
   };
-  const BadRay bad[] = {{&o, 2 * 3 + 0, kNaN, "ray 2"},   {&o, 1 * 3 + 2, kInf, "ray 1"},
-                        {&d, 2 * 3 + 1, -kInf, "ray 2"},  {&d, 0 * 3 + 2, kNaN, "ray 0"},
-                        {&tmax, 1, -1.0f, "ray 1"},       {&tmax, 2, kNaN, "ray 2"}};
+  const BadRay bad[] = {{&o, 2 * 3 + 0, kNaN, "ray 2"}, {&o, 1 * 3 + 2, kInf, "ray 1"}, {&d, 2 * 3 + 1, -kInf, "ray 2"},
+                        {&d, 0 * 3 + 2, kNaN, "ray 0"}, {&tmax, 1, -1.0f, "ray 1"},     {&tmax, 2, kNaN, "ray 2"}};
   for (const BadRay& b : bad) {
     INFO("bad value " << b.value << " expected to name " << b.culprit);
     const float saved = (*b.array)[b.index];
@@ -246,8 +244,7 @@ TEST_CASE("wr_scene_memory, wr_sensor_memory and wr_scene_intersect: error paths
     expect_untouched();
   }
   // And the scene still answers as before.
-  REQUIRE(wr_scene_intersect(w.scene, o.data(), d.data(), tmax.data(), 3, t.data(), tri.data(), nullptr) ==
-          WR_SUCCESS);
+  REQUIRE(wr_scene_intersect(w.scene, o.data(), d.data(), tmax.data(), 3, t.data(), tri.data(), nullptr) == WR_SUCCESS);
   CHECK(same_bits(t, t_ok));
   CHECK(tri == tri_ok);
 }

@@ -149,8 +149,8 @@ TEST_CASE("wr_sensor_render and sensor queries: error paths write nothing and lo
     int component;  // 0..2 position, 3..6 quaternion (w, x, y, z)
     float value;
   };
-  const BadPose bad[] = {{3, 0, kNaN},  {3, 2, kInf},  {3, 1, -kInf}, {3, 3, kNaN},
-                         {3, 5, kInf},  {3, 6, -kInf}, {0, 4, kNaN},  {World::kEnvs - 1, 1, kNaN}};
+  const BadPose bad[] = {{3, 0, kNaN}, {3, 2, kInf},  {3, 1, -kInf}, {3, 3, kNaN},
+                         {3, 5, kInf}, {3, 6, -kInf}, {0, 4, kNaN},  {World::kEnvs - 1, 1, kNaN}};
   for (const BadPose& b : bad) {
     INFO("env " << b.env << ", pose component " << b.component << " = " << b.value);
     std::vector<float> poses = w.poses;
@@ -265,8 +265,8 @@ TEST_CASE("wr_camera_desc_pinhole fills exactly the documented values", "[c_api]
     CHECK(d.quat_order == WR_QUAT_WXYZ);
     CHECK((d.mount_position[0] == 0 && d.mount_position[1] == 0 && d.mount_position[2] == 0));
     // all 0: the identity whatever quat_order (wr.h), so setting WR_QUAT_XYZW afterwards keeps it
-    CHECK((d.mount_rotation[0] == 0 && d.mount_rotation[1] == 0 && d.mount_rotation[2] == 0 &&
-           d.mount_rotation[3] == 0));
+    CHECK(
+        (d.mount_rotation[0] == 0 && d.mount_rotation[1] == 0 && d.mount_rotation[2] == 0 && d.mount_rotation[3] == 0));
   }
   CHECK(wr_camera_desc_pinhole(nullptr, 640, 480, 90.0f) == WR_ERROR_INVALID_ARGUMENT);
   CHECK_THAT(wr_last_error(), Catch::Contains("desc is NULL"));
@@ -282,7 +282,7 @@ TEST_CASE("wr_camera_desc_pinhole refuses a FOV outside [1, 180) degrees and a z
     CHECK_THAT(wr_last_error(), Catch::Contains("wr_camera_desc_pinhole: hfov_degrees"));
     CHECK(std::memcmp(&d, &before, sizeof d) == 0);  // untouched
   }
-  CHECK(wr_camera_desc_pinhole(&d, 106, 60, 1.0f) == WR_SUCCESS);    // the bounds themselves
+  CHECK(wr_camera_desc_pinhole(&d, 106, 60, 1.0f) == WR_SUCCESS);  // the bounds themselves
   CHECK(wr_camera_desc_pinhole(&d, 106, 60, 179.9f) == WR_SUCCESS);
   CHECK(wr_camera_desc_pinhole(&d, 0, 60, 87.0f) == WR_ERROR_INVALID_ARGUMENT);
   CHECK_THAT(wr_last_error(), Catch::Contains("width x height = 0 x 60"));

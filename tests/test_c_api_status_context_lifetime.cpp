@@ -18,8 +18,7 @@ using namespace wr_test::c_api;
 
 // ---- the version ---------------------------------------------------------------------------------
 
-TEST_CASE("wr_version and wr_version_string are the header's version, in the order WR_MAKE_VERSION gives",
-          "[c_api]") {
+TEST_CASE("wr_version and wr_version_string are the header's version, in the order WR_MAKE_VERSION gives", "[c_api]") {
   CHECK(wr_version() == WR_VERSION);
   CHECK(WR_VERSION == WR_MAKE_VERSION(WR_VERSION_MAJOR, WR_VERSION_MINOR, WR_VERSION_PATCH));
   REQUIRE(wr_version_string() != nullptr);
@@ -116,8 +115,9 @@ TEST_CASE("wr_context_create / _create_cpu / _num_threads: error paths", "[c_api
   // CUDA: must be WR_ERROR_UNSUPPORTED without CUDA built in or without a GPU.
   const wr_status cuda = wr_context_create(WR_DEVICE_CUDA, 0, &c);
   if (cuda == WR_SUCCESS) {
-    WARN("wr_context_create(WR_DEVICE_CUDA) succeeded: a CUDA device is present, so the "
-         "WR_ERROR_UNSUPPORTED path cannot be checked on this machine");
+    WARN(
+        "wr_context_create(WR_DEVICE_CUDA) succeeded: a CUDA device is present, so the "
+        "WR_ERROR_UNSUPPORTED path cannot be checked on this machine");
     wr_context_release(c);
   } else {
     expect_error(cuda, WR_ERROR_UNSUPPORTED, "wr_context_create", {"CUDA"});

@@ -35,8 +35,8 @@ TEST_CASE("quaternion to matrix matches Eigen and normalises") {
     Eigen::Quaterniond q(n(rng), n(rng), n(rng), n(rng));
     const double scale = 0.01 + std::fabs(n(rng)) * 10;  // not unit on purpose
     float r[9] = {};
-    REQUIRE(wr::quat_to_matrix(float(q.w() * scale), float(q.x() * scale), float(q.y() * scale),
-                               float(q.z() * scale), r));
+    REQUIRE(
+        wr::quat_to_matrix(float(q.w() * scale), float(q.x() * scale), float(q.y() * scale), float(q.z() * scale), r));
     const Eigen::Matrix3d want = q.normalized().toRotationMatrix();
     CHECK((to_eigen(r) - want).cwiseAbs().maxCoeff() < 1e-6);
   }
@@ -110,8 +110,8 @@ TEST_CASE("camera_in_world = body_in_world * mount") {
   desc.mount_rotation[2] = float(qm.y());
   desc.mount_rotation[3] = float(qm.z());
   const wr::DepthParams p = wr::make_depth_params(desc);
-  const float body[7] = {float(pb.x()), float(pb.y()), float(pb.z()), float(qb.w()), float(qb.x()), float(qb.y()),
-                         float(qb.z())};
+  const float body[7] = {float(pb.x()), float(pb.y()), float(pb.z()), float(qb.w()),
+                         float(qb.x()), float(qb.y()), float(qb.z())};
   wr::RigidTransform cam{};
   REQUIRE(wr::camera_from_body_pose(body, p, &cam));
   const Eigen::Matrix3d want_rot = (qb * qm).toRotationMatrix();
@@ -163,19 +163,46 @@ TEST_CASE("camera description validation names the bad field") {
   };
   const wr_camera_desc good = pinhole(64, 48, 90);
   CHECK_NOTHROW(wr::validate_camera_desc("f", good));
-  wr_camera_desc d = good; d.width = 0; expect_bad(d, "desc->width");
-  d = good; d.height = 0; expect_bad(d, "desc->height");
-  d = good; d.fx = 0; expect_bad(d, "desc->fx");
-  d = good; d.fy = NAN; expect_bad(d, "desc->fy");
-  d = good; d.cx = INFINITY; expect_bad(d, "desc->cx");
-  d = good; d.cy = NAN; expect_bad(d, "desc->cy");
-  d = good; d.near_clip = -1; expect_bad(d, "desc->near_clip");
-  d = good; d.far_clip = 0; expect_bad(d, "desc->far_clip");
-  d = good; d.far_clip = NAN; expect_bad(d, "desc->far_clip");
-  d = good; d.depth_kind = static_cast<wr_depth_kind>(7); expect_bad(d, "desc->depth_kind");
-  d = good; d.quat_order = static_cast<wr_quat_order>(-1); expect_bad(d, "desc->quat_order");
-  d = good; d.mount_position[2] = NAN; expect_bad(d, "desc->mount_position");
-  d = good; d.mount_rotation[1] = NAN; expect_bad(d, "desc->mount_rotation");
-  d = good; for (float& q : d.mount_rotation) q = 0.0f;  // all 0: the identity (wr.h), accepted
+  wr_camera_desc d = good;
+  d.width = 0;
+  expect_bad(d, "desc->width");
+  d = good;
+  d.height = 0;
+  expect_bad(d, "desc->height");
+  d = good;
+  d.fx = 0;
+  expect_bad(d, "desc->fx");
+  d = good;
+  d.fy = NAN;
+  expect_bad(d, "desc->fy");
+  d = good;
+  d.cx = INFINITY;
+  expect_bad(d, "desc->cx");
+  d = good;
+  d.cy = NAN;
+  expect_bad(d, "desc->cy");
+  d = good;
+  d.near_clip = -1;
+  expect_bad(d, "desc->near_clip");
+  d = good;
+  d.far_clip = 0;
+  expect_bad(d, "desc->far_clip");
+  d = good;
+  d.far_clip = NAN;
+  expect_bad(d, "desc->far_clip");
+  d = good;
+  d.depth_kind = static_cast<wr_depth_kind>(7);
+  expect_bad(d, "desc->depth_kind");
+  d = good;
+  d.quat_order = static_cast<wr_quat_order>(-1);
+  expect_bad(d, "desc->quat_order");
+  d = good;
+  d.mount_position[2] = NAN;
+  expect_bad(d, "desc->mount_position");
+  d = good;
+  d.mount_rotation[1] = NAN;
+  expect_bad(d, "desc->mount_rotation");
+  d = good;
+  for (float& q : d.mount_rotation) q = 0.0f;  // all 0: the identity (wr.h), accepted
   CHECK_NOTHROW(wr::validate_camera_desc("f", d));
 }

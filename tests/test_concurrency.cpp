@@ -102,8 +102,7 @@ struct DownRays {
 
 }  // namespace
 
-TEST_CASE("concurrency: sensors of one context and scene render from different threads at once",
-          "[concurrency]") {
+TEST_CASE("concurrency: sensors of one context and scene render from different threads at once", "[concurrency]") {
   wr_context c = nullptr;
   REQUIRE(wr_context_create_cpu(3, &c) == WR_SUCCESS);
   wr_scene s = room_scene(c);
@@ -246,8 +245,7 @@ TEST_CASE("concurrency: every handle released at once from threads of its own", 
   CHECK(wrong.load() == 0);
 }
 
-TEST_CASE("concurrency: a BVH built on several threads gives the same images as one built on one",
-          "[concurrency]") {
+TEST_CASE("concurrency: a BVH built on several threads gives the same images as one built on one", "[concurrency]") {
   // Past the builder's thresholds for threads of its own (a parallel pass over the triangles,
   // subtrees on their own threads, the root's halves laid out at once).
   const wr_test::SoupScene soup = wr_test::random_heightfield(5, 200, 40.0f);  // 80,000 triangles

@@ -134,8 +134,8 @@ TEST_CASE("SIMD packets equal the scalar path on a grid with axis-parallel rays 
   for (auto& z : v) z = 0.0f;  // flat: every ray through a grid line meets an edge exactly
   const uint32_t base = uint32_t(v.size() / 3);
   v.insert(v.end(), {0, 0, 0, 0, 12, 0, 0, 12, 3, 0, 0, 3, 12, 0, 0, 12, 0, 3});
-  idx.insert(idx.end(), {base, base + 1, base + 2, base, base + 2, base + 3, base, base + 4, base + 5, base, base + 5,
-                         base + 3});
+  idx.insert(idx.end(),
+             {base, base + 1, base + 2, base, base + 2, base + 3, base, base + 4, base + 5, base, base + 5, base + 3});
   const wr::Bvh bvh = build(v, idx);
   wr_camera_desc desc;
   wr_camera_desc_pinhole(&desc, 9, 9, 90.0f);  // odd: the centre pixel's ray is the optical axis
@@ -169,8 +169,8 @@ TEST_CASE("depth does not depend on the BVH's build options: the CUDA contexts' 
   // every path on either tree gives the same bits. Terrain and soup, cameras anywhere.
   const wr::Mesh terrain = load_small_terrain();
   const auto soup = wr_test::random_soup(12, 3000, 10.0f);
-  const std::vector<std::pair<std::vector<float>, std::vector<uint32_t>>> scenes = {
-      {terrain.vertices, terrain.indices}, {soup.vertices, soup.indices}};
+  const std::vector<std::pair<std::vector<float>, std::vector<uint32_t>>> scenes = {{terrain.vertices, terrain.indices},
+                                                                                    {soup.vertices, soup.indices}};
   for (const auto& scene : scenes) {
     const wr::Bvh cpu_tree = build(scene.first, scene.second);
     const wr::BvhBuildOptions cuda_options = wr::cuda::bvh_build_options();

@@ -69,8 +69,8 @@ struct Hits {
 Hits intersect_cpu(wr_scene scene, const Rays& rays, bool with_tmax) {
   Hits h{std::vector<float>(rays.count()), std::vector<uint32_t>(rays.count())};
   REQUIRE_OK(wr_scene_intersect(scene, rays.origins.data(), rays.directions.data(),
-                                with_tmax ? rays.tmax.data() : nullptr, rays.count(), h.t.data(),
-                                h.triangle.data(), nullptr));
+                                with_tmax ? rays.tmax.data() : nullptr, rays.count(), h.t.data(), h.triangle.data(),
+                                nullptr));
   return h;
 }
 
@@ -79,8 +79,7 @@ struct DeviceRays {
   DeviceFloats origins, directions, tmax, t;
   DeviceBuffer<uint32_t> triangle;
   DeviceRays(const Rays& r, cudaStream_t stream)
-      : origins(r.origins.size()), directions(r.directions.size()), tmax(r.count()), t(r.count()),
-        triangle(r.count()) {
+      : origins(r.origins.size()), directions(r.directions.size()), tmax(r.count()), t(r.count()), triangle(r.count()) {
     origins.upload(r.origins, stream);
     directions.upload(r.directions, stream);
     tmax.upload(r.tmax, stream);
@@ -215,7 +214,7 @@ TEST_CASE("cuda: wr_scene_intersect rejects a host pointer by name and writes no
   for (uint32_t id : host_triangle) CHECK(id == 17u);
 
   // And the scene still works.
-  REQUIRE_OK(wr_scene_intersect(scene.get(), d.origins.get(), d.directions.get(), d.tmax.get(), rays.count(),
-                                d.t.get(), d.triangle.get(), stream.get()));
+  REQUIRE_OK(wr_scene_intersect(scene.get(), d.origins.get(), d.directions.get(), d.tmax.get(), rays.count(), d.t.get(),
+                                d.triangle.get(), stream.get()));
   CHECK(count_unwritten(d.t.download(stream.get())) == 0);
 }

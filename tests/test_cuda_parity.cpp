@@ -124,8 +124,8 @@ struct Config {
   float fx_over_w, fy_over_w;  // focal lengths as fractions of the width
   float cx_over_w, cy_over_h;  // principal point as fractions of the image size
   float near_clip, far_clip, miss_value;
-  bool mount;        // an offset and tilted mount, else the identity
-  bool own_stream;   // a non-blocking stream, else the legacy default stream
+  bool mount;       // an offset and tilted mount, else the identity
+  bool own_stream;  // a non-blocking stream, else the legacy default stream
 };
 
 // Odd sizes, so 8x4 warp tiles are partial at the right and bottom edges; one exactly one tile;
@@ -217,8 +217,8 @@ std::pair<size_t, size_t> check_parity(const Scene& cpu_scene, const Scene& gpu_
   return {hits, total};
 }
 
-std::pair<size_t, size_t> check_parity(wr_context gpu, const Mesh& mesh, const PositionSampler& position,
-                                       uint32_t seed, bool expect_closed = false) {
+std::pair<size_t, size_t> check_parity(wr_context gpu, const Mesh& mesh, const PositionSampler& position, uint32_t seed,
+                                       bool expect_closed = false) {
   const Context cpu = cpu_context();
   const Scene cpu_scene = make_scene(cpu.get(), mesh), gpu_scene = make_scene(gpu, mesh);
   return check_parity(cpu_scene, gpu_scene, position, seed, expect_closed);
@@ -276,7 +276,6 @@ TEST_CASE("cuda: parity with the CPU, triangle soup with slivers and degenerate 
   CHECK(seen.first > seen.second / 20);
   CHECK(seen.first < seen.second);
 }
-
 
 TEST_CASE("cuda: parity with the CPU, the bundled parkour terrains", "[cuda][parity]") {
   CUDA_CONTEXT_OR_SKIP(gpu);

@@ -27,8 +27,7 @@
 
 using namespace wr_test::cuda_tests;  // the helpers of this test family, shared by its files
 
-TEST_CASE("cuda: a render captured into a CUDA graph replays with the poses in the buffer at launch",
-          "[cuda][graph]") {
+TEST_CASE("cuda: a render captured into a CUDA graph replays with the poses in the buffer at launch", "[cuda][graph]") {
   CUDA_CONTEXT_OR_SKIP(gpu);
   Rig rig(gpu.get());
   const cudaStream_t stream = rig.stream.get();
@@ -166,7 +165,6 @@ TEST_CASE("cuda: render returns while its stream is blocked, and never allocates
     REQUIRE_BIT_IDENTICAL(rig.cpu_render(p1), rig.d_depth.download(stream), Rig::kWidth, Rig::kHeight);
   }
 }
-
 
 TEST_CASE("cuda: a render through the whole pipeline is captured and replays equal to the CPU's, history included",
           "[cuda][graph]") {

@@ -87,7 +87,7 @@ wr_camera_desc make_desc(const Camera& c) {
   d.far_clip = c.far_clip;
   d.miss_value = c.miss_value;
   for (int k = 0; k < 3; ++k) d.mount_position[k] = c.mount_position[k];
-  const float h = c.mount_pitch_deg * 3.14159265f / 360.0f;  // half angle, about +Y
+  const float h = c.mount_pitch_deg * 3.14159265f / 360.0f;   // half angle, about +Y
   const float q[4] = {std::cos(h), 0.0f, std::sin(h), 0.0f};  // w, x, y, z
   if (c.order == WR_QUAT_WXYZ) {
     for (int k = 0; k < 4; ++k) d.mount_rotation[k] = q[k];
@@ -111,9 +111,9 @@ void check_render(const char* name, const std::vector<float>& vertices, const st
     wr_context ctx = nullptr;
     REQUIRE(wr_context_create_cpu(threads, &ctx) == WR_SUCCESS);
     wr_scene scene = nullptr;
-    const wr_status st = obj ? wr_scene_load_obj(ctx, source_path(obj).c_str(), &scene)
-                             : wr_scene_create(ctx, vertices.data(), vertices.size() / 3, indices.data(),
-                                               indices.size() / 3, &scene);
+    const wr_status st =
+        obj ? wr_scene_load_obj(ctx, source_path(obj).c_str(), &scene)
+            : wr_scene_create(ctx, vertices.data(), vertices.size() / 3, indices.data(), indices.size() / 3, &scene);
     REQUIRE(st == WR_SUCCESS);
     wr_sensor sensor = nullptr;
     REQUIRE(wr_sensor_create(scene, &desc, n, &sensor) == WR_SUCCESS);
@@ -127,8 +127,8 @@ void check_render(const char* name, const std::vector<float>& vertices, const st
       for (float x : depth) hits += std::isfinite(x) && x != desc.miss_value && x != -12345.0f;
       CHECK(hits > depth.size() / 5);
       const uint64_t h = fnv1a(&overflows, sizeof overflows, fnv1a(depth.data(), depth.size() * sizeof(float)));
-      const std::string what = std::string(name) + " [" + wr_cpu_path_string(path) + ", " +
-                               std::to_string(threads) + " threads]";
+      const std::string what =
+          std::string(name) + " [" + wr_cpu_path_string(path) + ", " + std::to_string(threads) + " threads]";
       if (first || !printing()) check_hash(what.c_str(), h, want);
       first = false;
       // Overflows accumulate over renders: reset by making a new sensor for the next path.
@@ -193,8 +193,8 @@ TEST_CASE("golden: depth on the small parkour terrain, every CPU path and thread
   check_render("small terrain, plane depth", kNoVertices, kNoIndices, "assets/parkour_small.obj", policy,
                random_poses(1, 24, lo, hi, WR_QUAT_WXYZ), 0xd18734f30c331063ull);
   const Camera clipped{87, 58, 70.0f, WR_DEPTH_RANGE, WR_QUAT_XYZW, 0.3f, 2.0f, -1.0f, {0.1f, 0.05f, 0.1f}, 35};
-  check_render("small terrain, range depth clipped, xyzw", kNoVertices, kNoIndices, "assets/parkour_small.obj",
-               clipped, random_poses(2, 24, lo, hi, WR_QUAT_XYZW), 0x526e2be9d36029b7ull);
+  check_render("small terrain, range depth clipped, xyzw", kNoVertices, kNoIndices, "assets/parkour_small.obj", clipped,
+               random_poses(2, 24, lo, hi, WR_QUAT_XYZW), 0x526e2be9d36029b7ull);
 }
 
 TEST_CASE("golden: depth on the bundled parkour terrain") {
@@ -210,7 +210,8 @@ TEST_CASE("golden: depth in a triangle soup, cameras inside, partial tiles") {
   random_soup(4, 3000, &v, &i);
   const float lo[3] = {-4.0f, -4.0f, -4.0f}, hi[3] = {4.0f, 4.0f, 4.0f};
   const Camera wide{61, 37, 120.0f, WR_DEPTH_RANGE, WR_QUAT_WXYZ, 0.0f, INFINITY, NAN, {0.0f, 0.0f, 0.0f}, 0};
-  check_render("soup, range depth, 61x37", v, i, nullptr, wide, random_poses(5, 12, lo, hi, WR_QUAT_WXYZ), 0x3fb00e96353063a2ull);
+  check_render("soup, range depth, 61x37", v, i, nullptr, wide, random_poses(5, 12, lo, hi, WR_QUAT_WXYZ),
+               0x3fb00e96353063a2ull);
   const Camera plane{40, 30, 60.0f, WR_DEPTH_PLANE, WR_QUAT_XYZW, 0.5f, 6.0f, 0.0f, {0.2f, 0.0f, 0.0f}, 20};
   check_render("soup, plane depth clipped, xyzw", v, i, nullptr, plane, random_poses(6, 12, lo, hi, WR_QUAT_XYZW),
                0xa21ad4c3eddccf5cull);
@@ -222,7 +223,8 @@ TEST_CASE("golden: depth over a heightfield, rays through shared edges and verti
   heightfield(7, 48, 12.0f, &v, &i);
   const float lo[3] = {1.0f, 1.0f, 1.0f}, hi[3] = {11.0f, 11.0f, 2.5f};
   const Camera down{64, 48, 90.0f, WR_DEPTH_PLANE, WR_QUAT_WXYZ, 0.0f, INFINITY, INFINITY, {0.0f, 0.0f, 0.0f}, 60};
-  check_render("heightfield, plane depth", v, i, nullptr, down, random_poses(8, 16, lo, hi, WR_QUAT_WXYZ), 0x338ba5db0c399f0dull);
+  check_render("heightfield, plane depth", v, i, nullptr, down, random_poses(8, 16, lo, hi, WR_QUAT_WXYZ),
+               0x338ba5db0c399f0dull);
 }
 
 TEST_CASE("golden: explicit rays (wr_scene_intersect), tmax given and NULL") {

@@ -124,7 +124,8 @@ TEST_CASE("heightfield: a ray straight down meets the triangle of its cell that 
         CHECK(std::fabs(z - expect[i].z) <= 2e-5f * (1.0f + std::fabs(expect[i].z)));
       }
       if (!expect[i].near_diagonal && hits.triangle[i] != expect[i].triangle) {
-        if (++wrong_triangle <= 5) INFO("ray " << i << ": triangle " << hits.triangle[i] << " expected " << expect[i].triangle);
+        if (++wrong_triangle <= 5)
+          INFO("ray " << i << ": triangle " << hits.triangle[i] << " expected " << expect[i].triangle);
         CHECK(hits.triangle[i] == expect[i].triangle);
       }
     }
@@ -144,11 +145,13 @@ TEST_CASE("heightfield: both layouts and wr_scene_create of wr.h's triangulation
   std::vector<uint32_t> idx;
   for (uint32_t iy = 0; iy < g.ny; ++iy)
     for (uint32_t ix = 0; ix < g.nx; ++ix)
-      v.insert(v.end(), {g.origin[0] + float(ix) * g.sx, g.origin[1] + float(iy) * g.sy, g.origin[2] + g.z_scale * g.at(ix, iy)});
+      v.insert(v.end(), {g.origin[0] + float(ix) * g.sx, g.origin[1] + float(iy) * g.sy,
+                         g.origin[2] + g.z_scale * g.at(ix, iy)});
   const auto s_ = [&](uint32_t ix, uint32_t iy) { return iy * g.nx + ix; };
   for (uint32_t iy = 0; iy + 1 < g.ny; ++iy)
     for (uint32_t ix = 0; ix + 1 < g.nx; ++ix)
-      idx.insert(idx.end(), {s_(ix, iy), s_(ix + 1, iy + 1), s_(ix + 1, iy), s_(ix, iy), s_(ix + 1, iy + 1), s_(ix, iy + 1)});
+      idx.insert(idx.end(),
+                 {s_(ix, iy), s_(ix + 1, iy + 1), s_(ix + 1, iy), s_(ix, iy), s_(ix + 1, iy + 1), s_(ix, iy + 1)});
   wr_scene mesh = nullptr;
   REQUIRE(wr_scene_create(ctx.c, v.data(), v.size() / 3, idx.data(), idx.size() / 3, &mesh) == WR_SUCCESS);
   wr_scene x_fastest = make(ctx, g.desc(g.h, WR_HEIGHTFIELD_X_FASTEST));
@@ -157,8 +160,10 @@ TEST_CASE("heightfield: both layouts and wr_scene_create of wr.h's triangulation
   wr_tools::SplitMix64 rng{22};
   std::vector<float> o, d;
   for (int i = 0; i < 4000; ++i) {
-    o.insert(o.end(), {float(-1.5 + 4.0 * rng.uniform(0.0, 1.0)), float(1.5 + 3.5 * rng.uniform(0.0, 1.0)), float(2.0 + 2.0 * rng.uniform(0.0, 1.0))});
-    d.insert(d.end(), {float(rng.uniform(0.0, 1.0) - 0.5), float(rng.uniform(0.0, 1.0) - 0.5), float(-0.02 - rng.uniform(0.0, 1.0))});
+    o.insert(o.end(), {float(-1.5 + 4.0 * rng.uniform(0.0, 1.0)), float(1.5 + 3.5 * rng.uniform(0.0, 1.0)),
+                       float(2.0 + 2.0 * rng.uniform(0.0, 1.0))});
+    d.insert(d.end(), {float(rng.uniform(0.0, 1.0) - 0.5), float(rng.uniform(0.0, 1.0) - 0.5),
+                       float(-0.02 - rng.uniform(0.0, 1.0))});
   }
   const Hits a = intersect(mesh, o, d), b = intersect(x_fastest, o, d), c = intersect(y_fastest, o, d);
   size_t hit = 0;
@@ -216,7 +221,8 @@ TEST_CASE("heightfield: a base closes the surface into MuJoCo's solid: walls to 
   // sideways: nothing.
   o.clear(), d.clear();
   for (int i = 0; i < 200; ++i) {
-    o.insert(o.end(), {float(x0 + 0.01 + (x1 - x0 - 0.02) * rng.uniform(0.0, 1.0)), float(y0 + 0.01 + (y1 - y0 - 0.02) * rng.uniform(0.0, 1.0)), bottom - 2.0f});
+    o.insert(o.end(), {float(x0 + 0.01 + (x1 - x0 - 0.02) * rng.uniform(0.0, 1.0)),
+                       float(y0 + 0.01 + (y1 - y0 - 0.02) * rng.uniform(0.0, 1.0)), bottom - 2.0f});
     d.insert(d.end(), {0.0f, 0.0f, 1.0f});
   }
   for (int i = 0; i < 200; ++i) {

@@ -131,4 +131,3 @@ TEST_CASE("instances: explicit rays see each env's instances, as Embree does", "
         WR_ERROR_INVALID_ARGUMENT);
   CHECK(std::string(wr_last_error()).find("wr_scene_intersect_ex") != std::string::npos);
 }
-

@@ -1,9 +1,9 @@
 // The CUDA kernels' per-thread code (kernels/kernel_threads.h), run on the CPU: every thread of
 // an emulated launch grid (blocks x kBlockThreads threads, as cuda_kernels.cu launches them, with
 // the blocks' shared phase: emulated_launch.h), for every tile shape WarpTiles allows and every
-// feature set, against the CPU backend (cpu_render, cpu_intersect) bit for bit. This checks what the tests of the shared traversal cannot see: which pixel or ray
-// each thread writes, that every output is written and nothing past it, that a bad pose poisons
-// only its own env, and what the intersect kernel does with the rays the CPU rejects.
+// feature set, against the CPU backend (cpu_render, cpu_intersect) bit for bit. This checks what the tests of the
+// shared traversal cannot see: which pixel or ray each thread writes, that every output is written and nothing past it,
+// that a bad pose poisons only its own env, and what the intersect kernel does with the rays the CPU rejects.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -70,7 +70,7 @@ uint64_t emulated_plain(const wr::BvhView& bvh, const wr_camera_desc& desc, cons
   uint64_t overflows = 0;
   for (uint64_t thread = 0; thread < tiles.blocks * wr::cuda::kBlockThreads; ++thread)
     overflows += wr::cuda::output_thread<Plain, false>(thread, bvh, rays.data(), pipeline.params, c, tiles,
-                                                wr::PipelineState{}, wr::cuda::BlockInstances{nullptr, true})
+                                                       wr::PipelineState{}, wr::cuda::BlockInstances{nullptr, true})
                      .overflowed;
   return overflows;
 }
@@ -91,8 +91,8 @@ TEST_CASE("an emulated depth launch equals the CPU backend bit for bit, for ever
   const char* dir = std::getenv("WR_SOURCE_DIR");  // set by CTest; else run from the source root
   const wr::Mesh mesh = wr::load_obj(std::string(dir ? dir : ".") + "/assets/parkour_small.obj");
   // The tree a CUDA context builds.
-  const wr::Bvh bvh = wr::build_bvh(mesh.vertices.data(), mesh.indices.data(), mesh.indices.size() / 3,
-                                    wr::cuda::bvh_build_options());
+  const wr::Bvh bvh =
+      wr::build_bvh(mesh.vertices.data(), mesh.indices.data(), mesh.indices.size() / 3, wr::cuda::bvh_build_options());
 
   wr_camera_desc desc;
   wr_camera_desc_pinhole(&desc, 37, 23, 87.0f);
@@ -106,7 +106,7 @@ TEST_CASE("an emulated depth launch equals the CPU backend bit for bit, for ever
   wr_test::vertex_bounds(mesh.vertices, lo, hi);
   hi[2] += 2.0f;  // some cameras above the terrain, looking anywhere
   std::vector<float> poses = wr_test::random_poses_in_box(3, num_envs, lo, hi);
-  poses[7 * 2 + 1] = kNaN;                                // env 2: a NaN position
+  poses[7 * 2 + 1] = kNaN;                              // env 2: a NaN position
   for (int k = 3; k < 7; ++k) poses[7 * 4 + k] = 0.0f;  // env 4: a zero quaternion
 
   // The CPU backend on its scalar path (the traversal the kernel runs); it writes NaN for the
@@ -120,8 +120,8 @@ TEST_CASE("an emulated depth launch equals the CPU backend bit for bit, for ever
     hits += std::isfinite(want[i]);
     nans += std::isnan(want[i]);
   }
-  REQUIRE(hits > count / 4);        // the cameras see terrain: equality means something
-  REQUIRE(nans == 2 * per_env);     // exactly the two bad envs
+  REQUIRE(hits > count / 4);     // the cameras see terrain: equality means something
+  REQUIRE(nans == 2 * per_env);  // exactly the two bad envs
 
   for (uint32_t shift = 0; shift <= 5; ++shift) {
     const wr::cuda::WarpTiles tiles =
@@ -213,8 +213,8 @@ TEST_CASE("an emulated intersect launch equals the CPU backend, and marks the ra
     const float* t_or_null = use_tmax ? t.data() : nullptr;
     std::vector<float> out_t(where.size());
     std::vector<uint32_t> out_id(where.size());
-    const wr::ExplicitRays accepted = explicit_rays(o.data(), d.data(), t_or_null, where.size(), out_t.data(),
-                                                    out_id.data());
+    const wr::ExplicitRays accepted =
+        explicit_rays(o.data(), d.data(), t_or_null, where.size(), out_t.data(), out_id.data());
     REQUIRE_NOTHROW(wr::validate_explicit_rays("test", accepted));
     wr::ThreadPool pool(2);
     wr::cpu_intersect(pool, wr::CpuIntersectJob{bvh.view(), accepted});
@@ -240,13 +240,13 @@ TEST_CASE("an emulated intersect launch equals the CPU backend, and marks the ra
     for (uint64_t i = 0; i < threads; ++i) wr::cuda::intersect_thread(i, bvh.view(), rays);
     size_t different = 0;
     for (uint64_t i = 0; i < count; ++i) {
-      const bool ok = rejected[i] ? std::isnan(got_t[i]) && bits(got_t[i]) != kSentinel
-                                  : same_bits(got_t[i], want_t[i]);
+      const bool ok =
+          rejected[i] ? std::isnan(got_t[i]) && bits(got_t[i]) != kSentinel : same_bits(got_t[i], want_t[i]);
       const bool id_ok = !with_ids || got_id[i] == want_id[i];
       if (ok && id_ok) continue;
       if (++different <= 5)
-        UNSCOPED_INFO("ray " << i << (rejected[i] ? " (rejected by the CPU)" : "") << ": CPU t " << want_t[i]
-                             << " id " << want_id[i] << ", kernel thread t " << got_t[i] << " id " << got_id[i]);
+        UNSCOPED_INFO("ray " << i << (rejected[i] ? " (rejected by the CPU)" : "") << ": CPU t " << want_t[i] << " id "
+                             << want_id[i] << ", kernel thread t " << got_t[i] << " id " << got_id[i]);
     }
     CHECK(different == 0);
     CHECK(guards_touched(got_t, count) == 0);
@@ -265,8 +265,7 @@ TEST_CASE("an emulated intersect launch equals the CPU backend, and marks the ra
       explicit_rays(origins.data(), directions.data(), nullptr, count, got_t.data(), got_id.data());
   for (uint64_t i = 0; i < threads; ++i) wr::cuda::intersect_thread(i, bvh.view(), to_inf);
   size_t different = 0;
-  for (uint64_t i = 0; i < count; ++i)
-    different += !same_bits(got_t[i], want_inf_t[i]) || got_id[i] != want_inf_id[i];
+  for (uint64_t i = 0; i < count; ++i) different += !same_bits(got_t[i], want_inf_t[i]) || got_id[i] != want_inf_id[i];
   CHECK(different == 0);
   CHECK(guards_touched(got_t, count) == 0);
 }
@@ -311,7 +310,8 @@ struct PipelineStateBuffers {
     wr::build_resample_taps(p, taps_x.data(), taps_y.data());
   }
   wr::PipelineState state() {
-    return wr::PipelineState{images.data(), samples.data(), history.data(), frames.data(), taps_x.data(), taps_y.data()};
+    return wr::PipelineState{images.data(), samples.data(), history.data(),
+                             frames.data(), taps_x.data(),  taps_y.data()};
   }
 };
 
@@ -358,9 +358,8 @@ void cpu_pipeline(const PipelineRig& r, const wr::PipelineCall& c, PipelineState
 }
 
 void emulated_pipeline(const PipelineRig& r, const wr::PipelineCall& c, PipelineStateBuffers* s, PipelineOutputs* o) {
-  const wr_test::EmulatedResult e = wr_test::emulate_render(wr::render_features(r.pipeline, c), r.bvh.view(),
-                                                            r.rays.data(), r.pipeline.params, c, s->state(),
-                                                            r.num_envs);
+  const wr_test::EmulatedResult e = wr_test::emulate_render(
+      wr::render_features(r.pipeline, c), r.bvh.view(), r.rays.data(), r.pipeline.params, c, s->state(), r.num_envs);
   o->overflows += e.overflows;
   o->bad_count = e.bad_envs;
 }
@@ -371,8 +370,8 @@ TEST_CASE("an emulated launch of the pipeline's kernels equals the CPU backend's
   const char* dir = std::getenv("WR_SOURCE_DIR");
   const wr::Mesh mesh = wr::load_obj(std::string(dir ? dir : ".") + "/assets/parkour_small.obj");
   PipelineRig r;
-  r.bvh = wr::build_bvh(mesh.vertices.data(), mesh.indices.data(), mesh.indices.size() / 3,
-                        wr::cuda::bvh_build_options());
+  r.bvh =
+      wr::build_bvh(mesh.vertices.data(), mesh.indices.data(), mesh.indices.size() / 3, wr::cuda::bvh_build_options());
   wr_camera_desc_pinhole(&r.desc, 41, 27, 87.0f);
   r.desc.miss_value = 2.0f;
   r.num_envs = 5;
@@ -383,7 +382,8 @@ TEST_CASE("an emulated launch of the pipeline's kernels equals the CPU backend's
   hi[2] += 2.0f;
   std::vector<float> poses = wr_test::random_poses_in_box(5, r.num_envs, lo, hi);
   poses[7 * 3 + 4] = kNaN;  // env 3: a bad pose (the kernels and an isolating CPU make it invalid)
-  const std::vector<float> intrinsics = {30, 31, 20.5f, 13.5f, 25, 25, 19, 14, 40, 38, 21, 12, 33, 30, 20, 13, 28, 29, 22, 15};
+  const std::vector<float> intrinsics = {30, 31, 20.5f, 13.5f, 25, 25, 19, 14, 40, 38,
+                                         21, 12, 33,    30,    20, 13, 28, 29, 22, 15};
 
   struct Case {
     const char* name;
@@ -391,20 +391,26 @@ TEST_CASE("an emulated launch of the pipeline's kernels equals the CPU backend's
     bool per_env_intrinsics;
   };
   const Case cases[] = {
-      {"crop, normalise, float16, fused", [](wr_sensor_options& o) {
+      {"crop, normalise, float16, fused",
+       [](wr_sensor_options& o) {
          o.crop_x = 2, o.crop_width = 37, o.normalize = 1, o.norm_b = 2, o.dtype = WR_DTYPE_FLOAT16;
-       }, false},
-      {"bicubic with noise and edges, per-env intrinsics", [](wr_sensor_options& o) {
+       },
+       false},
+      {"bicubic with noise and edges, per-env intrinsics",
+       [](wr_sensor_options& o) {
          o.crop_y = 1, o.out_width = 30, o.out_height = 19, o.resample = WR_RESAMPLE_BICUBIC;
          o.clip = 1, o.clip_max = 2;
          o.noise.seed = 9, o.noise.range_sigma[0] = 0.01f, o.noise.dropout_probability = 0.05f;
          o.noise.edge_threshold = 0.1f, o.noise.edge_probability = 0.5f, o.noise.env_offset = 0.02f;
          o.noise.disparity_focal_baseline = 3, o.noise.disparity_step = 0.25f;
-       }, true},
-      {"area, REP 117, uint16, history", [](wr_sensor_options& o) {
+       },
+       true},
+      {"area, REP 117, uint16, history",
+       [](wr_sensor_options& o) {
          o.out_width = 20, o.out_height = 13, o.resample = WR_RESAMPLE_AREA, o.invalid_mode = WR_INVALID_REP117;
          o.noise.min_range = 0.5f, o.dtype = WR_DTYPE_UINT16_MM, o.history_length = 3;
-       }, false},
+       },
+       false},
   };
   for (const Case& k : cases) {
     INFO(k.name);
@@ -418,10 +424,10 @@ TEST_CASE("an emulated launch of the pipeline's kernels equals the CPU backend's
     for (uint64_t frame = 0; frame < 3; ++frame) {
       const bool history = r.pipeline.params.history > 1;
       PipelineOutputs want, got;
-      const wr::PipelineCall cw = make_call(r, poses, &want, k.per_env_intrinsics ? &intrinsics : nullptr, frame,
-                                            history ? &latency : nullptr);
-      const wr::PipelineCall cg = make_call(r, poses, &got, k.per_env_intrinsics ? &intrinsics : nullptr, frame,
-                                            history ? &latency : nullptr);
+      const wr::PipelineCall cw =
+          make_call(r, poses, &want, k.per_env_intrinsics ? &intrinsics : nullptr, frame, history ? &latency : nullptr);
+      const wr::PipelineCall cg =
+          make_call(r, poses, &got, k.per_env_intrinsics ? &intrinsics : nullptr, frame, history ? &latency : nullptr);
       cpu_pipeline(r, cw, &cpu_state, &want);
       emulated_pipeline(r, cg, &gpu_state, &got);
       INFO("frame " << frame);
@@ -444,8 +450,8 @@ TEST_CASE("an emulated launch of the pipeline's kernels through instances equals
   const char* dir = std::getenv("WR_SOURCE_DIR");
   const wr::Mesh mesh = wr::load_obj(std::string(dir ? dir : ".") + "/assets/parkour_small.obj");
   PipelineRig r;
-  r.bvh = wr::build_bvh(mesh.vertices.data(), mesh.indices.data(), mesh.indices.size() / 3,
-                        wr::cuda::bvh_build_options());
+  r.bvh =
+      wr::build_bvh(mesh.vertices.data(), mesh.indices.data(), mesh.indices.size() / 3, wr::cuda::bvh_build_options());
   wr_camera_desc_pinhole(&r.desc, 41, 27, 87.0f);
   r.num_envs = 4;
   r.rays.resize(size_t(r.desc.width) * r.desc.height);
@@ -457,9 +463,9 @@ TEST_CASE("an emulated launch of the pipeline's kernels through instances equals
                                           1, 5, 6, 1, 6, 2, 2, 6, 7, 2, 7, 3, 3, 7, 4, 3, 4, 0};
   std::vector<float> small = mesh.vertices;
   for (float& v : small) v *= 0.05f;
-  const wr::Bvh protos[2] = {wr::build_bvh(box.data(), box_tris.data(), 12, wr::cuda::bvh_build_options()),
-                             wr::build_bvh(small.data(), mesh.indices.data(), mesh.indices.size() / 3,
-                                           wr::cuda::bvh_build_options())};
+  const wr::Bvh protos[2] = {
+      wr::build_bvh(box.data(), box_tris.data(), 12, wr::cuda::bvh_build_options()),
+      wr::build_bvh(small.data(), mesh.indices.data(), mesh.indices.size() / 3, wr::cuda::bvh_build_options())};
   const wr::BvhView views[2] = {protos[0].view(), protos[1].view()};
   const uint32_t prototype[4] = {0, 1, 0, 1}, group[4] = {0, 1, 2, 3};
   const wr::InstanceView table{views, prototype, group, 3, 1};
@@ -516,15 +522,16 @@ TEST_CASE("an emulated launch of the pipeline's kernels through instances equals
   }
 }
 
-TEST_CASE("every feature set's emulated launch equals the CPU backend bit for bit, its blocks' instances shared or not") {
+TEST_CASE(
+    "every feature set's emulated launch equals the CPU backend bit for bit, its blocks' instances shared or not") {
   // The plain render and the pipeline's, each over a terrain alone and through instances, whose
   // blocks prepare their env's instances in shared memory (a few instances) or leave each ray to
   // (more than kMaxBlockInstanceBytes hold): the kernels' instantiations, each against the CPU job
   // compiled for the same set.
   const char* dir = std::getenv("WR_SOURCE_DIR");
   const wr::Mesh mesh = wr::load_obj(std::string(dir ? dir : ".") + "/assets/parkour_small.obj");
-  const wr::Bvh bvh = wr::build_bvh(mesh.vertices.data(), mesh.indices.data(), mesh.indices.size() / 3,
-                                    wr::cuda::bvh_build_options());
+  const wr::Bvh bvh =
+      wr::build_bvh(mesh.vertices.data(), mesh.indices.data(), mesh.indices.size() / 3, wr::cuda::bvh_build_options());
   wr_camera_desc desc;
   wr_camera_desc_pinhole(&desc, 29, 19, 87.0f);
   desc.miss_value = 3.0f;
@@ -580,7 +587,8 @@ TEST_CASE("every feature set's emulated launch equals the CPU backend bit for bi
           c.pose_stride = 7;
           c.out = out;
           if (pipeline) c.instance_ids = ids;
-          if (instanced) c.instances = table, c.instance_poses = slot_poses.data(), c.global_poses = global_poses.data();
+          if (instanced)
+            c.instances = table, c.instance_poses = slot_poses.data(), c.global_poses = global_poses.data();
           return c;
         };
         const wr::PipelineCall cw = call(want.data(), want_ids.data()), cg = call(got.data(), got_ids.data());

@@ -43,11 +43,11 @@
 
 namespace {
 
-std::atomic<int64_t> g_live_bytes{0};         // requested bytes currently allocated
-std::atomic<uint64_t> g_alloc_calls{0};       // every successful operator new
-std::atomic<uint64_t> g_aligned_calls{0};     // the align_val_t forms among them
-std::atomic<uint64_t> g_free_calls{0};        // every operator delete of a non-null pointer
-std::atomic<uint64_t> g_size_mismatches{0};   // sized deletes whose size differs from the request
+std::atomic<int64_t> g_live_bytes{0};        // requested bytes currently allocated
+std::atomic<uint64_t> g_alloc_calls{0};      // every successful operator new
+std::atomic<uint64_t> g_aligned_calls{0};    // the align_val_t forms among them
+std::atomic<uint64_t> g_free_calls{0};       // every operator delete of a non-null pointer
+std::atomic<uint64_t> g_size_mismatches{0};  // sized deletes whose size differs from the request
 
 struct BlockHeader {
   size_t offset;  // user pointer - start of the malloc'd block
@@ -173,8 +173,8 @@ Cycle run_cycle(Create create, Memory memory, Release release, Handle* keep = nu
 Cycle scene_cycle(wr_context context, const wr_test::SoupScene& s) {
   return run_cycle<wr_scene>(
       [&](wr_scene* out) {
-        return wr_scene_create(context, s.vertices.data(), s.vertices.size() / 3, s.indices.data(),
-                               s.num_triangles(), out);
+        return wr_scene_create(context, s.vertices.data(), s.vertices.size() / 3, s.indices.data(), s.num_triangles(),
+                               out);
       },
       wr_scene_memory, wr_scene_release);
 }
@@ -197,8 +197,8 @@ void check_cycle(const Cycle& c) {
 
 wr_scene make_scene(wr_context context, const wr_test::SoupScene& s) {
   wr_scene scene = nullptr;
-  REQUIRE_OK(wr_scene_create(context, s.vertices.data(), s.vertices.size() / 3, s.indices.data(), s.num_triangles(),
-                             &scene));
+  REQUIRE_OK(
+      wr_scene_create(context, s.vertices.data(), s.vertices.size() / 3, s.indices.data(), s.num_triangles(), &scene));
   return scene;
 }
 
@@ -221,9 +221,9 @@ TEST_CASE("memory: the counting operator new sees every form, and libwr.so's all
     void* e = ::operator new(0);  // must be a unique non-null pointer
     g_sink = e;
     const int64_t after_all = live() - start;
-    ::operator delete(a, size_t{100});
+    ::operator delete (a, size_t{100});
     ::operator delete[](b, std::nothrow);
-    ::operator delete(c, size_t{40}, std::align_val_t(256));
+    ::operator delete (c, size_t{40}, std::align_val_t(256));
     ::operator delete[](d, std::align_val_t(4), std::nothrow);
     ::operator delete(e);
     const int64_t after_free = live() - start;

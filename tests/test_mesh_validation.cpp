@@ -89,10 +89,8 @@ TEST_CASE("degenerate triangles are accepted", "[mesh_validation]") {
 
 TEST_CASE("NULL arrays and zero counts are named", "[mesh_validation]") {
   SmallMesh m;
-  CHECK(rejection("wr_scene_create", nullptr, m.nv(), m.indices.data(), m.nt()) ==
-        "wr_scene_create: vertices is NULL");
-  CHECK(rejection("wr_scene_create", m.vertices.data(), m.nv(), nullptr, m.nt()) ==
-        "wr_scene_create: indices is NULL");
+  CHECK(rejection("wr_scene_create", nullptr, m.nv(), m.indices.data(), m.nt()) == "wr_scene_create: vertices is NULL");
+  CHECK(rejection("wr_scene_create", m.vertices.data(), m.nv(), nullptr, m.nt()) == "wr_scene_create: indices is NULL");
   CHECK(rejection("wr_scene_create", m.vertices.data(), 0, m.indices.data(), m.nt()) ==
         "wr_scene_create: num_vertices is 0");
   CHECK(rejection("wr_scene_create", m.vertices.data(), m.nv(), m.indices.data(), 0) ==
@@ -102,20 +100,17 @@ TEST_CASE("NULL arrays and zero counts are named", "[mesh_validation]") {
         "wr_scene_load_obj: vertices is NULL");
 }
 
-TEST_CASE("sizes that overflow or exceed the triangle id range are rejected before any read",
-          "[mesh_validation]") {
+TEST_CASE("sizes that overflow or exceed the triangle id range are rejected before any read", "[mesh_validation]") {
   // The arrays are tiny: a validator that read before checking the sizes would crash here.
   SmallMesh m;
   const uint64_t overflow = std::numeric_limits<uint64_t>::max() / 3 + 1;
 
   std::string msg = rejection("wr_scene_create", m.vertices.data(), overflow, m.indices.data(), m.nt());
-  CHECK_THAT(msg, Catch::StartsWith("wr_scene_create: num_vertices = " + std::to_string(overflow) +
-                                    " is too large"));
+  CHECK_THAT(msg, Catch::StartsWith("wr_scene_create: num_vertices = " + std::to_string(overflow) + " is too large"));
   CHECK_THAT(msg, Catch::Contains("overflows"));
 
   msg = rejection("wr_scene_create", m.vertices.data(), m.nv(), m.indices.data(), overflow);
-  CHECK_THAT(msg, Catch::StartsWith("wr_scene_create: num_triangles = " + std::to_string(overflow) +
-                                    " is too large"));
+  CHECK_THAT(msg, Catch::StartsWith("wr_scene_create: num_triangles = " + std::to_string(overflow) + " is too large"));
   CHECK_THAT(msg, Catch::Contains("overflows"));
 
   // The BVH numbers its nodes (up to 2 per triangle) in 32 bits: at most 2^31 - 1 triangles,
@@ -128,8 +123,7 @@ TEST_CASE("sizes that overflow or exceed the triangle id range are rejected befo
   CHECK_THAT(msg, Catch::StartsWith("wr_scene_create: num_triangles = 4294967303 is too large"));
 }
 
-TEST_CASE("the first out-of-range index is named with its triangle, corner and num_vertices",
-          "[mesh_validation]") {
+TEST_CASE("the first out-of-range index is named with its triangle, corner and num_vertices", "[mesh_validation]") {
   SmallMesh m;
   m.indices[7] = 12;  // triangle 2, corner 1
   CHECK(rejection("wr_scene_create", m.vertices.data(), m.nv(), m.indices.data(), m.nt()) ==
@@ -193,10 +187,10 @@ TEST_CASE("bad entries deep inside large arrays are found exactly", "[mesh_valid
   for (uint64_t vertex : {uint64_t(1365), uint64_t(1366), uint64_t(54321), g.nv() - 1}) {
     GridMesh b = g;
     b.vertices[3 * vertex + 1] = std::numeric_limits<float>::infinity();
-    CHECK_THAT(rejection("wr_scene_create", b.vertices.data(), b.nv(), b.indices.data(), b.nt()),
-               Catch::StartsWith("wr_scene_create: vertex " + std::to_string(vertex) + " = (") &&
-                   Catch::EndsWith(", inf, " + std::to_string((vertex % 300) * (vertex / 300) % 7) +
-                                   ") is not finite"));
+    CHECK_THAT(
+        rejection("wr_scene_create", b.vertices.data(), b.nv(), b.indices.data(), b.nt()),
+        Catch::StartsWith("wr_scene_create: vertex " + std::to_string(vertex) + " = (") &&
+            Catch::EndsWith(", inf, " + std::to_string((vertex % 300) * (vertex / 300) % 7) + ") is not finite"));
   }
 }
 

@@ -184,7 +184,7 @@ TEST_CASE("concave polygons are triangulated without losing or spilling area", "
   // An L-shaped hexagon, and an octagon far from the origin on which tinyobjloader's own
   // triangulation loses half of the triangles.
   const std::vector<std::array<double, 2>> l_shape = {{10, 0}, {12, 0}, {12, 1}, {11, 1}, {11, 3}, {10, 3}};
-  const std::vector<std::array<double, 2>> octagon = {{4.2954, -29.7904},  {3.75099, -29.592}, {2.45249, -28.3676},
+  const std::vector<std::array<double, 2>> octagon = {{4.2954, -29.7904},  {3.75099, -29.592},  {2.45249, -28.3676},
                                                       {2.03632, -29.903},  {2.74822, -30.2514}, {2.7765, -31.9075},
                                                       {4.37671, -31.7258}, {4.35944, -30.5851}};
   for (const auto* polygon : {&l_shape, &octagon}) {
@@ -204,8 +204,9 @@ TEST_CASE("concave polygons are triangulated without losing or spilling area", "
   check_triangulation(m, star, false);
 
   // The L shape standing upright in the x-z plane (projected along y, not z).
-  const Mesh up = load_obj(dir.write("upright.obj", "v 10 7 0\nv 12 7 0\nv 12 7 1\nv 11 7 1\nv 11 7 3\nv 10 7 3\n"
-                                                    "f 1 2 3 4 5 6\n"));
+  const Mesh up = load_obj(dir.write("upright.obj",
+                                     "v 10 7 0\nv 12 7 0\nv 12 7 1\nv 11 7 1\nv 11 7 3\nv 10 7 3\n"
+                                     "f 1 2 3 4 5 6\n"));
   REQUIRE(up.num_triangles() == 4);
   double sum = 0;
   for (uint64_t t = 0; t < 4; ++t) {
@@ -337,11 +338,11 @@ TEST_CASE("degenerate faces and unreferenced vertices are kept", "[obj_loader]")
   TempDir dir;
   const Mesh m = load_obj(dir.write("degenerate.obj",
                                     "v 0 0 0\nv 1 0 0\nv 2 0 0\nv 7 7 7\n"
-                                    "f 1 1 2\n"        // repeated index
-                                    "f 1 2 3\n"        // collinear: zero area
-                                    "f 1 2 3 1 2\n"    // a zero-area pentagon
+                                    "f 1 1 2\n"       // repeated index
+                                    "f 1 2 3\n"       // collinear: zero area
+                                    "f 1 2 3 1 2\n"   // a zero-area pentagon
                                     "f 2 2 2 2\n"));  // a point
-  CHECK(m.num_vertices() == 4);  // vertex 3 is referenced by nothing and still there
+  CHECK(m.num_vertices() == 4);                       // vertex 3 is referenced by nothing and still there
   REQUIRE(m.num_triangles() == 1 + 1 + 3 + 2);
   CHECK(std::vector<uint32_t>(m.indices.begin(), m.indices.begin() + 6) == std::vector<uint32_t>{0, 0, 1, 0, 1, 2});
   for (uint32_t id : m.indices) CHECK(id < 3);
@@ -402,8 +403,8 @@ const std::string kTriangle = "v 0 0 0\nv 1 0 0\nv 0 1 0\n";  // lines 1-3
 TEST_CASE("bad vertex coordinates name the file, line and token", "[obj_loader]") {
   TempDir dir;
   const std::string prefix = "# header\n\n" + kTriangle;  // lines 1-5
-  for (const char* token : {"abc", "nan", "NaN", "inf", "-inf", "1.5abc", ".", "-", "1e", "1e+", "0x10", "1,5",
-                            "--1", "1..2", "1e5e5", "e5"}) {
+  for (const char* token : {"abc", "nan", "NaN", "inf", "-inf", "1.5abc", ".", "-", "1e", "1e+", "0x10", "1,5", "--1",
+                            "1..2", "1e5e5", "e5"}) {
     check_parse_error(dir, prefix + "v 1 " + token + " 2\nf 1 2 3\n", 6,
                       std::string("vertex coordinate '") + token + "' is not a finite decimal number");
   }
@@ -432,8 +433,8 @@ TEST_CASE("coordinates beyond the float range name the vertex and line", "[obj_l
   CHECK(m.vertices[0] == Approx(3.4e38).epsilon(1e-6));
   CHECK(m.vertices[1] == Approx(-3.4e38).epsilon(1e-6));
   // Exponents up to +-300 read as their correctly rounded floats (0 when they underflow).
-  const Mesh z = load_obj(ok.write("tiny.obj", "v 0e300 1e-300 -25e-1\nv 1.25E+1 0.0000000001e+10 7e-45\n" + kTriangle +
-                                                   "f 3 4 5\n"));
+  const Mesh z = load_obj(
+      ok.write("tiny.obj", "v 0e300 1e-300 -25e-1\nv 1.25E+1 0.0000000001e+10 7e-45\n" + kTriangle + "f 3 4 5\n"));
   CHECK(z.vertices[0] == 0.0f);
   CHECK(z.vertices[1] == 0.0f);
   CHECK(z.vertices[2] == -2.5f);
@@ -446,8 +447,8 @@ TEST_CASE("bad faces name the file, line and corner", "[obj_loader]") {
   TempDir dir;
   const std::string prefix = "# header\n" + kTriangle + "\n";  // lines 1-5
   const std::string not_ref = "' is not a vertex reference (v, v/vt, v//vn or v/vt/vn, non-zero integers)";
-  for (const char* ref : {"0", "-0", "a", "1.5", "1a", "1/", "1//", "1/2/", "/1", "//1", "1/0", "1/2/0", "1//0",
-                          "1/x/1", "+", "#"}) {
+  for (const char* ref :
+       {"0", "-0", "a", "1.5", "1a", "1/", "1//", "1/2/", "/1", "//1", "1/0", "1/2/0", "1//0", "1/x/1", "+", "#"}) {
     check_parse_error(dir, prefix + "f 1 2 " + ref + "\n", 6, std::string("corner '") + ref + not_ref);
   }
   check_parse_error(dir, prefix + "f 1 2 1/2/3/4\n", 6, "corner '1/2/3/4' has more than 3 parts");
@@ -490,8 +491,7 @@ TEST_CASE("statements left to tinyobjloader still fail with the file and line", 
   const std::string path = dir.write("skin.obj", kTriangle + "vw 0 -1 0.5\nf 1 2 3\n");
   const Failure f = load_failure(path);
   CHECK(f.status == WR_ERROR_PARSE);
-  CHECK_THAT(f.message,
-             Catch::StartsWith("wr_scene_load_obj: " + path + ":4: tinyobjloader: 'Failed parse `vw' line"));
+  CHECK_THAT(f.message, Catch::StartsWith("wr_scene_load_obj: " + path + ":4: tinyobjloader: 'Failed parse `vw' line"));
 }
 
 TEST_CASE("skin weights (tinyobjloader's vw) load, their numbers checked first", "[obj_loader]") {
@@ -500,8 +500,9 @@ TEST_CASE("skin weights (tinyobjloader's vw) load, their numbers checked first",
   TempDir dir;
   const Mesh m = load_obj(dir.write("skin.obj", kTriangle + "vw 0 1 0.5 2 0.25\nvw 1 3 1\nf 1 2 3\n"));
   CHECK(m.num_triangles() == 1);
-  for (const std::string& bad : {std::string("vw 0 1e300 0.5"), std::string("vw 0 16777216 0.5"),
-                                 std::string("vw 0 1.5 1"), std::string("vw 0 1 nan"), std::string("vw 3000000000 1 1")}) {
+  for (const std::string& bad :
+       {std::string("vw 0 1e300 0.5"), std::string("vw 0 16777216 0.5"), std::string("vw 0 1.5 1"),
+        std::string("vw 0 1 nan"), std::string("vw 3000000000 1 1")}) {
     INFO(bad);
     const std::string path = dir.write("skin_bad.obj", kTriangle + bad + "\nf 1 2 3\n");
     const Failure f = load_failure(path);
@@ -512,8 +513,8 @@ TEST_CASE("skin weights (tinyobjloader's vw) load, their numbers checked first",
 
 TEST_CASE("files without faces have no triangles", "[obj_loader]") {
   TempDir dir;
-  for (const std::string& text : {std::string(), std::string("\n\n"), std::string("# nothing here\n"), kTriangle,
-                                  kTriangle + "l 1 2 3\np 1\n"}) {
+  for (const std::string& text :
+       {std::string(), std::string("\n\n"), std::string("# nothing here\n"), kTriangle, kTriangle + "l 1 2 3\np 1\n"}) {
     const std::string path = dir.write("empty.obj", text);
     const Failure f = load_failure(path);
     CHECK(f.status == WR_ERROR_PARSE);

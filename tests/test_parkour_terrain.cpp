@@ -101,8 +101,8 @@ class VerticalCaster {
 };
 
 struct ParsedObj {
-  std::vector<double> v;          // (V x 3)
-  std::vector<uint32_t> f;        // (T x 3), 0-based
+  std::vector<double> v;    // (V x 3)
+  std::vector<uint32_t> f;  // (T x 3), 0-based
   std::vector<std::string> comments;
 };
 
@@ -244,10 +244,12 @@ TEST_CASE("terrain: the heightfield is one watertight sheet with vertical walls"
       }
       volume += (double(p[0][0]) * (double(p[1][1]) * p[2][2] - double(p[1][2]) * p[2][1]) -
                  double(p[0][1]) * (double(p[1][0]) * p[2][2] - double(p[1][2]) * p[2][0]) +
-                 double(p[0][2]) * (double(p[1][0]) * p[2][1] - double(p[1][1]) * p[2][0])) / 6.0;
+                 double(p[0][2]) * (double(p[1][0]) * p[2][1] - double(p[1][1]) * p[2][0])) /
+                6.0;
     }
     bool closed = box_edges.size() == 36;  // 18 edges, each in both directions
-    for (const auto& e : box_edges) closed = closed && e.second == 1 && box_edges.count({e.first.second, e.first.first});
+    for (const auto& e : box_edges)
+      closed = closed && e.second == 1 && box_edges.count({e.first.second, e.first.first});
     CHECK(closed);
     CHECK(volume > 0.001);
   }
@@ -316,8 +318,10 @@ TEST_CASE("terrain: every feature has the configured shape", "[terrain]") {
         bool in_wall = false;
         for (double z : row) {
           const bool wall = z > 0.01;
-          if (wall) CHECK((z >= o.hurdle_height_min_m - 1e-5 && z <= o.hurdle_height_max_m + 1e-5));
-          else CHECK(std::fabs(z) < 1e-5);
+          if (wall)
+            CHECK((z >= o.hurdle_height_min_m - 1e-5 && z <= o.hurdle_height_max_m + 1e-5));
+          else
+            CHECK(std::fabs(z) < 1e-5);
           walls += wall && !in_wall;
           in_wall = wall;
         }

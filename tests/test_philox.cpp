@@ -32,6 +32,7 @@ TEST_CASE("uniform_open01 never returns 0 or 1, and is uniform") {
   CHECK(wr::uniform_open01(0xffffffffu) < 1.0f);
   double sum = 0.0;
   const int n = 1 << 16;
-  for (int i = 0; i < n; ++i) sum += wr::uniform_open01(wr::philox4x32_10(wr::Philox4x32{{uint32_t(i), 0, 0, 0}}, 7, 9).v[0]);
+  for (int i = 0; i < n; ++i)
+    sum += wr::uniform_open01(wr::philox4x32_10(wr::Philox4x32{{uint32_t(i), 0, 0, 0}}, 7, 9).v[0]);
   CHECK(std::fabs(sum / n - 0.5) < 0.005);  // 0.5 +- 4 standard errors (1/sqrt(12 n))
 }

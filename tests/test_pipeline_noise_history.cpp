@@ -98,7 +98,7 @@ TEST_CASE("noise: dropout fraction, disparity quantisation steps and the per-env
     const std::vector<float> img = render_f32(sensor.get(), poses);
     double dropped = 0;
     for (float x : img) {
-      dropped += std::isinf(x);  // invalid, as the miss value (+inf) here
+      dropped += std::isinf(x);                                      // invalid, as the miss value (+inf) here
       if (!std::isinf(x)) REQUIRE(x == Approx(3.0f).epsilon(1e-6));  // t dir.x rounds to 3 within an ulp
     }
     CHECK(std::fabs(dropped / img.size() - 0.2) < 4 * std::sqrt(0.2 * 0.8 / img.size()));
@@ -147,8 +147,9 @@ TEST_CASE("noise: dropout fraction, disparity quantisation steps and the per-env
   }
 }
 
-TEST_CASE("noise: one seed gives the same bits for every thread count and CPU path, and envs and frames are independent",
-          "[pipeline][noise][threads]") {
+TEST_CASE(
+    "noise: one seed gives the same bits for every thread count and CPU path, and envs and frames are independent",
+    "[pipeline][noise][threads]") {
   Scene scene = heightfield_scene(13);
   wr_sensor_options o;
   wr_sensor_options_init(&o);
@@ -246,9 +247,10 @@ TEST_CASE("noise: edge dropout takes exactly the pixels next to a depth step", "
   CHECK(edges < checked / 2);
 }
 
-TEST_CASE("history: with a pose per frame, env e's output at frame t is its image of frame t - latency[e], with masks and "
-          "resets",
-          "[pipeline][history]") {
+TEST_CASE(
+    "history: with a pose per frame, env e's output at frame t is its image of frame t - latency[e], with masks and "
+    "resets",
+    "[pipeline][history]") {
   Scene scene = heightfield_scene(15);
   const wr_camera_desc desc = pinhole(24, 16, 80.0f, WR_DEPTH_RANGE, INFINITY);
   const uint32_t n = 3, T = 4;

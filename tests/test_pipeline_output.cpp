@@ -124,8 +124,8 @@ TEST_CASE("pipeline: per-env intrinsics and mounts equal one-env sensors built w
     const wr_camera_desc desc = camera(kind);
     const uint32_t n = 4;
     const std::vector<float> poses = looking_down(n, 2);
-    const std::vector<float> intrinsics = {30.0f, 31.0f, 26.5f, 15.5f,  45.0f, 40.0f, 20.0f, 18.25f,
-                                           25.5f, 25.5f, 26.0f, 14.0f,  60.0f, 58.0f, 30.0f, 12.0f};
+    const std::vector<float> intrinsics = {30.0f, 31.0f, 26.5f, 15.5f, 45.0f, 40.0f, 20.0f, 18.25f,
+                                           25.5f, 25.5f, 26.0f, 14.0f, 60.0f, 58.0f, 30.0f, 12.0f};
     std::vector<float> mounts;
     for (uint32_t e = 0; e < n; ++e) {
       const Pose m{Vector3d(0.1 * e, 0.05, 0.02 * e), ypr(5.0 * e, -10.0 + 7.0 * e, 2.0 * e)};
@@ -164,8 +164,8 @@ TEST_CASE("pipeline: per-env intrinsics, closed form on a plane", "[pipeline]") 
   plane.triangle(a, c, d);
   Scene scene = make_scene(plane);
   const wr_camera_desc desc = pinhole(kW, kH, 80.0f, WR_DEPTH_RANGE, -1.0f);  // no mount: the camera 2 m up
-  const std::vector<float> poses = pose_floats({{Vector3d(0, 0, 2), ypr(0, 90, 0)}, {Vector3d(1, 2, 2), ypr(30, 90, 0)}},
-                                               WR_QUAT_WXYZ);
+  const std::vector<float> poses =
+      pose_floats({{Vector3d(0, 0, 2), ypr(0, 90, 0)}, {Vector3d(1, 2, 2), ypr(30, 90, 0)}}, WR_QUAT_WXYZ);
   const std::vector<float> k = {20.0f, 24.0f, 10.0f, 18.0f, 70.0f, 35.0f, 40.0f, 2.5f};
   wr_sensor_options o;
   wr_sensor_options_init(&o);
@@ -239,8 +239,9 @@ TEST_CASE("pipeline: bicubic and area resampling with clip and normalisation aga
     wr_resample mode;
     uint32_t ow, oh;
   };
-  for (const Case& c : {Case{WR_RESAMPLE_BICUBIC, 40, 20}, Case{WR_RESAMPLE_BICUBIC, 70, 45},
-                        Case{WR_RESAMPLE_AREA, 40, 20}, Case{WR_RESAMPLE_AREA, 13, 7}, Case{WR_RESAMPLE_AREA, 49, 29}}) {
+  for (const Case& c :
+       {Case{WR_RESAMPLE_BICUBIC, 40, 20}, Case{WR_RESAMPLE_BICUBIC, 70, 45}, Case{WR_RESAMPLE_AREA, 40, 20},
+        Case{WR_RESAMPLE_AREA, 13, 7}, Case{WR_RESAMPLE_AREA, 49, 29}}) {
     INFO("mode " << c.mode << ", " << c.ow << " x " << c.oh);
     wr_sensor_options o;
     wr_sensor_options_init(&o);
@@ -266,8 +267,7 @@ TEST_CASE("pipeline: bicubic and area resampling with clip and normalisation aga
   }
 }
 
-TEST_CASE("pipeline: the clamp after resampling bounds bicubic's overshoot, which stays without it",
-          "[pipeline]") {
+TEST_CASE("pipeline: the clamp after resampling bounds bicubic's overshoot, which stays without it", "[pipeline]") {
   Scene scene = heightfield_scene(7);
   const wr_camera_desc desc = camera(WR_DEPTH_PLANE, 2.0f);
   const std::vector<float> poses = looking_down(4, 7);
@@ -385,12 +385,13 @@ TEST_CASE("pipeline: the IsaacGym flow (pinhole, then WR_QUAT_XYZW) gives an upr
     if (pitch != 0.0f) REQUIRE_OK(wr_camera_desc_set_mount_angles(&desc, pitch, 0.0f, 0.0f));
     const std::vector<float> img = render(scene.get(), desc, pose);
     for (uint32_t u = 0; u < 16; ++u) {
-      CHECK(std::isinf(img[u]));                 // top row: sky (miss value +inf)
-      CHECK(std::isfinite(img[11 * 16 + u]));    // bottom row: floor
+      CHECK(std::isinf(img[u]));               // top row: sky (miss value +inf)
+      CHECK(std::isfinite(img[11 * 16 + u]));  // bottom row: floor
     }
     // Plane depth of every bottom-row pixel: the unnormalised camera ray (1, y, z), pitched down by
     // p about +Y, falls by sin p - cos p z per unit along the optical axis, from 1 m up.
     const double p = pitch * 3.14159265358979323846 / 180.0, z = -(11.5 - 6.0) / desc.fy;
-    for (uint32_t u = 0; u < 16; ++u) CHECK(img[11 * 16 + u] == Approx(1.0 / (std::sin(p) - std::cos(p) * z)).epsilon(1e-5));
+    for (uint32_t u = 0; u < 16; ++u)
+      CHECK(img[11 * 16 + u] == Approx(1.0 / (std::sin(p) - std::cos(p) * z)).epsilon(1e-5));
   }
 }

@@ -13,8 +13,8 @@ TEST_CASE("fmin_ and fmax_ are IEEE minNum/maxNum, bit for bit as libm's fminf/f
   // The host spells them out (a compare and a select) instead of calling libm; the depth the
   // library reports depends on their bits where a value ties a clip bound, so they must give
   // what the libm functions give, signed zeros and NaN operands included.
-  const std::vector<float> values = {0.0f,     -0.0f,     1.0f,      -1.0f, 2.5f, INFINITY, -INFINITY,
-                                     NAN,      -NAN,      1e-45f,    -1e-45f, 3.4e38f, -3.4e38f};
+  const std::vector<float> values = {0.0f, -0.0f, 1.0f,   -1.0f,   2.5f,    INFINITY, -INFINITY,
+                                     NAN,  -NAN,  1e-45f, -1e-45f, 3.4e38f, -3.4e38f};
   int checked = 0;
   for (float value_a : values)
     for (float value_b : values) {

@@ -30,23 +30,25 @@ TEMPLATE_TEST_CASE("ray/box: hit, miss, entry distance, interval", "", wr::HostT
   CHECK(entry == 1.0f);
   CHECK_FALSE(box_hit<TestType>({0, 0, 0}, {-1, 0, 0}, lo, hi));
   CHECK_FALSE(box_hit<TestType>({0, 2, 0}, {1, 0, 0}, lo, hi));
-  CHECK_FALSE(box_hit<TestType>({0, 0, 0}, {1, 0, 0}, lo, hi, 0, 0.5f));  // box beyond tmax
-  CHECK_FALSE(box_hit<TestType>({0, 0, 0}, {1, 0, 0}, lo, hi, 3.5f, 9));   // box before tmin
+  CHECK_FALSE(box_hit<TestType>({0, 0, 0}, {1, 0, 0}, lo, hi, 0, 0.5f));          // box beyond tmax
+  CHECK_FALSE(box_hit<TestType>({0, 0, 0}, {1, 0, 0}, lo, hi, 3.5f, 9));          // box before tmin
   REQUIRE(box_hit<TestType>({2, 0, 0}, {1, 0, 0}, lo, hi, 0, INFINITY, &entry));  // origin inside
   CHECK(entry == 0.0f);
 }
 
-TEMPLATE_TEST_CASE("ray/box: axis-parallel rays on a slab boundary still hit (0 * inf handled)", "", wr::HostTraversal, wr::GpuTraversal) {
+TEMPLATE_TEST_CASE("ray/box: axis-parallel rays on a slab boundary still hit (0 * inf handled)", "", wr::HostTraversal,
+                   wr::GpuTraversal) {
   const float lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1};
-  CHECK(box_hit<TestType>({-1, 0, 0.5f}, {1, 0, 0}, lo, hi));   // y exactly on the lower slab plane
-  CHECK(box_hit<TestType>({-1, 1, 1}, {1, 0, 0}, lo, hi));      // along an edge
+  CHECK(box_hit<TestType>({-1, 0, 0.5f}, {1, 0, 0}, lo, hi));  // y exactly on the lower slab plane
+  CHECK(box_hit<TestType>({-1, 1, 1}, {1, 0, 0}, lo, hi));     // along an edge
   CHECK_FALSE(box_hit<TestType>({-1, 1.01f, 0.5f}, {1, 0, 0}, lo, hi));
   const float flat_lo[3] = {0, 0, 2}, flat_hi[3] = {1, 1, 2};  // zero-thickness box
   CHECK(box_hit<TestType>({0.5f, 0.5f, 0}, {0, 0, 1}, flat_lo, flat_hi));
   CHECK(box_hit<TestType>({-1, 0.5f, 2}, {1, 0, 0}, flat_lo, flat_hi));  // in the flat box's plane
 }
 
-TEMPLATE_TEST_CASE("ray/box is conservative: every ray that hits a triangle hits its bounding box", "", wr::HostTraversal, wr::GpuTraversal) {
+TEMPLATE_TEST_CASE("ray/box is conservative: every ray that hits a triangle hits its bounding box", "",
+                   wr::HostTraversal, wr::GpuTraversal) {
   // Rays grazing triangle corners and edges are where rounding would lose a hit (Ize 2013).
   std::mt19937 rng(11);
   std::uniform_real_distribution<float> u(-100, 100), s(0, 1);

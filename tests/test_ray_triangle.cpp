@@ -55,9 +55,9 @@ TEST_CASE("zero-area triangles are never hit") {
     const Vec3 o{u(rng) * 3, u(rng) * 3, u(rng) * 3};
     const Vec3 d = Vec3{u(rng), u(rng), u(rng)};
     float t;
-    hits += hit(o, d, p, p, q, &t);                          // repeated vertex
-    hits += hit(o, d, p, q, p + (q - p) * 0.5f, &t);         // collinear
-    hits += hit(o, d, p, p, p, &t);                          // a point
+    hits += hit(o, d, p, p, q, &t);                   // repeated vertex
+    hits += hit(o, d, p, q, p + (q - p) * 0.5f, &t);  // collinear
+    hits += hit(o, d, p, p, p, &t);                   // a point
   }
   CHECK(hits == 0);
 }

@@ -33,11 +33,13 @@ TEST_CASE("terrain with boxes matches Embree pixel by pixel", "[reference][embre
       // plane cuts through the box and the terrain or the box's far walls show behind it.
       const PlacedBox& box = boxes[rng.below(static_cast<uint32_t>(boxes.size()))];
       const double a = rng.uniform(-kPi, kPi);
-      const Vector3d p = box.centre + (box.half.norm() + rng.uniform(0.3, 1.3)) * Vector3d(std::cos(a), std::sin(a), 0.0);
+      const Vector3d p =
+          box.centre + (box.half.norm() + rng.uniform(0.3, 1.3)) * Vector3d(std::cos(a), std::sin(a), 0.0);
       camera.translation() = Vector3d(p.x(), p.y(), std::max(p.z(), terrain.height(p.x(), p.y()) + 0.3));
       camera.linear() = (AngleAxisd(a + kPi + rng.uniform(-0.2, 0.2), Vector3d::UnitZ()) *
                          AngleAxisd(rng.uniform(-0.3, 0.3), Vector3d::UnitY()) *
-                         AngleAxisd(rng.uniform(-0.5, 0.5), Vector3d::UnitX())).toRotationMatrix();
+                         AngleAxisd(rng.uniform(-0.5, 0.5), Vector3d::UnitX()))
+                            .toRotationMatrix();
       return camera;
     }
     const double x = rng.uniform(4, 26), y = rng.uniform(4, 26);
@@ -63,7 +65,8 @@ TEST_CASE("closed subdivided room matches Embree and no ray escapes", "[referenc
       // Right next to a wall (0.4 - 0.9 m) and facing it, so the near plane cuts it away.
       const int axis = static_cast<int>(rng.below(2));
       const bool high = rng.below(2) == 1;
-      camera.translation()[axis] = high ? kRoomMax[axis] - rng.uniform(0.4, 0.9) : kRoomMin[axis] + rng.uniform(0.4, 0.9);
+      camera.translation()[axis] =
+          high ? kRoomMax[axis] - rng.uniform(0.4, 0.9) : kRoomMin[axis] + rng.uniform(0.4, 0.9);
       const double yaw = (axis == 0 ? 0.0 : kPi / 2) + (high ? 0.0 : kPi) + rng.uniform(-0.3, 0.3);
       camera.linear() = (AngleAxisd(yaw, Vector3d::UnitZ()) * AngleAxisd(rng.uniform(-0.3, 0.3), Vector3d::UnitY()))
                             .toRotationMatrix();
@@ -138,10 +141,14 @@ TEST_CASE("zero-area triangles are never hit, even by rays through them", "[refe
                  std::abs(e.cross(f).normalized().dot(body.linear() * ray.normalized())) < 0.3);
         // Zero-area triangles through x (every vertex exact in float, so exactly zero area).
         switch ((u + v) % 5) {
-          case 0: degenerate.add_degenerate_triangle(degenerate.add_vertex(x - e), degenerate.add_vertex(x + e),
-                                                     degenerate.add_vertex(x)); break;
-          case 1: degenerate.add_degenerate_triangle(degenerate.add_vertex(x + 2.0 * e), degenerate.add_vertex(x - e),
-                                                     degenerate.add_vertex(x + e)); break;
+          case 0:
+            degenerate.add_degenerate_triangle(degenerate.add_vertex(x - e), degenerate.add_vertex(x + e),
+                                               degenerate.add_vertex(x));
+            break;
+          case 1:
+            degenerate.add_degenerate_triangle(degenerate.add_vertex(x + 2.0 * e), degenerate.add_vertex(x - e),
+                                               degenerate.add_vertex(x + e));
+            break;
           case 2: {
             const uint32_t a = degenerate.add_vertex(x - e), b = degenerate.add_vertex(x + e);
             degenerate.add_degenerate_triangle(a, a, b);
@@ -152,8 +159,10 @@ TEST_CASE("zero-area triangles are never hit, even by rays through them", "[refe
             degenerate.add_degenerate_triangle(a, a, a);
             break;
           }
-          default: degenerate.add_degenerate_triangle(degenerate.add_vertex(x), degenerate.add_vertex(x),
-                                                      degenerate.add_vertex(x)); break;
+          default:
+            degenerate.add_degenerate_triangle(degenerate.add_vertex(x), degenerate.add_vertex(x),
+                                               degenerate.add_vertex(x));
+            break;
         }
         // Control: a real triangle whose interior contains x (x = centroid-ish, off every edge).
         control.triangle(control.add_vertex(x - e - f), control.add_vertex(x + e - f), control.add_vertex(x + f));
@@ -196,8 +205,8 @@ TEST_CASE("zero-area triangles are never hit, even by rays through them", "[refe
     for (size_t k = 0; k < depth.size(); ++k) {
       if (std::abs(depth[k] - expected_depth[k]) <= kTightRelTol * expected_depth[k]) continue;
       if (wrong++ < 10)
-        first << "\n  env " << k / (kW * kH) << " (" << k % kW << ", " << (k / kW) % kH << "): " << depth[k]
-              << " vs " << expected_depth[k];
+        first << "\n  env " << k / (kW * kH) << " (" << k % kW << ", " << (k / kW) % kH << "): " << depth[k] << " vs "
+              << expected_depth[k];
     }
     INFO("pixels not at their control triangle's depth:" << first.str());
     CAPTURE(wrong);
@@ -212,11 +221,13 @@ TEST_CASE("zero-area triangles are never hit, even by rays through them", "[refe
       if (std::isinf(depth[k]) && depth[k] > 0) continue;
       const uint32_t u = k % kW, v = (k / kW) % kH;
       if (hits++ < 10)
-        first << "\n  env " << k / (kW * kH) << " (" << u << ", " << v << "), triangle type " << (u + v) % 5
-              << ": " << depth[k];
+        first << "\n  env " << k / (kW * kH) << " (" << u << ", " << v << "), triangle type " << (u + v) % 5 << ": "
+              << depth[k];
     }
-    INFO("pixels that hit a zero-area triangle (types: 0, 1 collinear; 2 repeated index; 3 one vertex thrice; "
-         "4 coincident vertices):" << first.str());
+    INFO(
+        "pixels that hit a zero-area triangle (types: 0, 1 collinear; 2 repeated index; 3 one vertex thrice; "
+        "4 coincident vertices):"
+        << first.str());
     CAPTURE(hits);
     REQUIRE(hits == 0);
   }

@@ -159,8 +159,7 @@ wr_test::SoupScene room_scene() {
   for (const auto& v : box) s.vertices.insert(s.vertices.end(), {v[0], v[1], v[2]});
   const uint32_t faces[6][4] = {{0, 1, 2, 3}, {4, 5, 6, 7}, {0, 1, 5, 4}, {1, 2, 6, 5}, {2, 3, 7, 6}, {3, 0, 4, 7}};
   for (const auto& f : faces)
-    s.indices.insert(s.indices.end(),
-                     {base + f[0], base + f[1], base + f[2], base + f[0], base + f[2], base + f[3]});
+    s.indices.insert(s.indices.end(), {base + f[0], base + f[1], base + f[2], base + f[0], base + f[2], base + f[3]});
   return s;
 }
 
@@ -172,8 +171,7 @@ std::vector<float> poses(uint32_t num_envs, uint32_t seed) {
   for (uint32_t e = 0; e < num_envs; ++e) {
     const double half_yaw = 0.5 * yaw(rng), half_pitch = 0.5 * 0.3;
     // q = yaw about Z * pitch about Y, (w, x, y, z)
-    const double cy = std::cos(half_yaw), sy = std::sin(half_yaw), cp = std::cos(half_pitch),
-                 sp = std::sin(half_pitch);
+    const double cy = std::cos(half_yaw), sy = std::sin(half_yaw), cp = std::cos(half_pitch), sp = std::sin(half_pitch);
     p.insert(p.end(), {xy(rng), xy(rng), z(rng), float(cy * cp), float(-sy * sp), float(cy * sp), float(sy * cp)});
   }
   return p;
@@ -185,8 +183,8 @@ struct World {
   explicit World(uint32_t threads) {
     REQUIRE_OK(wr_context_create_cpu(threads, &context));
     const wr_test::SoupScene s = room_scene();
-    REQUIRE_OK(wr_scene_create(context, s.vertices.data(), s.vertices.size() / 3, s.indices.data(),
-                               s.num_triangles(), &scene));
+    REQUIRE_OK(wr_scene_create(context, s.vertices.data(), s.vertices.size() / 3, s.indices.data(), s.num_triangles(),
+                               &scene));
   }
   ~World() {
     wr_scene_release(scene);

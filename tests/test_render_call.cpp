@@ -44,8 +44,7 @@ TEST_CASE("every per-env input, set alone, makes the render the pipeline's") {
     wr::PipelineCall c{};
     alignas(8) static unsigned char somewhere[8];
     void* p = somewhere;
-    std::memcpy(reinterpret_cast<unsigned char*>(static_cast<wr::PerEnvInputs*>(&c)) + w * sizeof(void*), &p,
-                sizeof p);
+    std::memcpy(reinterpret_cast<unsigned char*>(static_cast<wr::PerEnvInputs*>(&c)) + w * sizeof(void*), &p, sizeof p);
     CHECK(wr::has_per_env_inputs(c));
     CHECK(wr::render_features(plain, c).pipeline);
   }

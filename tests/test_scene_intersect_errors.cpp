@@ -64,11 +64,13 @@ TEST_CASE("intersect: every error path names the culprit and writes nothing", "[
     expect_error(wr_scene_intersect(scene.scene, rays.o.data(), nullptr, nullptr, n, t.data(), tri.data(), nullptr),
                  {"directions"});
     CHECK(untouched());
-    expect_error(wr_scene_intersect(scene.scene, rays.o.data(), rays.d.data(), nullptr, n, nullptr, tri.data(), nullptr),
-                 {"out_t"});
+    expect_error(
+        wr_scene_intersect(scene.scene, rays.o.data(), rays.d.data(), nullptr, n, nullptr, tri.data(), nullptr),
+        {"out_t"});
     CHECK(untouched());
-    expect_error(wr_scene_intersect(scene.scene, rays.o.data(), rays.d.data(), nullptr, 0, t.data(), tri.data(), nullptr),
-                 {"count"});
+    expect_error(
+        wr_scene_intersect(scene.scene, rays.o.data(), rays.d.data(), nullptr, 0, t.data(), tri.data(), nullptr),
+        {"count"});
     CHECK(untouched());
   }
   SECTION("an array not aligned to 4 bytes is named, and nothing is written") {
@@ -79,16 +81,16 @@ TEST_CASE("intersect: every error path names the culprit and writes nothing", "[
                  {"origins", "aligned"});
     expect_error(wr_scene_intersect(scene.scene, rays.o.data(), d.get(), nullptr, n, t.data(), tri.data(), nullptr),
                  {"directions", "aligned"});
-    expect_error(wr_scene_intersect(scene.scene, rays.o.data(), rays.d.data(), tm.get(), n, t.data(), tri.data(),
-                                    nullptr),
-                 {"tmax", "aligned"});
+    expect_error(
+        wr_scene_intersect(scene.scene, rays.o.data(), rays.d.data(), tm.get(), n, t.data(), tri.data(), nullptr),
+        {"tmax", "aligned"});
     CHECK(untouched());
-    expect_error(wr_scene_intersect(scene.scene, rays.o.data(), rays.d.data(), nullptr, n, out_t.get(), tri.data(),
-                                    nullptr),
-                 {"out_t", "aligned"});
-    expect_error(wr_scene_intersect(scene.scene, rays.o.data(), rays.d.data(), nullptr, n, t.data(), out_tri.get(),
-                                    nullptr),
-                 {"out_triangle", "aligned"});
+    expect_error(
+        wr_scene_intersect(scene.scene, rays.o.data(), rays.d.data(), nullptr, n, out_t.get(), tri.data(), nullptr),
+        {"out_t", "aligned"});
+    expect_error(
+        wr_scene_intersect(scene.scene, rays.o.data(), rays.d.data(), nullptr, n, t.data(), out_tri.get(), nullptr),
+        {"out_triangle", "aligned"});
     CHECK(untouched());
     CHECK(out_t.bytes() == out_t_bytes);
     CHECK(out_tri.bytes() == out_tri_bytes);
@@ -132,9 +134,9 @@ TEST_CASE("intersect: every error path names the culprit and writes nothing", "[
     expect_error(run(rays, tm.data(), n), {"ray 8", "tmax"});
     CHECK(untouched());
     // With out_triangle NULL, out_t is still left alone.
-    expect_error(wr_scene_intersect(scene.scene, rays.o.data(), rays.d.data(), tm.data(), n, t.data(), nullptr,
-                                    nullptr),
-                 {"ray 8", "tmax"});
+    expect_error(
+        wr_scene_intersect(scene.scene, rays.o.data(), rays.d.data(), tm.data(), n, t.data(), nullptr, nullptr),
+        {"ray 8", "tmax"});
     CHECK(untouched());
   }
   SECTION("the first bad ray is the one named") {

@@ -32,12 +32,12 @@ TEST_CASE("intersect: random soup against brute force in double, tmax NULL / fin
     const Rays rays = soup_rays(soup, 3000, 5 + threads);
 
     const Tally unbounded = compare_with_brute_force("soup, tmax NULL", soup, scene.scene, rays, nullptr);
-    CHECK(unbounded.hits > rays.count() / 3);          // the aimed half mostly hits
-    CHECK(unbounded.hits < rays.count() - 100);        // and there are plenty of misses
+    CHECK(unbounded.hits > rays.count() / 3);    // the aimed half mostly hits
+    CHECK(unbounded.hits < rays.count() - 100);  // and there are plenty of misses
 
     const std::vector<float> tmax = random_tmax(soup, rays, 9);
     const Tally bounded = compare_with_brute_force("soup, finite tmax", soup, scene.scene, rays, &tmax);
-    CHECK(bounded.hits < unbounded.hits - 100);        // tmax cut many hits off
+    CHECK(bounded.hits < unbounded.hits - 100);  // tmax cut many hits off
 
     const std::vector<float> zero(rays.count(), 0.0f);
     const Result r0 = intersect(scene.scene, rays, zero.data());
@@ -137,8 +137,8 @@ TEST_CASE("intersect: misses give +inf and UINT32_MAX, and out_triangle may be N
   CHECK(misses > 200);
 
   std::vector<float> t(rays.count(), -7.0f);
-  REQUIRE_OK(
-      wr_test::intersect_on_backend(scene.scene, rays.o.data(), rays.d.data(), nullptr, rays.count(), t.data(), nullptr));
+  REQUIRE_OK(wr_test::intersect_on_backend(scene.scene, rays.o.data(), rays.d.data(), nullptr, rays.count(), t.data(),
+                                           nullptr));
   CHECK(std::memcmp(t.data(), with_ids.t.data(), t.size() * sizeof(float)) == 0);
 
   // A finite tmax does not change what a miss reports.

@@ -96,8 +96,7 @@ TEST_CASE("intersect: every pixel's ray, built from the conventions, reports the
 
   const uint32_t num_envs = 6, W = desc.width, H = desc.height;
   std::mt19937 rng(99);
-  std::uniform_real_distribution<double> xy(-3.0, 3.0), z(1.0, 2.2), ang(-kPi, kPi), small(-0.3, 0.3),
-      scale(0.5, 2.0);
+  std::uniform_real_distribution<double> xy(-3.0, 3.0), z(1.0, 2.2), ang(-kPi, kPi), small(-0.3, 0.3), scale(0.5, 2.0);
   std::vector<float> poses;
   for (uint32_t e = 0; e < num_envs; ++e) {
     const Quaterniond q(AngleAxisd(ang(rng), Vector3d::UnitZ()) * AngleAxisd(small(rng), Vector3d::UnitY()) *
@@ -117,8 +116,8 @@ TEST_CASE("intersect: every pixel's ray, built from the conventions, reports the
   //   d_cam = normalize(1, -(u + 0.5 - cx) / fx, -(v + 0.5 - cy) / fy)
   //   camera_in_world = body_in_world * mount; origin = camera position; direction = R * d_cam.
   Rays rays;
-  const Quaterniond mq(double(desc.mount_rotation[0]), double(desc.mount_rotation[1]),
-                       double(desc.mount_rotation[2]), double(desc.mount_rotation[3]));
+  const Quaterniond mq(double(desc.mount_rotation[0]), double(desc.mount_rotation[1]), double(desc.mount_rotation[2]),
+                       double(desc.mount_rotation[3]));
   const Matrix3d R_mount = mq.normalized().toRotationMatrix();
   const Vector3d p_mount(mount_p[0], mount_p[1], mount_p[2]);
   for (uint32_t e = 0; e < num_envs; ++e) {
@@ -154,8 +153,9 @@ TEST_CASE("intersect: every pixel's ray, built from the conventions, reports the
       CHECK(rel <= kRelTol);
     }
   }
-  std::printf("sensor rays: %zu pixels, %zu bit-equal to the sensor's depth, all within %.2g relative "
-              "(worst %.3g)\n",
-              rays.count(), bit_equal, kRelTol, worst);
+  std::printf(
+      "sensor rays: %zu pixels, %zu bit-equal to the sensor's depth, all within %.2g relative "
+      "(worst %.3g)\n",
+      rays.count(), bit_equal, kRelTol, worst);
   CHECK(within == rays.count());
 }

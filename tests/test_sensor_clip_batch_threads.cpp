@@ -146,8 +146,8 @@ TEST_CASE("sensor: a batch of envs renders exactly what one-env sensors render",
   const Scene scene = make_scene(box);
   std::mt19937 rng(99);
   std::vector<Pose> poses;
-  for (int i = 0; i < 9; ++i) poses.push_back({random_in(rng, lo + Vector3d::Constant(0.5), hi - Vector3d::Constant(0.5)),
-                                               random_rotation(rng)});
+  for (int i = 0; i < 9; ++i)
+    poses.push_back({random_in(rng, lo + Vector3d::Constant(0.5), hi - Vector3d::Constant(0.5)), random_rotation(rng)});
   const wr_camera_desc desc = pinhole(40, 30, 75.0f, WR_DEPTH_RANGE, -1.0f);
   const size_t image = size_t(desc.width) * desc.height;
 
@@ -196,7 +196,8 @@ Mesh terrain_mesh() {
   const int n = 96;
   const double step = 0.5, x0 = -24.0;
   for (int j = 0; j <= n; ++j)
-    for (int i = 0; i <= n; ++i) m.vertex(Vector3d(x0 + i * step, x0 + j * step, terrain(x0 + i * step, x0 + j * step)));
+    for (int i = 0; i <= n; ++i)
+      m.vertex(Vector3d(x0 + i * step, x0 + j * step, terrain(x0 + i * step, x0 + j * step)));
   for (int j = 0; j < n; ++j) {
     for (int i = 0; i < n; ++i) {
       const uint32_t a = j * (n + 1) + i, b = a + 1, c = a + (n + 1) + 1, d = a + (n + 1);
@@ -283,12 +284,12 @@ TEST_CASE("sensor: images are bit-identical for 1, 2, 3 and 8 threads", "[sensor
   const std::vector<float> four(pf.begin(), pf.begin() + 4 * 7);
   const std::vector<float> first4(reference.begin(), reference.begin() + 4 * 64 * 48);
   long sampled = 0;
-  const Report r = check_image(first4, desc, four, [&](uint32_t, const Rigid& cam, const Vector3d&, const Vector3d& dw) {
-    if (sampled++ % 3 != 0) return unsure();
-    return brute.trace(cam.t, dw);
-  });
+  const Report r =
+      check_image(first4, desc, four, [&](uint32_t, const Rigid& cam, const Vector3d&, const Vector3d& dw) {
+        if (sampled++ % 3 != 0) return unsure();
+        return brute.trace(cam.t, dw);
+      });
   CHECK_REPORT(r);
   CHECK(r.hits > 4 * 64 * 48 / 3 / 3);
   CHECK(r.misses > 0);  // rays above the horizon
 }
-

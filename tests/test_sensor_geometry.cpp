@@ -56,11 +56,11 @@ TEST_CASE("sensor: horizontal plane matches the closed form at every pixel", "[s
         REQUIRE(std::isinf(desc.miss_value));
         images[kind] = render(scene.get(), desc, poses);
         long sky = 0;
-        const Report r = check_image(images[kind], desc, poses, [&](uint32_t, const Rigid& cam, const Vector3d&,
-                                                                    const Vector3d& dw) {
-          if (dw.z() >= 0) ++sky;
-          return square_truth(cam.t, dw, 2, 0.0, 0.0, 0.0, 100.0);
-        });
+        const Report r = check_image(images[kind], desc, poses,
+                                     [&](uint32_t, const Rigid& cam, const Vector3d&, const Vector3d& dw) {
+                                       if (dw.z() >= 0) ++sky;
+                                       return square_truth(cam.t, dw, 2, 0.0, 0.0, 0.0, 100.0);
+                                     });
         CHECK_REPORT(r);
         CHECK(r.hits > 106 * 60 / 2);
         CHECK(r.unsure < 106 * 60 / 50);
@@ -109,12 +109,12 @@ TEST_CASE("sensor: inside a closed box every pixel hits the wall at the slab exi
   std::vector<Pose> poses;
   const Vector3d margin = Vector3d::Constant(0.5);
   auto place = [&] { return random_in(rng, lo + margin, hi - margin); };
-  poses.push_back({place(), ypr(0, 90, 0)});     // straight down
-  poses.push_back({place(), ypr(0, -90, 0)});    // straight up
-  poses.push_back({place(), ypr(37, 90, 0)});    // down, yawed
+  poses.push_back({place(), ypr(0, 90, 0)});       // straight down
+  poses.push_back({place(), ypr(0, -90, 0)});      // straight up
+  poses.push_back({place(), ypr(37, 90, 0)});      // down, yawed
   poses.push_back({place(), ypr(-120, -90, 25)});  // up, yawed and rolled
-  poses.push_back({place(), ypr(0, 0, 0)});      // level, identity
-  poses.push_back({place(), ypr(180, 0, 90)});   // facing -X on its side
+  poses.push_back({place(), ypr(0, 0, 0)});        // level, identity
+  poses.push_back({place(), ypr(180, 0, 90)});     // facing -X on its side
   while (poses.size() < 30) poses.push_back({place(), random_rotation(rng)});
   const std::vector<float> pf = pose_floats(poses, WR_QUAT_WXYZ);
 
@@ -142,9 +142,9 @@ TEST_CASE("sensor: image orientation and principal point", "[sensor][orientation
   struct Case {
     const char* name;
     Pose body;
-    Vector3d box_centre;  // world
-    float dcx, dcy;       // principal point offset from the image centre, pixels
-    int region;           // 0 left (u < W/2), 1 right, 2 top (v < H/2), 3 bottom, 4 none
+    Vector3d box_centre;            // world
+    float dcx, dcy;                 // principal point offset from the image centre, pixels
+    int region;                     // 0 left (u < W/2), 1 right, 2 top (v < H/2), 3 bottom, 4 none
     double centroid_u, centroid_v;  // expected centroid of the hit pixels (u, v), or NaN
   };
   const double nan = std::numeric_limits<double>::quiet_NaN();
@@ -161,17 +161,29 @@ TEST_CASE("sensor: image orientation and principal point", "[sensor][orientation
       {"pitched body, box on its axis",
        {Vector3d(0, 0, 3), ypr(0, 30, 0)},
        Vector3d(6 * std::cos(deg(30)), 0, 3 - 6 * std::sin(deg(30))),
-       0, 0, 4, 31.5, 23.5},
+       0,
+       0,
+       4,
+       31.5,
+       23.5},
       // A box on the optical axis is imaged at the principal point (u + 0.5 = cx, v + 0.5 = cy).
       {"centred principal point", {Vector3d::Zero(), Quaterniond::Identity()}, Vector3d(5, 0, 0), 0, 0, 4, 31.5, 23.5},
       {"principal point right and up",
        {Vector3d::Zero(), Quaterniond::Identity()},
        Vector3d(5, 0, 0),
-       12, -8, 4, 43.5, 15.5},
+       12,
+       -8,
+       4,
+       43.5,
+       15.5},
       {"principal point left and down",
        {Vector3d::Zero(), Quaterniond::Identity()},
        Vector3d(5, 0, 0),
-       -10.5f, 6.25f, 4, 21.0, 29.75},
+       -10.5f,
+       6.25f,
+       4,
+       21.0,
+       29.75},
   };
   for (const Case& c : cases) {
     SECTION(c.name) {
@@ -199,9 +211,11 @@ TEST_CASE("sensor: image orientation and principal point", "[sensor][orientation
           ++hits;
           su += u;
           sv += v;
-          const bool in = c.region == 0 ? u < W / 2 : c.region == 1 ? u >= W / 2 : c.region == 2 ? v < H / 2
-                                                                                   : c.region == 3 ? v >= H / 2
-                                                                                                   : true;
+          const bool in = c.region == 0   ? u < W / 2
+                          : c.region == 1 ? u >= W / 2
+                          : c.region == 2 ? v < H / 2
+                          : c.region == 3 ? v >= H / 2
+                                          : true;
           outside += !in;
         }
       }
@@ -239,9 +253,9 @@ void add_degenerates(Mesh& m, std::mt19937& rng, int count, double x_lo, double 
     switch (kind(rng)) {
       case 0: m.triangle(a, b, m.vertex(p + 3 * d)); break;  // collinear, b in between
       case 1: m.triangle(a, m.vertex(p + 2 * d), b); break;  // collinear, other order
-      case 2: m.triangle(a, a, b); break;                     // repeated index
+      case 2: m.triangle(a, a, b); break;                    // repeated index
       case 3: m.triangle(a, m.vertex(p), b); break;          // coincident distinct vertices
-      default: m.triangle(b, b, b); break;                    // a point
+      default: m.triangle(b, b, b); break;                   // a point
     }
   }
 }
@@ -278,8 +292,8 @@ TEST_CASE("sensor: zero-area triangles are never hit", "[sensor][degenerate]") {
     add_quad(plane, Vector3d(-50, -50, -1.5), Vector3d(100, 0, 0), Vector3d(0, 100, 0), 10, 10);
     Mesh mixed;
     std::mt19937 rng(8);
-    add_degenerates(mixed, rng, 500, 0.5, 9.0, -1.4, 1.0);          // between camera and plane
-    add_degenerates(mixed, rng, 500, 0.5, 9.0, -1.5, -1.5, true);   // lying in the plane
+    add_degenerates(mixed, rng, 500, 0.5, 9.0, -1.4, 1.0);         // between camera and plane
+    add_degenerates(mixed, rng, 500, 0.5, 9.0, -1.5, -1.5, true);  // lying in the plane
     const uint32_t base = uint32_t(mixed.num_vertices());
     mixed.vertices.insert(mixed.vertices.end(), plane.vertices.begin(), plane.vertices.end());
     for (uint64_t t = 0; t < plane.num_triangles(); ++t) {

@@ -158,9 +158,8 @@ TEST_CASE("sensor: the mount composes as body * mount", "[sensor][mount]") {
     // mount * body would be a different camera for these poses.
     std::vector<Pose> wrong;
     for (const Pose& b : bodies) wrong.push_back({mount.p + mount.q.toRotationMatrix() * b.p, mount.q * b.q});
-    const Report r = compare_images(a, render(scene.get(), plain, pose_floats(wrong, WR_QUAT_WXYZ)), 1e-3,
-                                    plain.miss_value);
+    const Report r =
+        compare_images(a, render(scene.get(), plain, pose_floats(wrong, WR_QUAT_WXYZ)), 1e-3, plain.miss_value);
     CHECK(r.failures > 0);
   }
 }
-

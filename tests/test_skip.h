@@ -34,12 +34,12 @@ inline std::vector<std::string>& skip_reasons() {
 }  // namespace wr_test
 
 // Ends the calling test case as skipped, with `why` (a stream expression) in its log.
-#define WR_SKIP_TEST_CASE(why)                                             \
-  do {                                                                     \
-    std::ostringstream wr_skip_why_;                                       \
-    wr_skip_why_ << why;                                                   \
-    WARN("skipped: " << wr_skip_why_.str());                               \
-    wr_test::skip_reasons().push_back(wr_skip_why_.str());                 \
-    SUCCEED("skipped, reported through the exit status (test_skip.h)");    \
-    return;                                                                \
+#define WR_SKIP_TEST_CASE(why)                                          \
+  do {                                                                  \
+    std::ostringstream wr_skip_why_;                                    \
+    wr_skip_why_ << why;                                                \
+    WARN("skipped: " << wr_skip_why_.str());                            \
+    wr_test::skip_reasons().push_back(wr_skip_why_.str());              \
+    SUCCEED("skipped, reported through the exit status (test_skip.h)"); \
+    return;                                                             \
   } while (0)

@@ -12,14 +12,14 @@ TEST_CASE("every pixel of every env gets exactly one thread, and warps are tiles
   struct Size {
     uint32_t w, h, n;
   };
-  for (const Size s : {Size{106, 60, 3}, Size{87, 58, 2}, Size{37, 23, 7}, Size{1, 1, 5}, Size{8, 4, 1},
-                       Size{9, 5, 2}, Size{64, 48, 1}, Size{3, 100, 2}}) {
+  for (const Size s : {Size{106, 60, 3}, Size{87, 58, 2}, Size{37, 23, 7}, Size{1, 1, 5}, Size{8, 4, 1}, Size{9, 5, 2},
+                       Size{64, 48, 1}, Size{3, 100, 2}}) {
     for (uint32_t shift = 0; shift <= 5; ++shift) {
       for (uint32_t block_threads : {128u, 256u}) {
         const uint32_t tile_w = 1u << shift;
         const wr::cuda::WarpTiles tiles = wr::cuda::WarpTiles::make(s.w, s.h, s.n, shift, block_threads);
         INFO(s.w << "x" << s.h << " x " << s.n << " envs, tile " << tile_w << "x" << 32 / tile_w << ", blocks of "
-                  << block_threads);
+                 << block_threads);
         std::vector<int> hits(size_t(s.w) * s.h * s.n, 0);
         const uint64_t threads = tiles.blocks * block_threads;
         REQUIRE(threads >= uint64_t(s.w) * s.h * s.n);

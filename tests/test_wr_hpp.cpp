@@ -24,7 +24,9 @@ const float kC = 0.70710678f;
 // (2 x 7) poses: env 0 at height 3.5 (3 m above the floor), env 1 at height 1.5 (1 m above).
 const float kPosesDown[] = {0, 0, 3.5f, kC, 0, kC, 0, 1, -2, 1.5f, kC, 0, kC, 0};
 
-wr::Scene floor_scene(const wr::Context& ctx) { return wr::Scene::from_arrays(ctx, kFloorVertices, 4, kFloorIndices, 2); }
+wr::Scene floor_scene(const wr::Context& ctx) {
+  return wr::Scene::from_arrays(ctx, kFloorVertices, 4, kFloorIndices, 2);
+}
 
 }  // namespace
 

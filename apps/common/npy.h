@@ -17,8 +17,8 @@ namespace wr_demo {
 /// padded with spaces and a final '\n' so that the data starts at a multiple of 64 bytes.
 inline void write_npy(const std::filesystem::path& path, const void* bytes, size_t size, const char* descr, uint32_t n,
                       uint32_t h, uint32_t w) {
-  std::string dict = std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': (" +
-                     std::to_string(n) + ", " + std::to_string(h) + ", " + std::to_string(w) + "), }";
+  std::string dict = std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': (" + std::to_string(n) +
+                     ", " + std::to_string(h) + ", " + std::to_string(w) + "), }";
   const size_t preamble = 10;  // 6 magic + 2 version + 2 header length
   dict.append(63 - (preamble + dict.size()) % 64, ' ');
   dict.push_back('\n');

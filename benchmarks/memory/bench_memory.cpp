@@ -77,7 +77,7 @@ struct DeviceChoice {
 struct LoadReport {
   int ok = 0;
   uint64_t rss_start = 0, rss_context = 0, rss_scene = 0, rss_sensor = 0;  // bytes
-  uint64_t dev_context = 0, dev_scene = 0, dev_sensor = 0;                  // device bytes in use
+  uint64_t dev_context = 0, dev_scene = 0, dev_sensor = 0;                 // device bytes in use
   uint64_t triangles = 0;
   uint32_t threads = 0;
   double scene_load_s = 0;
@@ -97,7 +97,7 @@ struct Measurement {
   double create_s = 0;
   int frames = 0;
   double ms_median = 0, ms_min = 0, ms_max = 0;
-  int compared = 0;               // 1 when checked against (a)'s images
+  int compared = 0;  // 1 when checked against (a)'s images
   double max_rel_error = 0;
   uint64_t pixels_over = 0, pixels = 0;
   double hit_fraction = 0;
@@ -273,9 +273,10 @@ const char* pass(bool ok) { return ok ? "PASS" : "FAIL"; }
 int main(int argc, char** argv) {
   pin_malloc_thresholds();  // first of all: every child inherits it
 
-  CLI::App app{"wr-bench-memory: memory and time of a shared sensor vs per-camera ray buffers vs per-camera "
-               "render targets",
-               "wr-bench-memory"};
+  CLI::App app{
+      "wr-bench-memory: memory and time of a shared sensor vs per-camera ray buffers vs per-camera "
+      "render targets",
+      "wr-bench-memory"};
   Workload w;
   w.obj_path = WR_SOURCE_DIR "/assets/parkour_terrain.obj";
   std::vector<uint32_t> envs = {32, 64, 128, 192, 512, 1024, 4096};
@@ -283,9 +284,8 @@ int main(int argc, char** argv) {
   int frames = 3;
   double ray_budget = 0;  // 0: 3e7 rays on the CPU, 3e9 on a GPU (run times: benchmarks/results/memory-*.md)
   std::string device = "auto", csv_path;
-  auto* envs_opt = app.add_option("--envs", envs, "env counts N to measure (at least two)")
-                       ->delimiter(',')
-                       ->capture_default_str();
+  auto* envs_opt =
+      app.add_option("--envs", envs, "env counts N to measure (at least two)")->delimiter(',')->capture_default_str();
   app.add_flag("--quick", quick, "a small set: N in {16, 32, 64, 128}")->excludes(envs_opt);
   app.add_option("--frames", frames, "most frames timed per measurement (the median is reported)")
       ->check(CLI::Range(1, 1000))
@@ -322,8 +322,7 @@ int main(int argc, char** argv) {
 
   SharedRegion load_region(sizeof(LoadReport)), pose_region(size_t(max_envs) * 7 * sizeof(float));
   LoadReport* load = new (load_region.data()) LoadReport;
-  if (run_in_child([&] { return load_and_place(space, w, max_envs, load, pose_region.as<float>()); }) != 0 ||
-      !load->ok)
+  if (run_in_child([&] { return load_and_place(space, w, max_envs, load, pose_region.as<float>()); }) != 0 || !load->ok)
     die("loading the scene or placing the cameras failed (see above)");
   const float* poses = pose_region.as<float>();
 
@@ -334,33 +333,36 @@ int main(int argc, char** argv) {
               choice->note[0] ? (std::string(" (") + choice->note + ")").c_str() : "", load->threads);
   std::printf("scene: %s, %llu triangles, loaded in %.2f s\n", w.obj_path.c_str(),
               static_cast<unsigned long long>(load->triangles), load->scene_load_s);
-  std::printf("camera: %ux%u = %u rays, %.0f deg HFOV (fx %.2f), plane depth, no clipping; %.1f m above the ground "
-              "under it (1x1 downward probe), random yaw, pitched %.0f deg down\n",
-              w.width, w.height, w.rays(), double(w.hfov_degrees), double(desc.fx), double(w.camera_height),
-              double(w.pitch_degrees));
-  std::printf("frames: median of min(%d, max(1, %.3g / (N x rays))) per measurement; each measurement in its own "
-              "forked process\n\n",
-              frames, ray_budget);
+  std::printf(
+      "camera: %ux%u = %u rays, %.0f deg HFOV (fx %.2f), plane depth, no clipping; %.1f m above the ground "
+      "under it (1x1 downward probe), random yaw, pitched %.0f deg down\n",
+      w.width, w.height, w.rays(), double(w.hfov_degrees), double(desc.fx), double(w.camera_height),
+      double(w.pitch_degrees));
+  std::printf(
+      "frames: median of min(%d, max(1, %.3g / (N x rays))) per measurement; each measurement in its own "
+      "forked process\n\n",
+      frames, ray_budget);
 
   // ---- measurements ----
   SharedRegion reference_region(size_t(max_envs) * w.rays() * sizeof(float));
   SharedRegion measurement_region(sizeof(Measurement));
   std::vector<Measurement> results;
-  std::printf("## Measurements (reported = wr_scene_memory + wr_sensor_memory + the strategy's own buffers; "
-              "measured = %s delta from after wr_context_create)\n\n",
-              measured_name);
-  std::printf("| strategy | N | reported MiB | measured MiB | measured - reported KiB | anonymous RSS - reported "
-              "KiB | ms/frame (median) | frames | max rel. error vs (a) | pixels > 1e-4 | hits %% |\n"
-              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+  std::printf(
+      "## Measurements (reported = wr_scene_memory + wr_sensor_memory + the strategy's own buffers; "
+      "measured = %s delta from after wr_context_create)\n\n",
+      measured_name);
+  std::printf(
+      "| strategy | N | reported MiB | measured MiB | measured - reported KiB | anonymous RSS - reported "
+      "KiB | ms/frame (median) | frames | max rel. error vs (a) | pixels > 1e-4 | hits %% |\n"
+      "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (uint32_t n : envs) {
     bool have_reference = false;
     for (int k = 0; k < kNumStrategies; ++k) {
       const StrategyKind kind = StrategyKind(k);
       Measurement* m = new (measurement_region.data()) Measurement;
       float* reference = (kind == StrategyKind::kShared || have_reference) ? reference_region.as<float>() : nullptr;
-      const int code = run_in_child([&] {
-        return measure(kind, n, space, w, poses, frames, ray_budget, reference, m);
-      });
+      const int code =
+          run_in_child([&] { return measure(kind, n, space, w, poses, frames, ray_budget, reference, m); });
       if (code != 0 || !m->ok) {
         std::printf("| %s | %u | failed (%s %d) | | | | | | | | |\n", strategy_name(kind), n,
                     code < 0 ? "signal" : "exit code", code < 0 ? -code : code);
@@ -376,8 +378,9 @@ int main(int argc, char** argv) {
         std::snprintf(over, sizeof over, "%llu", static_cast<unsigned long long>(m->pixels_over));
       }
       std::printf("| %s | %u | %.2f | %.2f | %+.1f | %+.1f | %.2f | %d | %s | %s | %.1f |\n", strategy_name(kind), n,
-                  rep / kMiB, meas / kMiB, kib(meas - rep), kib(double(m->anon_delta) - double(m->reported(Space::kHost))),
-                  m->ms_median, m->frames, err, over, 100.0 * m->hit_fraction);
+                  rep / kMiB, meas / kMiB, kib(meas - rep),
+                  kib(double(m->anon_delta) - double(m->reported(Space::kHost))), m->ms_median, m->frames, err, over,
+                  100.0 * m->hit_fraction);
       std::fflush(stdout);
     }
   }
@@ -393,27 +396,26 @@ int main(int argc, char** argv) {
   };
   for (int k = 0; k < kNumStrategies; ++k) {
     const StrategyKind kind = StrategyKind(k);
-    fits.push_back({kind, "reported (library + own)", fit_of(kind, [&](const Measurement& m) {
-                      return double(m.reported(space));
-                    })});
+    fits.push_back({kind, "reported (library + own)",
+                    fit_of(kind, [&](const Measurement& m) { return double(m.reported(space)); })});
     fits.push_back({kind, std::string("measured (") + measured_name + ")",
                     fit_of(kind, [&](const Measurement& m) { return double(m.measured(space)); })});
   }
-  const LinearFit shared_library = fit_of(StrategyKind::kShared, [&](const Measurement& m) {
-    return double(m.scene.in(space) + m.library.in(space));
-  });
+  const LinearFit shared_library = fit_of(
+      StrategyKind::kShared, [&](const Measurement& m) { return double(m.scene.in(space) + m.library.in(space)); });
   fits.push_back({StrategyKind::kShared, "library only (scene + sensor)", shared_library});
 
   std::printf("\n## Fits: memory = init + slope x N (least squares over every N)\n\n");
-  std::printf("| strategy | source | init (bytes) | slope (bytes/env) | slope per ray (bytes) | R^2 | largest residual "
-              "(bytes) |\n|---|---|---:|---:|---:|---:|---:|\n");
+  std::printf(
+      "| strategy | source | init (bytes) | slope (bytes/env) | slope per ray (bytes) | R^2 | largest residual "
+      "(bytes) |\n|---|---|---:|---:|---:|---:|---:|\n");
   for (const FitRow& f : fits) {
     if (!f.fit.valid) {
       std::printf("| %s | %s | (too few points) | | | | |\n", strategy_name(f.kind), f.source.c_str());
       continue;
     }
-    std::printf("| %s | %s | %.0f | %.1f | %.3f | %.6f | %.0f |\n", strategy_name(f.kind), f.source.c_str(),
-                f.fit.init, f.fit.slope, f.fit.slope / w.rays(), f.fit.r_squared, f.fit.max_residual);
+    std::printf("| %s | %s | %.0f | %.1f | %.3f | %.6f | %.0f |\n", strategy_name(f.kind), f.source.c_str(), f.fit.init,
+                f.fit.slope, f.fit.slope / w.rays(), f.fit.r_squared, f.fit.max_residual);
   }
 
   // ---- host RAM as the library loads ----
@@ -431,15 +433,17 @@ int main(int argc, char** argv) {
               load->rss_sensor / kMiB, kib(double(load->rss_sensor) - double(load->rss_scene)),
               kib(double(load->sensor.host_bytes)));
   if (space == Space::kHost)
-    std::printf("| + per env, shared strategy (fit slope: measured / reported, caller's pose + image included) | "
-                "| %+.3f | %.3f |\n",
-                kib(shared_meas.slope), kib(shared_rep.slope));
+    std::printf(
+        "| + per env, shared strategy (fit slope: measured / reported, caller's pose + image included) | "
+        "| %+.3f | %.3f |\n",
+        kib(shared_meas.slope), kib(shared_rep.slope));
   else
-    std::printf("| device: after context %.1f MiB in use; + scene %+.0f KiB (library %.0f); + sensor %+.0f KiB "
-                "(library %.0f) | | | |\n",
-                load->dev_context / kMiB, kib(double(load->dev_scene) - double(load->dev_context)),
-                kib(double(load->scene.device_bytes)), kib(double(load->dev_sensor) - double(load->dev_scene)),
-                kib(double(load->sensor.device_bytes)));
+    std::printf(
+        "| device: after context %.1f MiB in use; + scene %+.0f KiB (library %.0f); + sensor %+.0f KiB "
+        "(library %.0f) | | | |\n",
+        load->dev_context / kMiB, kib(double(load->dev_scene) - double(load->dev_context)),
+        kib(double(load->scene.device_bytes)), kib(double(load->dev_sensor) - double(load->dev_scene)),
+        kib(double(load->sensor.device_bytes)));
 
   // ---- targets ----
   const LinearFit& rays_rep = fits[2].fit;
@@ -462,39 +466,42 @@ int main(int argc, char** argv) {
                   std::fabs(rays_meas.slope / w.rays() - 72.0) <= 1.0;
   const bool t4 = compared == 2 * int(envs.size()) && worst_over == 0;
   std::printf("\n## Targets\n\n");
-  std::printf("- %s shared per-env bytes inside the library <= 64: fit slope of the library's own bytes %.2f "
-              "bytes/env, wr_memory_stats.per_env_bytes %llu\n",
-              pass(t1), shared_library.slope, static_cast<unsigned long long>(per_env_field));
-  std::printf("- %s shared init <= 100 bytes per triangle: %.1f bytes/triangle reported (%.0f bytes / %llu "
-              "triangles); measured %.1f\n",
-              pass(t2), init_per_triangle, shared_rep.init, static_cast<unsigned long long>(load->triangles),
-              shared_meas.init / double(load->triangles));
+  std::printf(
+      "- %s shared per-env bytes inside the library <= 64: fit slope of the library's own bytes %.2f "
+      "bytes/env, wr_memory_stats.per_env_bytes %llu\n",
+      pass(t1), shared_library.slope, static_cast<unsigned long long>(per_env_field));
+  std::printf(
+      "- %s shared init <= 100 bytes per triangle: %.1f bytes/triangle reported (%.0f bytes / %llu "
+      "triangles); measured %.1f\n",
+      pass(t2), init_per_triangle, shared_rep.init, static_cast<unsigned long long>(load->triangles),
+      shared_meas.init / double(load->triangles));
   std::printf("- %s ray-buffer slope ~= 72 bytes/ray (within 1): reported %.3f, measured %.3f bytes/ray\n", pass(t3),
               rays_rep.slope / w.rays(), rays_meas.slope / w.rays());
-  std::printf("- %s (b) and (c) render (a)'s depth images: %d of %zu comparisons made, largest relative error %.3g, "
-              "%llu pixels over %.0e\n",
-              pass(t4), compared, 2 * envs.size(), worst_error, static_cast<unsigned long long>(worst_over),
-              kTolerance);
-  std::printf("- rendering keeps no memory: RSS growth over the timed frames %+.0f to %+.0f KiB across every "
-              "(strategy, N) (code pages the first frame faults in; it would grow with N if a frame allocated)\n",
-              kib(double(least_growth)), kib(double(worst_growth)));
+  std::printf(
+      "- %s (b) and (c) render (a)'s depth images: %d of %zu comparisons made, largest relative error %.3g, "
+      "%llu pixels over %.0e\n",
+      pass(t4), compared, 2 * envs.size(), worst_error, static_cast<unsigned long long>(worst_over), kTolerance);
+  std::printf(
+      "- rendering keeps no memory: RSS growth over the timed frames %+.0f to %+.0f KiB across every "
+      "(strategy, N) (code pages the first frame faults in; it would grow with N if a frame allocated)\n",
+      kib(double(least_growth)), kib(double(worst_growth)));
 
   // ---- the CSV (its plot: benchmarks/memory/plot_memory.py) ----
   if (!csv_path.empty()) {
     std::ofstream csv(csv_path);
     csv << "strategy,device,num_envs,width,height,rays_per_env,triangles,scene_host_bytes,scene_device_bytes,"
            "sensors_host_bytes,sensors_device_bytes,own_host_bytes,own_device_bytes,reported_bytes,measured_bytes,"
-           "rss_delta_bytes,rss_anonymous_delta_bytes,device_delta_bytes,rss_growth_over_frames_bytes,create_s,frames,ms_median,ms_min,ms_max,"
+           "rss_delta_bytes,rss_anonymous_delta_bytes,device_delta_bytes,rss_growth_over_frames_bytes,create_s,frames,"
+           "ms_median,ms_min,ms_max,"
            "compared,max_rel_error,pixels_over_tolerance,pixels,hit_fraction\n";
     for (const Measurement& m : results)
-      csv << strategy_name(StrategyKind(m.strategy)) << ',' << space_name << ',' << m.num_envs << ',' << w.width
-          << ',' << w.height << ',' << w.rays() << ',' << load->triangles << ',' << m.scene.host << ','
-          << m.scene.device << ',' << m.library.host << ',' << m.library.device << ',' << m.own.host << ','
-          << m.own.device << ',' << m.reported(space) << ',' << m.measured(space) << ',' << m.rss_delta << ',' << m.anon_delta << ','
-          << m.device_delta << ',' << m.rss_growth_frames << ',' << m.create_s << ',' << m.frames << ','
-          << m.ms_median << ',' << m.ms_min << ',' << m.ms_max << ',' << m.compared << ','
-          << (m.compared ? m.max_rel_error : 0.0) << ',' << m.pixels_over << ',' << m.pixels << ','
-          << m.hit_fraction << '\n';
+      csv << strategy_name(StrategyKind(m.strategy)) << ',' << space_name << ',' << m.num_envs << ',' << w.width << ','
+          << w.height << ',' << w.rays() << ',' << load->triangles << ',' << m.scene.host << ',' << m.scene.device
+          << ',' << m.library.host << ',' << m.library.device << ',' << m.own.host << ',' << m.own.device << ','
+          << m.reported(space) << ',' << m.measured(space) << ',' << m.rss_delta << ',' << m.anon_delta << ','
+          << m.device_delta << ',' << m.rss_growth_frames << ',' << m.create_s << ',' << m.frames << ',' << m.ms_median
+          << ',' << m.ms_min << ',' << m.ms_max << ',' << m.compared << ',' << (m.compared ? m.max_rel_error : 0.0)
+          << ',' << m.pixels_over << ',' << m.pixels << ',' << m.hit_fraction << '\n';
     if (!csv) die("%s: could not write the CSV", csv_path.c_str());
     std::printf("\nwrote %s\n", csv_path.c_str());
   }

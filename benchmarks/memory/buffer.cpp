@@ -74,9 +74,9 @@ void Buffer::release() noexcept {
 }
 
 void Buffer::upload(const void* host, uint64_t bytes, uint64_t offset) {
-  if (offset + bytes > bytes_) die("upload of %llu bytes at %llu overruns a buffer of %llu",
-                                   static_cast<unsigned long long>(bytes), static_cast<unsigned long long>(offset),
-                                   static_cast<unsigned long long>(bytes_));
+  if (offset + bytes > bytes_)
+    die("upload of %llu bytes at %llu overruns a buffer of %llu", static_cast<unsigned long long>(bytes),
+        static_cast<unsigned long long>(offset), static_cast<unsigned long long>(bytes_));
   char* dst = static_cast<char*>(data_) + offset;
   if (space_ == Space::kHost) {
     std::memcpy(dst, host, bytes);
@@ -88,9 +88,9 @@ void Buffer::upload(const void* host, uint64_t bytes, uint64_t offset) {
 }
 
 void Buffer::download(void* host, uint64_t bytes, uint64_t offset) const {
-  if (offset + bytes > bytes_) die("download of %llu bytes at %llu overruns a buffer of %llu",
-                                   static_cast<unsigned long long>(bytes), static_cast<unsigned long long>(offset),
-                                   static_cast<unsigned long long>(bytes_));
+  if (offset + bytes > bytes_)
+    die("download of %llu bytes at %llu overruns a buffer of %llu", static_cast<unsigned long long>(bytes),
+        static_cast<unsigned long long>(offset), static_cast<unsigned long long>(bytes_));
   const char* src = static_cast<const char*>(data_) + offset;
   if (space_ == Space::kHost) {
     std::memcpy(host, src, bytes);

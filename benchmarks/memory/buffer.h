@@ -52,8 +52,7 @@ class Buffer {
 
 /// dst[dst_offset ..] = src[src_offset ..], `bytes` bytes, both in the same space. On the
 /// device: enqueued on `stream` (a cudaStream_t). On the host: memcpy, stream ignored.
-void copy_bytes(Buffer& dst, uint64_t dst_offset, const Buffer& src, uint64_t src_offset, uint64_t bytes,
-                void* stream);
+void copy_bytes(Buffer& dst, uint64_t dst_offset, const Buffer& src, uint64_t src_offset, uint64_t bytes, void* stream);
 
 /// Waits for the work enqueued on `stream` (nothing to wait for on the host).
 void synchronize(Space space, void* stream);

@@ -82,8 +82,8 @@ class RayBuffers final : public Strategy {
   ByteCount library_bytes() const override { return ByteCount{}; }  // no sensor: only the scene
   ByteCount own_bytes() const override {
     ByteCount b;
-    for (const Buffer* buf : {&poses_, &starts_cam_, &dirs_cam_, &starts_w_, &dirs_w_, &hits_w_, &distance_,
-                              &image_plane_, &output_})
+    for (const Buffer* buf :
+         {&poses_, &starts_cam_, &dirs_cam_, &starts_w_, &dirs_w_, &hits_w_, &distance_, &image_plane_, &output_})
       b.add(in_.space, buf->bytes());
     return b;
   }
@@ -119,10 +119,10 @@ class RayBuffers final : public Strategy {
   }
 
   StrategyInput in_;
-  uint64_t rays_, count_;  // R per env; N * R in all
-  Buffer poses_;           // (N x 7), the caller's, as in every strategy
+  uint64_t rays_, count_;                                      // R per env; N * R in all
+  Buffer poses_;                                               // (N x 7), the caller's, as in every strategy
   Buffer starts_cam_, dirs_cam_, starts_w_, dirs_w_, hits_w_;  // (N x R x 3) each
-  Buffer distance_, image_plane_, output_;                      // (N x R) each
+  Buffer distance_, image_plane_, output_;                     // (N x R) each
 };
 
 }  // namespace

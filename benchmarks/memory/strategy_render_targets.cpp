@@ -67,8 +67,8 @@ class RenderTargets final : public Strategy {
  private:
   StrategyInput in_;
   uint64_t pixels_;
-  Buffer poses_;                   // (N x 7)
-  Buffer output_;                  // (N x H x W)
+  Buffer poses_;                    // (N x 7)
+  Buffer output_;                   // (N x H x W)
   std::vector<wr_sensor> sensors_;  // (N): one 1-env sensor per camera
   std::vector<Buffer> colour_;      // (N): (H x W x 4) bytes each
   std::vector<Buffer> depth_;       // (N): (H x W) floats each
@@ -76,8 +76,6 @@ class RenderTargets final : public Strategy {
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_render_targets(const StrategyInput& in) {
-  return std::make_unique<RenderTargets>(in);
-}
+std::unique_ptr<Strategy> make_render_targets(const StrategyInput& in) { return std::make_unique<RenderTargets>(in); }
 
 }  // namespace wrbench

@@ -17,11 +17,11 @@ struct Workload {
   std::string obj_path;
   uint32_t width = 106, height = 60;  // extreme-parkour's depth camera (Cheng et al., ICRA 2024)
   float hfov_degrees = 87.0f;
-  float pitch_degrees = 30.0f;      // below the horizon
-  float camera_height = 0.4f;       // metres above the ground under the camera
+  float pitch_degrees = 30.0f;  // below the horizon
+  float camera_height = 0.4f;   // metres above the ground under the camera
   uint64_t seed = 2026;
-  uint32_t threads = 0;             // CPU context threads (0: one per hardware thread)
-  int ordinal = 0;                  // CUDA device
+  uint32_t threads = 0;  // CPU context threads (0: one per hardware thread)
+  int ordinal = 0;       // CUDA device
   uint32_t rays() const { return width * height; }
 };
 

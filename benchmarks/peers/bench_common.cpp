@@ -24,8 +24,7 @@ void set_program_name(const char* name) { program_name = name; }
 
 void wr_ok(wr_status status, const char* call, int line) {
   if (status == WR_SUCCESS) return;
-  die("line " + std::to_string(line) + ": " + call + " failed: " + wr_status_string(status) + ": " +
-      wr_last_error());
+  die("line " + std::to_string(line) + ": " + call + " failed: " + wr_status_string(status) + ": " + wr_last_error());
 }
 
 Stats summarize(std::vector<double> s) {
@@ -54,9 +53,9 @@ Mesh read_obj(const std::string& path) {
 
 Eigen::Quaternionf yaw_pitch(double yaw, double pitch) {
   // Pitch about the body's +Y after the yaw; positive pitch turns +X (forward) toward -Z (down).
-  return Eigen::Quaternionf((Eigen::AngleAxisd(yaw, Eigen::Vector3d::UnitZ()) *
-                             Eigen::AngleAxisd(pitch, Eigen::Vector3d::UnitY()))
-                                .cast<float>());
+  return Eigen::Quaternionf(
+      (Eigen::AngleAxisd(yaw, Eigen::Vector3d::UnitZ()) * Eigen::AngleAxisd(pitch, Eigen::Vector3d::UnitY()))
+          .cast<float>());
 }
 
 wr_camera_desc peer_camera_desc(uint32_t width, uint32_t height, float far_clip) {

@@ -87,7 +87,8 @@ struct Box {
 Mesh box_mesh(const Box& b) {
   Mesh m;
   for (int k = 0; k < 8; ++k)
-    m.vertices.insert(m.vertices.end(), {k & 1 ? b.hi[0] : b.lo[0], k & 2 ? b.hi[1] : b.lo[1], k & 4 ? b.hi[2] : b.lo[2]});
+    m.vertices.insert(m.vertices.end(),
+                      {k & 1 ? b.hi[0] : b.lo[0], k & 2 ? b.hi[1] : b.lo[1], k & 4 ? b.hi[2] : b.lo[2]});
   // Two triangles per face; the winding does not matter to either engine (both faces are hit).
   m.indices = {0, 1, 3, 0, 3, 2, 4, 6, 7, 4, 7, 5, 0, 4, 5, 0, 5, 1,
                2, 3, 7, 2, 7, 6, 0, 2, 6, 0, 6, 4, 1, 5, 7, 1, 7, 3};
@@ -102,15 +103,15 @@ const Box kBoxes[kNumPrototypes] = {
     // The trunk ends just behind the camera (mounted 0.1 m ahead of the body's origin): as on a
     // real robot, it is never in view, but it is traced.
     {{-0.35f, -0.10f, -0.06f}, {0.09f, 0.10f, 0.04f}},
-    {{-0.04f, -0.05f, 0.0f}, {0.04f, 0.05f, 0.08f}},                 // head, on the trunk's front
-    {{-0.025f, -0.025f, -kThighLength}, {0.025f, 0.025f, 0.0f}},     // thigh
-    {{-0.02f, -0.02f, -kCalfLength}, {0.02f, 0.02f, 0.0f}},          // calf
-    {{-0.025f, -0.025f, -0.025f}, {0.025f, 0.025f, 0.025f}},         // foot, centred on the calf's end
+    {{-0.04f, -0.05f, 0.0f}, {0.04f, 0.05f, 0.08f}},              // head, on the trunk's front
+    {{-0.025f, -0.025f, -kThighLength}, {0.025f, 0.025f, 0.0f}},  // thigh
+    {{-0.02f, -0.02f, -kCalfLength}, {0.02f, 0.02f, 0.0f}},       // calf
+    {{-0.025f, -0.025f, -0.025f}, {0.025f, 0.025f, 0.025f}},      // foot, centred on the calf's end
 };
 
 // Slots: trunk, head, (thigh, calf) of the front-left, front-right, rear-left and rear-right
 // legs, then the two front feet.
-const std::vector<uint32_t> kSlotPrototypes = {kTrunk, kHead,  kThigh, kCalf, kThigh, kCalf,
+const std::vector<uint32_t> kSlotPrototypes = {kTrunk, kHead, kThigh, kCalf, kThigh, kCalf,
                                                kThigh, kCalf, kThigh, kCalf, kFoot,  kFoot};
 constexpr uint32_t kSlots = 12;
 
@@ -191,8 +192,8 @@ struct Setup {
   explicit Setup(const InstanceOptions& o) : opt(o) {
     mesh = read_obj(opt.obj_path);
     WR_OK(wr_context_create_cpu(opt.threads, &context));
-    WR_OK(wr_scene_create(context, mesh.vertices.data(), mesh.num_vertices(), mesh.indices.data(),
-                          mesh.num_triangles(), &terrain));
+    WR_OK(wr_scene_create(context, mesh.vertices.data(), mesh.num_vertices(), mesh.indices.data(), mesh.num_triangles(),
+                          &terrain));
     std::vector<Mesh> boxes;
     for (const Box& b : kBoxes) boxes.push_back(box_mesh(b));
     for (const Mesh& m : boxes) {
@@ -219,7 +220,8 @@ struct Setup {
 
     const std::string config = "threads=" + std::to_string(opt.threads);
     device = rtcNewDevice(config.c_str());
-    if (!device) die("rtcNewDevice(\"" + config + "\") failed: error " + std::to_string(int(rtcGetDeviceError(nullptr))));
+    if (!device)
+      die("rtcNewDevice(\"" + config + "\") failed: error " + std::to_string(int(rtcGetDeviceError(nullptr))));
     rtcSetDeviceErrorFunction(device, embree_error, nullptr);
     rtcSetDeviceMemoryMonitorFunction(device, memory_monitor, &monitor);
     // Embree's default build (wr-bench-vs-embree's "MEDIUM, FLAG_NONE (default)") for the
@@ -232,8 +234,8 @@ struct Setup {
     prototype_bytes = monitor.live.load() - before_prototypes;
     pool = std::make_unique<Pool>(opt.threads);
     const int64_t before_envs = monitor.live.load();
-    env_scenes = std::make_unique<EmbreeEnvScenes>(device, embree_terrain, embree_prototypes, kSlotPrototypes,
-                                                   opt.num_envs);
+    env_scenes =
+        std::make_unique<EmbreeEnvScenes>(device, embree_terrain, embree_prototypes, kSlotPrototypes, opt.num_envs);
     env_scenes->update(*pool, slot_poses.data());  // the first commit builds every env's BVH
     env_scene_bytes = monitor.live.load() - before_envs;
     cam = make_camera(desc);
@@ -290,13 +292,15 @@ double exact_link_depth(const Setup& s, size_t pixel, uint32_t* slot) {
   const wr_camera_desc& d = s.desc;
   const float* b = &s.body_poses[7 * env];
   const Eigen::Matrix3d body = Eigen::Quaterniond(b[3], b[4], b[5], b[6]).normalized().toRotationMatrix();
-  const Eigen::Matrix3d mount = Eigen::Quaterniond(d.mount_rotation[0], d.mount_rotation[1], d.mount_rotation[2],
-                                                   d.mount_rotation[3]).normalized().toRotationMatrix();
+  const Eigen::Matrix3d mount =
+      Eigen::Quaterniond(d.mount_rotation[0], d.mount_rotation[1], d.mount_rotation[2], d.mount_rotation[3])
+          .normalized()
+          .toRotationMatrix();
   const Eigen::Vector3d org = Eigen::Vector3d(b[0], b[1], b[2]) +
                               body * Eigen::Vector3d(d.mount_position[0], d.mount_position[1], d.mount_position[2]);
-  const Eigen::Vector3d dir = body * mount *
-                              Eigen::Vector3d(1.0, -((double(u) + 0.5) - d.cx) / d.fx, -((double(v) + 0.5) - d.cy) / d.fy)
-                                  .normalized();
+  const Eigen::Vector3d dir =
+      body * mount *
+      Eigen::Vector3d(1.0, -((double(u) + 0.5) - d.cx) / d.fx, -((double(v) + 0.5) - d.cy) / d.fy).normalized();
   double best = std::nan("");
   for (uint32_t i = 0; i < kSlots; ++i) {
     const float* p = &s.slot_poses[7 * (env * kSlots + i)];
@@ -330,9 +334,10 @@ void print_agreement(const char* what, const Agreement& a, size_t pixels, Checks
       ours_nearer += error(p.ours) < error(p.theirs);
       theirs_nearer += error(p.theirs) < error(p.ours);
     }
-    std::printf("  - of the %zu that differ, ours is nearer the exact depth at %zu, Embree at %zu (exact: a link's "
-                "box entry in double precision, or the terrain where no link is entered); the worst:\n",
-                a.disagree, ours_nearer, theirs_nearer);
+    std::printf(
+        "  - of the %zu that differ, ours is nearer the exact depth at %zu, Embree at %zu (exact: a link's "
+        "box entry in double precision, or the terrain where no link is entered); the worst:\n",
+        a.disagree, ours_nearer, theirs_nearer);
   }
   const bool pass = a.fraction >= kMinAgree;
   checks->all_agree = checks->all_agree && pass;
@@ -361,9 +366,11 @@ Checks run_checks(Setup& s) {
   s.render_embree_terrain(d.data());
 
   std::printf("## Checks (one render of each, before timing)\n\n");
-  print_agreement("depth, b (ours, instances) against c16 (Embree, rtcIntersect16)", compare(b, c16, n), n, &checks, s, &a);
+  print_agreement("depth, b (ours, instances) against c16 (Embree, rtcIntersect16)", compare(b, c16, n), n, &checks, s,
+                  &a);
   print_agreement("depth, b against c1 (Embree, rtcIntersect1)", compare(b, c1, n), n, &checks, s, &a);
-  print_agreement("depth, a (ours, terrain only) against d (Embree, terrain only)", compare(a, d), n, &checks, s, nullptr);
+  print_agreement("depth, a (ours, terrain only) against d (Embree, terrain only)", compare(a, d), n, &checks, s,
+                  nullptr);
   // Embree's instID: 0 is the terrain's instance, 1 + slot a link (EmbreeEnvScenes); ours:
   // UINT32_MAX for the terrain or nothing, else the slot.
   const auto same_ids = [&](const std::vector<uint32_t>& theirs) {
@@ -383,9 +390,10 @@ Checks run_checks(Setup& s) {
   }
   std::printf("- instance hit, ours against Embree's instID: %.4f%% (c16), %.4f%% (c1) of the pixels agree\n",
               100.0 * same_ids(ids_c16), 100.0 * same_ids(ids_c1));
-  std::printf("- the links cover %.2f%% of the pixels (%zu); pixels per slot (trunk, head, FL thigh, FL calf, FR "
-              "thigh, FR calf, RL thigh, RL calf, RR thigh, RR calf, FL foot, FR foot):",
-              100.0 * double(on_links) / double(n), on_links);
+  std::printf(
+      "- the links cover %.2f%% of the pixels (%zu); pixels per slot (trunk, head, FL thigh, FL calf, FR "
+      "thigh, FR calf, RL thigh, RL calf, RR thigh, RR calf, FL foot, FR foot):",
+      100.0 * double(on_links) / double(n), on_links);
   for (uint32_t i = 0; i < kSlots; ++i) std::printf(" %zu", per_slot[i]);
   std::printf("\n- verdict (each depth comparison >= %.1f%%): %s\n\n", 100.0 * kMinAgree,
               checks.all_agree ? "pass" : "FAILED");
@@ -463,22 +471,31 @@ const char* const kD = "instances/d_embree_terrain_rtcIntersect16";
 void register_cases(Setup& s, const Bytes& bytes) {
   const double rays = double(s.pixels);
   const auto add = [&](const char* name, std::function<void()> work, bool traces, uint64_t per_env_bytes) {
-    benchmark::RegisterBenchmark(name, [rays, work, traces, per_env_bytes](benchmark::State& state) {
-      for (auto _ : state) work();
-      if (traces) state.counters["rays/s"] = benchmark::Counter(rays, benchmark::Counter::kIsIterationInvariantRate);
-      state.counters["per_env_bytes"] = double(per_env_bytes);
-    })
+    benchmark::RegisterBenchmark(name,
+                                 [rays, work, traces, per_env_bytes](benchmark::State& state) {
+                                   for (auto _ : state) work();
+                                   if (traces)
+                                     state.counters["rays/s"] =
+                                         benchmark::Counter(rays, benchmark::Counter::kIsIterationInvariantRate);
+                                   state.counters["per_env_bytes"] = double(per_env_bytes);
+                                 })
         ->Unit(benchmark::kMillisecond)
         ->UseRealTime();
   };
   float* out = s.depth.data();
   const uint64_t embree_per_env = uint64_t(s.env_scene_bytes) / s.opt.num_envs;
-  add(kA, [&s, out] { s.render_wr(false, out); }, true, bytes.plain_per_env);
-  add(kB, [&s, out] { s.render_wr(true, out); }, true, bytes.instanced_per_env);
-  add(kC16, [&s, out] { s.render_embree_instanced(EmbreeMode::kPacket16, out); }, true, embree_per_env);
-  add(kC1, [&s, out] { s.render_embree_instanced(EmbreeMode::kSingle, out); }, true, embree_per_env);
-  add(kCommit, [&s] { s.env_scenes->update(*s.pool, s.slot_poses.data()); }, false, embree_per_env);
-  add(kD, [&s, out] { s.render_embree_terrain(out); }, true, 0);
+  add(
+      kA, [&s, out] { s.render_wr(false, out); }, true, bytes.plain_per_env);
+  add(
+      kB, [&s, out] { s.render_wr(true, out); }, true, bytes.instanced_per_env);
+  add(
+      kC16, [&s, out] { s.render_embree_instanced(EmbreeMode::kPacket16, out); }, true, embree_per_env);
+  add(
+      kC1, [&s, out] { s.render_embree_instanced(EmbreeMode::kSingle, out); }, true, embree_per_env);
+  add(
+      kCommit, [&s] { s.env_scenes->update(*s.pool, s.slot_poses.data()); }, false, embree_per_env);
+  add(
+      kD, [&s, out] { s.render_embree_terrain(out); }, true, 0);
 }
 
 void print_ratios(const Setup& s, const MedianReporter& rep, const Bytes& bytes) {
@@ -501,17 +518,19 @@ void print_ratios(const Setup& s, const MedianReporter& rep, const Bytes& bytes)
   std::printf("- rays/s, b / c1 (ours / Embree rtcIntersect1, its commits included): %.3f\n", ratio(b, c1));
   std::printf("- Embree's commits alone: %.2f ms, %.1f%% of c16's time (rays/s of c16 without them: %.2f M)\n", commit,
               c16 > 0 ? 100.0 * commit / c16 : 0.0, rate(c16 - commit));
-  std::printf("- rays/s, c16 / d (Embree with its instances / Embree on the terrain alone): %.3f; a / d (ours / "
-              "Embree, terrain only): %.3f\n",
-              ratio(c16, d), ratio(a, d));
-  std::printf("- bytes: per env inside the library %llu (terrain only: %llu); the sensor in all %llu (terrain only: "
-              "%llu); the instanced scene (its table) %llu; its 5 prototypes %llu; the terrain %llu. Embree's %u "
-              "top-level scenes %lld (%lld per env), its prototypes %lld\n",
-              (unsigned long long)bytes.instanced_per_env, (unsigned long long)bytes.plain_per_env,
-              (unsigned long long)bytes.instanced_sensor, (unsigned long long)bytes.plain_sensor,
-              (unsigned long long)bytes.instanced_scene, (unsigned long long)bytes.prototypes,
-              (unsigned long long)bytes.terrain, s.opt.num_envs, (long long)s.env_scene_bytes,
-              (long long)(s.env_scene_bytes / s.opt.num_envs), (long long)s.prototype_bytes);
+  std::printf(
+      "- rays/s, c16 / d (Embree with its instances / Embree on the terrain alone): %.3f; a / d (ours / "
+      "Embree, terrain only): %.3f\n",
+      ratio(c16, d), ratio(a, d));
+  std::printf(
+      "- bytes: per env inside the library %llu (terrain only: %llu); the sensor in all %llu (terrain only: "
+      "%llu); the instanced scene (its table) %llu; its 5 prototypes %llu; the terrain %llu. Embree's %u "
+      "top-level scenes %lld (%lld per env), its prototypes %lld\n",
+      (unsigned long long)bytes.instanced_per_env, (unsigned long long)bytes.plain_per_env,
+      (unsigned long long)bytes.instanced_sensor, (unsigned long long)bytes.plain_sensor,
+      (unsigned long long)bytes.instanced_scene, (unsigned long long)bytes.prototypes,
+      (unsigned long long)bytes.terrain, s.opt.num_envs, (long long)s.env_scene_bytes,
+      (long long)(s.env_scene_bytes / s.opt.num_envs), (long long)s.prototype_bytes);
 }
 
 }  // namespace
@@ -521,15 +540,18 @@ int main(int argc, char** argv) {
   using namespace wr_bench;
   set_program_name("wr-bench-instances-vs-embree");
   benchmark::Initialize(&argc, argv);  // takes the --benchmark_* flags out of argv
-  CLI::App app{"wr-bench-instances-vs-embree: moving geometry, warp-raycaster's CPU backend against Embree 3's "
-               "instances on the same scene, rays and threads (also takes Google Benchmark's --benchmark_* flags)",
-               "wr-bench-instances-vs-embree"};
+  CLI::App app{
+      "wr-bench-instances-vs-embree: moving geometry, warp-raycaster's CPU backend against Embree 3's "
+      "instances on the same scene, rays and threads (also takes Google Benchmark's --benchmark_* flags)",
+      "wr-bench-instances-vs-embree"};
   InstanceOptions opt;
   app.add_option("--obj", opt.obj_path, "terrain (Wavefront OBJ)")->capture_default_str();
-  app.add_option("--envs", opt.num_envs, "number of envs (cameras) per render")->capture_default_str()->check(
-      CLI::Range(1u, 1u << 16));
-  app.add_option("--threads", opt.threads, "threads for both engines")->capture_default_str()->check(
-      CLI::Range(1u, 1024u));
+  app.add_option("--envs", opt.num_envs, "number of envs (cameras) per render")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 1u << 16));
+  app.add_option("--threads", opt.threads, "threads for both engines")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 1024u));
   app.add_option("--seed", opt.seed, "pose seed")->capture_default_str();
   CLI11_PARSE(app, argc, argv);
 
@@ -540,10 +562,11 @@ int main(int argc, char** argv) {
   WR_OK(wr_context_cpu_path(setup.context, &path));
   const long version = long(rtcGetDeviceProperty(setup.device, RTC_DEVICE_PROPERTY_VERSION));
   std::printf("# wr-bench-instances-vs-embree\n\n");
-  std::printf("- CPU: %s, %u hardware threads; both engines use %u threads (wr context: %u, CPU path %s); Embree "
-              "%ld.%ld.%ld\n",
-              cpu_model_name().c_str(), std::thread::hardware_concurrency(), opt.threads, wr_threads,
-              wr_cpu_path_string(path), version / 10000, (version / 100) % 100, version % 100);
+  std::printf(
+      "- CPU: %s, %u hardware threads; both engines use %u threads (wr context: %u, CPU path %s); Embree "
+      "%ld.%ld.%ld\n",
+      cpu_model_name().c_str(), std::thread::hardware_concurrency(), opt.threads, wr_threads, wr_cpu_path_string(path),
+      version / 10000, (version / 100) % 100, version % 100);
   std::printf("- terrain: %s, %zu triangles; %u instances per env (12-triangle boxes of 5 prototypes)\n",
               opt.obj_path.c_str(), setup.mesh.num_triangles(), kSlots);
   std::printf("- cameras: %u envs at %ux%u, 87 deg horizontal FOV, pitched 30 deg down, range depth (seed %u)\n\n",

@@ -68,8 +68,9 @@ int main(int argc, char** argv) {
   opt.obj_path = WR_SOURCE_DIR "/assets/parkour_terrain.obj";
   opt.threads = std::max(1u, std::thread::hardware_concurrency());
   app.add_option("--obj", opt.obj_path, "scene (Wavefront OBJ)")->capture_default_str();
-  app.add_option("--envs", opt.num_envs, "number of envs (cameras) per render")->capture_default_str()->check(
-      CLI::Range(1u, 1u << 20));
+  app.add_option("--envs", opt.num_envs, "number of envs (cameras) per render")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 1u << 20));
   app.add_option("--threads", opt.threads, "threads for both engines (renders and builds)")
       ->capture_default_str()
       ->check(CLI::Range(1u, 1024u));
@@ -92,10 +93,11 @@ int main(int argc, char** argv) {
   uint32_t wr_threads = 0;
   WR_OK(wr_context_num_threads(context, &wr_threads));
 
-  const std::string device_config = "threads=" + std::to_string(opt.threads) +
-                                    (opt.embree_config.empty() ? "" : "," + opt.embree_config);
+  const std::string device_config =
+      "threads=" + std::to_string(opt.threads) + (opt.embree_config.empty() ? "" : "," + opt.embree_config);
   RTCDevice device = rtcNewDevice(device_config.c_str());
-  if (!device) die("rtcNewDevice(\"" + device_config + "\") failed: error " + std::to_string(int(rtcGetDeviceError(nullptr))));
+  if (!device)
+    die("rtcNewDevice(\"" + device_config + "\") failed: error " + std::to_string(int(rtcGetDeviceError(nullptr))));
   rtcSetDeviceErrorFunction(device, embree_error, nullptr);
   MemoryMonitor monitor;
   rtcSetDeviceMemoryMonitorFunction(device, memory_monitor, &monitor);

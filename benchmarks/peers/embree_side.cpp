@@ -197,8 +197,8 @@ Camera make_camera(const wr_camera_desc& d) {
   c.width = d.width, c.height = d.height, c.fx = d.fx, c.fy = d.fy, c.cx = d.cx, c.cy = d.cy;
   c.far_clip = d.far_clip;
   c.mount_pos = Eigen::Vector3f(d.mount_position[0], d.mount_position[1], d.mount_position[2]);
-  c.mount_rot = Eigen::Quaternionf(d.mount_rotation[0], d.mount_rotation[1], d.mount_rotation[2],
-                                   d.mount_rotation[3]).normalized();
+  c.mount_rot = Eigen::Quaternionf(d.mount_rotation[0], d.mount_rotation[1], d.mount_rotation[2], d.mount_rotation[3])
+                    .normalized();
   c.dirs.resize(3 * size_t(d.width) * d.height);
   for (uint32_t v = 0; v < d.height; ++v)
     for (uint32_t u = 0; u < d.width; ++u) {
@@ -220,7 +220,8 @@ struct CameraPose {
 inline CameraPose camera_pose(const Camera& cam, const float* body) {
   const Eigen::Quaternionf q = Eigen::Quaternionf(body[3], body[4], body[5], body[6]).normalized();
   const Eigen::Matrix3f r = q.toRotationMatrix();
-  return CameraPose{r * cam.mount_rot.toRotationMatrix(), Eigen::Vector3f(body[0], body[1], body[2]) + r * cam.mount_pos};
+  return CameraPose{r * cam.mount_rot.toRotationMatrix(),
+                    Eigen::Vector3f(body[0], body[1], body[2]) + r * cam.mount_pos};
 }
 
 }  // namespace

@@ -41,9 +41,8 @@ Agreement compare(const std::vector<float>& ours, const std::vector<float>& thei
   }
   a.disagree = bad.size();
   a.fraction = 1.0 - double(bad.size()) / double(ours.size());
-  std::sort(bad.begin(), bad.end(), [](const Agreement::Pixel& p, const Agreement::Pixel& q) {
-    return p.error > q.error;
-  });
+  std::sort(bad.begin(), bad.end(),
+            [](const Agreement::Pixel& p, const Agreement::Pixel& q) { return p.error > q.error; });
   bad.resize(std::min(bad.size(), max_worst));
   a.worst = bad;
   return a;
@@ -69,26 +68,30 @@ void print_header(const Options& opt, const Mesh& mesh, double read_s, uint32_t 
   const std::string cpu_model = cpu_model_name();
 
   std::printf("# wr-bench-vs-embree\n\n");
-  std::printf("- CPU: %s, %u hardware threads; both engines use %u threads (wr context: %u threads, CPU path %s "
-              "by default)\n",
-              cpu_model.c_str(), std::thread::hardware_concurrency(), threads, wr_threads, wr_path);
+  std::printf(
+      "- CPU: %s, %u hardware threads; both engines use %u threads (wr context: %u threads, CPU path %s "
+      "by default)\n",
+      cpu_model.c_str(), std::thread::hardware_concurrency(), threads, wr_threads, wr_path);
   std::printf("- Embree %ld.%ld.%ld, device config \"%s\"\n", embree_version / 10000, (embree_version / 100) % 100,
               embree_version % 100, device_config.c_str());
   std::printf("- scene: %s: %zu vertices, %zu triangles (tinyobjloader read %.2f s; the same arrays go to both)\n",
               obj_path.c_str(), mesh.num_vertices(), mesh.num_triangles(), read_s);
   char far_text[32] = "none";
   if (std::isfinite(far_clip)) std::snprintf(far_text, sizeof far_text, "%g m", double(far_clip));
-  std::printf("- cameras: %u envs, 87 deg horizontal FOV, mount pitched 30 deg down, bodies 0.35-0.65 m above the "
-              "ground, random yaw, +-5 deg pitch jitter (seed %u); range depth, far clip %s\n",
-              num_envs, seed, far_text);
-  std::printf("- Embree rays: camera-frame directions precomputed once per resolution (as wr_sensor_create does "
-              "ours); pose, body * mount, world rays, trace and depth write are timed for both. Embree work: tasks "
-              "of 8x8 tiles of one env, split as the library splits its own, on a %u-thread pool (FTZ/DAZ set, as "
-              "Embree asks)\n",
-              threads);
-  std::printf("- timing: median of %d after 1 warm-up, std::chrono::steady_clock; repetitions interleaved "
-              "round-robin across engines and modes\n\n",
-              reps);
+  std::printf(
+      "- cameras: %u envs, 87 deg horizontal FOV, mount pitched 30 deg down, bodies 0.35-0.65 m above the "
+      "ground, random yaw, +-5 deg pitch jitter (seed %u); range depth, far clip %s\n",
+      num_envs, seed, far_text);
+  std::printf(
+      "- Embree rays: camera-frame directions precomputed once per resolution (as wr_sensor_create does "
+      "ours); pose, body * mount, world rays, trace and depth write are timed for both. Embree work: tasks "
+      "of 8x8 tiles of one env, split as the library splits its own, on a %u-thread pool (FTZ/DAZ set, as "
+      "Embree asks)\n",
+      threads);
+  std::printf(
+      "- timing: median of %d after 1 warm-up, std::chrono::steady_clock; repetitions interleaved "
+      "round-robin across engines and modes\n\n",
+      reps);
   std::fflush(stdout);
 }
 
@@ -158,8 +161,9 @@ void print_builds(const Builds& result, const Mesh& mesh) {
   const std::vector<BuildRow>& builds = result.rows;
   const double tris = double(mesh.num_triangles());
   std::printf("## BVH build and memory (%zu triangles)\n\n", mesh.num_triangles());
-  std::printf("| engine | build | build ms (median) | min | max | commit ms (Embree) | bytes/triangle (live) | "
-              "MiB live | MiB peak while building |\n|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
+  std::printf(
+      "| engine | build | build ms (median) | min | max | commit ms (Embree) | bytes/triangle (live) | "
+      "MiB live | MiB peak while building |\n|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
   for (const BuildRow& b : builds) {
     const bool embree = b.engine == "Embree";
     char commit[32] = "-", peak[32] = "-";
@@ -171,10 +175,11 @@ void print_builds(const Builds& result, const Mesh& mesh) {
                 b.total.median * 1e3, b.total.min * 1e3, b.total.max * 1e3, commit, double(b.live_bytes) / tris,
                 double(b.live_bytes) / (1 << 20), peak);
   }
-  std::printf("\nOurs: wr_scene_memory().host_bytes (BVH nodes, leaf blocks of shared corners, parent links). Embree: "
-              "bytes its memory monitor reports live after the build, its own vertex + index buffers included "
-              "(%.1f bytes/triangle of them); peak = most bytes live at once while building.\n\n",
-              double(mesh.vertices.size() * sizeof(float) + mesh.indices.size() * sizeof(uint32_t)) / tris);
+  std::printf(
+      "\nOurs: wr_scene_memory().host_bytes (BVH nodes, leaf blocks of shared corners, parent links). Embree: "
+      "bytes its memory monitor reports live after the build, its own vertex + index buffers included "
+      "(%.1f bytes/triangle of them); peak = most bytes live at once while building.\n\n",
+      double(mesh.vertices.size() * sizeof(float) + mesh.indices.size() * sizeof(uint32_t)) / tris);
   std::fflush(stdout);
 }
 
@@ -196,8 +201,9 @@ Renders time_renders(const Options& opt, const Builds& built, wr_context context
   Pool pool(threads);
 
   std::printf("## Renders (%u envs, %u threads)\n\n", num_envs, threads);
-  std::printf("| WxH | engine | mode | BVH | ms/render (median) | min | max | M rays/s | hits %% | agrees with ours |\n"
-              "|---|---|---|---|---:|---:|---:|---:|---:|---:|\n");
+  std::printf(
+      "| WxH | engine | mode | BVH | ms/render (median) | min | max | M rays/s | hits %% | agrees with ours |\n"
+      "|---|---|---|---|---:|---:|---:|---:|---:|---:|\n");
   std::fflush(stdout);
   auto print_row = [](const RenderRow& r) {
     char agree[32] = "-";
@@ -290,8 +296,8 @@ Renders time_renders(const Options& opt, const Builds& built, wr_context context
       if (!row.is_ours && row.agree.fraction < kMinAgree) {
         all_agree = false;
         char head[256];
-        std::snprintf(head, sizeof head, "%ux%u %s on %s: %zu of %zu pixels disagree (%.4f%% agree); worst:",
-                      res.first, res.second, row.mode.c_str(), row.bvh.c_str(), row.agree.disagree, pixels,
+        std::snprintf(head, sizeof head, "%ux%u %s on %s: %zu of %zu pixels disagree (%.4f%% agree); worst:", res.first,
+                      res.second, row.mode.c_str(), row.bvh.c_str(), row.agree.disagree, pixels,
                       100.0 * row.agree.fraction);
         std::string msg = head;
         for (const Agreement::Pixel& p : row.agree.worst) {
@@ -329,8 +335,9 @@ void print_ratios(const Builds& built, const Renders& result, const Mesh& mesh) 
   const auto& resolutions = kResolutions;
   const double tris = double(mesh.num_triangles());
   std::printf("\n## Ratios\n\nRays per second, ours / Embree's (> 1: warp-raycaster traces faster):\n\n");
-  std::printf("| WxH | ours / Embree1 default | ours / Embree16 default | ours / best Embree1 | ours / best Embree16 |\n"
-              "|---|---:|---:|---:|---:|\n");
+  std::printf(
+      "| WxH | ours / Embree1 default | ours / Embree16 default | ours / best Embree1 | ours / best Embree16 |\n"
+      "|---|---:|---:|---:|---:|\n");
   std::vector<std::string> path_lines;
   for (const auto& res : resolutions) {
     double ours = 0, e1_default = 0, e16_default = 0, e1_best = 0, e16_best = 0;
@@ -352,8 +359,8 @@ void print_ratios(const Builds& built, const Renders& result, const Mesh& mesh) 
                 ours / e1_best, ours / e16_best);
     for (const RenderRow& r : renders)  // our other paths, for CPUs that lack the faster ones
       if (r.width == res.first && r.height == res.second && r.engine != "Embree" && !r.is_ours)
-        path_lines.push_back(std::to_string(res.first) + "x" + std::to_string(res.second) + ", " + r.mode +
-                             ": " + format_ratio(r.mrays / e1_default) + " x Embree1 default, " +
+        path_lines.push_back(std::to_string(res.first) + "x" + std::to_string(res.second) + ", " + r.mode + ": " +
+                             format_ratio(r.mrays / e1_default) + " x Embree1 default, " +
                              format_ratio(r.mrays / e16_default) + " x Embree16 default");
   }
   for (const std::string& line : path_lines) std::printf("- %s\n", line.c_str());
@@ -363,18 +370,22 @@ void print_ratios(const Builds& built, const Renders& result, const Mesh& mesh) 
   std::string fastest_name = eb.config, smallest_name = eb.config;
   for (size_t i = 1; i < builds.size(); ++i) {
     if (builds[i].total.median < fastest_build) fastest_build = builds[i].total.median, fastest_name = builds[i].config;
-    if (double(builds[i].live_bytes) < smallest) smallest = double(builds[i].live_bytes), smallest_name = builds[i].config;
+    if (double(builds[i].live_bytes) < smallest)
+      smallest = double(builds[i].live_bytes), smallest_name = builds[i].config;
   }
-  std::printf("\n- rays/s: ratios above are our M rays/s over Embree's (rtcIntersect1 / rtcIntersect16) on its "
-              "default BVH and on its fastest BVH for that mode.\n");
-  std::printf("- build time, ours / Embree default: %.2f (%.1f ms / %.1f ms); ours / Embree fastest (%s): %.2f "
-              "(< 1: ours builds faster)\n",
-              wb.total.median / eb.total.median, wb.total.median * 1e3, eb.total.median * 1e3, fastest_name.c_str(),
-              wb.total.median / fastest_build);
-  std::printf("- bytes per triangle, ours / Embree default: %.2f (%.1f / %.1f); ours / Embree smallest (%s): %.2f "
-              "(< 1: ours is smaller)\n",
-              double(wb.live_bytes) / double(eb.live_bytes), double(wb.live_bytes) / tris,
-              double(eb.live_bytes) / tris, smallest_name.c_str(), double(wb.live_bytes) / smallest);
+  std::printf(
+      "\n- rays/s: ratios above are our M rays/s over Embree's (rtcIntersect1 / rtcIntersect16) on its "
+      "default BVH and on its fastest BVH for that mode.\n");
+  std::printf(
+      "- build time, ours / Embree default: %.2f (%.1f ms / %.1f ms); ours / Embree fastest (%s): %.2f "
+      "(< 1: ours builds faster)\n",
+      wb.total.median / eb.total.median, wb.total.median * 1e3, eb.total.median * 1e3, fastest_name.c_str(),
+      wb.total.median / fastest_build);
+  std::printf(
+      "- bytes per triangle, ours / Embree default: %.2f (%.1f / %.1f); ours / Embree smallest (%s): %.2f "
+      "(< 1: ours is smaller)\n",
+      double(wb.live_bytes) / double(eb.live_bytes), double(wb.live_bytes) / tris, double(eb.live_bytes) / tris,
+      smallest_name.c_str(), double(wb.live_bytes) / smallest);
   std::printf("- agreement: per pixel both miss or |ours - Embree| <= %g * max(1, |Embree|); required >= %.1f%%: %s\n",
               kRelTol, 100.0 * kMinAgree, all_agree ? "every Embree mode passes" : "FAILED");
   for (const std::string& f : failures) std::printf("\n%s\n", f.c_str());
@@ -394,8 +405,8 @@ void write_csv(const Options& opt, const Builds& built, const Renders& result, c
          "hit_fraction,agree_fraction,commit_ms_median,live_bytes,bytes_per_triangle,peak_bytes\n";
   for (const BuildRow& b : builds) {
     csv << "build," << b.engine << ",\"" << b.config << "\",,,," << num_envs << ',' << threads << ','
-        << mesh.num_triangles() << ',' << b.total.median * 1e3 << ',' << b.total.min * 1e3 << ','
-        << b.total.max * 1e3 << ",,,,";
+        << mesh.num_triangles() << ',' << b.total.median * 1e3 << ',' << b.total.min * 1e3 << ',' << b.total.max * 1e3
+        << ",,,,";
     if (b.engine == "Embree") csv << b.commit.median * 1e3;
     csv << ',' << b.live_bytes << ',' << double(b.live_bytes) / tris << ',';
     if (b.engine == "Embree") csv << b.peak_bytes;

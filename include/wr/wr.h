@@ -90,8 +90,7 @@ extern "C" {
    as a new function. */
 
 /* One number for a version, to compare with < and >=: major x 10^6 + minor x 10^3 + patch. */
-#define WR_MAKE_VERSION(major, minor, patch) \
-  ((uint32_t)(major) * 1000000u + (uint32_t)(minor) * 1000u + (uint32_t)(patch))
+#define WR_MAKE_VERSION(major, minor, patch) ((uint32_t)(major)*1000000u + (uint32_t)(minor)*1000u + (uint32_t)(patch))
 /* The version of this header (and of the libwr it came with). */
 #define WR_VERSION WR_MAKE_VERSION(WR_VERSION_MAJOR, WR_VERSION_MINOR, WR_VERSION_PATCH)
 
@@ -229,14 +228,14 @@ typedef enum wr_heightfield_layout {
 } wr_heightfield_layout;
 
 typedef struct wr_heightfield_desc {
-  uint32_t struct_size;          /* sizeof(wr_heightfield_desc) */
-  const float* heights;          /* (num_x x num_y) samples, all finite, in `layout` */
-  uint32_t num_x, num_y;         /* samples along x and y, each >= 2 */
+  uint32_t struct_size;  /* sizeof(wr_heightfield_desc) */
+  const float* heights;  /* (num_x x num_y) samples, all finite, in `layout` */
+  uint32_t num_x, num_y; /* samples along x and y, each >= 2 */
   wr_heightfield_layout layout;
-  float spacing_x, spacing_y;    /* metres between samples, finite and > 0 */
-  float z_scale;                 /* metres per height unit, finite */
-  float origin[3];               /* the position of sample (0, 0) at height 0, finite */
-  float base_depth;              /* 0: the surface only; > 0 (finite): the solid down to origin[2] - base_depth */
+  float spacing_x, spacing_y; /* metres between samples, finite and > 0 */
+  float z_scale;              /* metres per height unit, finite */
+  float origin[3];            /* the position of sample (0, 0) at height 0, finite */
+  float base_depth;           /* 0: the surface only; > 0 (finite): the solid down to origin[2] - base_depth */
 } wr_heightfield_desc;
 
 /* Sets struct_size, spacing 1, z_scale 1, everything else 0. A NULL desc does nothing. */
@@ -275,16 +274,16 @@ WR_API void wr_scene_release(wr_scene scene);
    for the instances: their poses are the caller's. Render with wr_sensor_render_ex and
    args->instance_poses / global_poses; explicit rays with wr_scene_intersect_ex. */
 typedef struct wr_instanced_scene_desc {
-  uint32_t struct_size;               /* sizeof(wr_instanced_scene_desc) */
-  wr_scene terrain;                   /* the static geometry: a mesh scene of the same context */
-  const wr_scene* prototypes;         /* (num_prototypes) mesh scenes of the same context */
+  uint32_t struct_size;       /* sizeof(wr_instanced_scene_desc) */
+  wr_scene terrain;           /* the static geometry: a mesh scene of the same context */
+  const wr_scene* prototypes; /* (num_prototypes) mesh scenes of the same context */
   uint32_t num_prototypes;
-  const uint32_t* slot_prototypes;    /* (num_slots) the prototype of each env's slot */
-  const uint32_t* slot_groups;        /* (num_slots) each slot's group, < 32; or NULL: all 0 */
-  uint32_t num_slots;                 /* instances per env */
-  const uint32_t* global_prototypes;  /* (num_globals) the prototype of each global instance */
-  const uint32_t* global_groups;      /* (num_globals) their groups; or NULL: all 0 */
-  uint32_t num_globals;               /* num_slots + num_globals at most 65536 */
+  const uint32_t* slot_prototypes;   /* (num_slots) the prototype of each env's slot */
+  const uint32_t* slot_groups;       /* (num_slots) each slot's group, < 32; or NULL: all 0 */
+  uint32_t num_slots;                /* instances per env */
+  const uint32_t* global_prototypes; /* (num_globals) the prototype of each global instance */
+  const uint32_t* global_groups;     /* (num_globals) their groups; or NULL: all 0 */
+  uint32_t num_globals;              /* num_slots + num_globals at most 65536 */
 } wr_instanced_scene_desc;
 
 /* Zeroes desc and sets struct_size. A NULL desc does nothing. */
@@ -305,16 +304,16 @@ WR_API wr_status wr_scene_instance_counts(wr_scene scene, uint32_t* out_num_slot
 /* ---- Sensor ------------------------------------------------------------------- */
 
 typedef struct wr_camera_desc {
-  uint32_t struct_size;            /* sizeof(wr_camera_desc), set by wr_camera_desc_pinhole */
-  uint32_t width, height;          /* pixels, each >= 1 and below 2^31 */
-  float fx, fy, cx, cy;            /* pinhole intrinsics in pixels; fx, fy > 0; cx, cy finite */
-  float near_clip, far_clip;       /* metres, 0 <= near_clip < far_clip (far may be +inf) */
-  float miss_value;                /* written where nothing valid is hit (any value, +inf and NaN included) */
+  uint32_t struct_size;      /* sizeof(wr_camera_desc), set by wr_camera_desc_pinhole */
+  uint32_t width, height;    /* pixels, each >= 1 and below 2^31 */
+  float fx, fy, cx, cy;      /* pinhole intrinsics in pixels; fx, fy > 0; cx, cy finite */
+  float near_clip, far_clip; /* metres, 0 <= near_clip < far_clip (far may be +inf) */
+  float miss_value;          /* written where nothing valid is hit (any value, +inf and NaN included) */
   wr_depth_kind depth_kind;
-  wr_quat_order quat_order;        /* of body poses and of mount_rotation */
-  float mount_position[3];         /* camera position in the body frame, metres */
-  float mount_rotation[4];         /* camera orientation in the body frame, quaternion in quat_order;
-                                      all four 0: the identity, whatever the quat_order */
+  wr_quat_order quat_order; /* of body poses and of mount_rotation */
+  float mount_position[3];  /* camera position in the body frame, metres */
+  float mount_rotation[4];  /* camera orientation in the body frame, quaternion in quat_order;
+                               all four 0: the identity, whatever the quat_order */
 } wr_camera_desc;
 
 /* Fills desc for a pinhole camera with square pixels:
@@ -401,10 +400,10 @@ WR_API void wr_sensor_release(wr_sensor sensor);
         and the output holds the frame latency[env] renders (of that env) ago. */
 
 typedef enum wr_resample {
-  WR_RESAMPLE_NONE = 0,    /* the crop as it is (out_width, out_height must be 0 or the crop's) */
-  WR_RESAMPLE_AREA = 1,    /* box average: torch.nn.functional.interpolate(mode="area") */
-  WR_RESAMPLE_BICUBIC = 2  /* interpolate(mode="bicubic", align_corners=False): Keys' cubic, a = -0.75,
-                              sample indices clamped at the borders, no antialiasing */
+  WR_RESAMPLE_NONE = 0,   /* the crop as it is (out_width, out_height must be 0 or the crop's) */
+  WR_RESAMPLE_AREA = 1,   /* box average: torch.nn.functional.interpolate(mode="area") */
+  WR_RESAMPLE_BICUBIC = 2 /* interpolate(mode="bicubic", align_corners=False): Keys' cubic, a = -0.75,
+                             sample indices clamped at the borders, no antialiasing */
 } wr_resample;
 
 typedef enum wr_invalid_mode {
@@ -416,9 +415,9 @@ typedef enum wr_invalid_mode {
 
 typedef enum wr_dtype {
   WR_DTYPE_FLOAT32 = 0,
-  WR_DTYPE_FLOAT16 = 1,   /* IEEE binary16, rounded to nearest even */
-  WR_DTYPE_UINT16_MM = 2  /* REP 118: round(1000 x value) millimetres, 0 where the value is not finite or
-                             rounds to <= 0, 65535 at and beyond 65.535 m */
+  WR_DTYPE_FLOAT16 = 1,  /* IEEE binary16, rounded to nearest even */
+  WR_DTYPE_UINT16_MM = 2 /* REP 118: round(1000 x value) millimetres, 0 where the value is not finite or
+                            rounds to <= 0, 65535 at and beyond 65.535 m */
 } wr_dtype;
 
 typedef enum wr_bad_pose_mode {
@@ -446,25 +445,25 @@ typedef struct wr_noise_desc {
 } wr_noise_desc;
 
 typedef struct wr_sensor_options {
-  uint32_t struct_size;                /* sizeof(wr_sensor_options) */
-  uint32_t crop_x, crop_y;             /* top-left camera pixel of the crop */
-  uint32_t crop_width, crop_height;    /* 0: to the image's right / bottom edge */
-  uint32_t out_width, out_height;      /* the output image; 0: the crop's */
+  uint32_t struct_size;             /* sizeof(wr_sensor_options) */
+  uint32_t crop_x, crop_y;          /* top-left camera pixel of the crop */
+  uint32_t crop_width, crop_height; /* 0: to the image's right / bottom edge */
+  uint32_t out_width, out_height;   /* the output image; 0: the crop's */
   wr_resample resample;
   wr_invalid_mode invalid_mode;
-  uint32_t clip;                       /* nonzero: finite depths clamped to [clip_min, clip_max] */
+  uint32_t clip; /* nonzero: finite depths clamped to [clip_min, clip_max] */
   float clip_min, clip_max;
-  uint32_t normalize;                  /* nonzero: value = (value - norm_a) / (norm_b - norm_a) + norm_c */
+  uint32_t normalize; /* nonzero: value = (value - norm_a) / (norm_b - norm_a) + norm_c */
   float norm_a, norm_b, norm_c;
-  uint32_t clamp;                      /* nonzero: after normalisation, values clamped to [clamp_min, clamp_max] */
+  uint32_t clamp; /* nonzero: after normalisation, values clamped to [clamp_min, clamp_max] */
   float clamp_min, clamp_max;
   wr_dtype dtype;
-  uint32_t history_length;             /* frames kept per env (0 and 1: none; latency must then be 0) */
+  uint32_t history_length; /* frames kept per env (0 and 1: none; latency must then be 0) */
   wr_bad_pose_mode bad_pose_mode;
   wr_noise_desc noise;
-  uint32_t exclude_groups;             /* instanced scenes: bit g set, this camera does not see instances of
-                                          group g (a head camera its head link, a terrain-only camera the
-                                          whole robot) */
+  uint32_t exclude_groups; /* instanced scenes: bit g set, this camera does not see instances of
+                              group g (a head camera its head link, a terrain-only camera the
+                              whole robot) */
 } wr_sensor_options;
 
 /* Every option off; struct_size set. A NULL options does nothing. */
@@ -483,36 +482,36 @@ WR_API wr_status wr_sensor_output_shape(wr_sensor sensor, uint32_t* out_width, u
                                         wr_dtype* out_dtype, uint64_t* out_bytes_per_env);
 
 typedef struct wr_render_args {
-  uint32_t struct_size;          /* sizeof(wr_render_args) */
-  const float* body_poses;       /* env e's pose is the 7 floats at body_poses + e x pose_stride + pose_offset */
-  uint32_t pose_stride;          /* floats from one env's record to the next; 0: 7. IsaacGym root states
-                                    (N x 13, xyzw): 13; rigid-body states (N x B x 13), body b: 13 B */
-  uint32_t pose_offset;          /* floats before the pose in an env's record (body b: 13 b); +7 <= stride */
-  const float* intrinsics;       /* (num_envs x 4) fx, fy, cx, cy per env, or NULL: the desc's */
-  const float* mounts;           /* (num_envs x 7) each env's mount (position, quaternion in quat_order), or
-                                    NULL: the desc's */
-  uint64_t frame;                /* the frame number of the noise (replaying a frame reproduces it) */
-  const uint32_t* latency;       /* (num_envs) frames ago, each < max(history_length, 1); NULL: 0 */
-  const uint8_t* update_mask;    /* (num_envs) 0: the env is not rendered, its output and history are left
-                                    untouched; NULL: every env */
-  const uint8_t* reset_mask;     /* (num_envs) nonzero: the env's whole history becomes this frame (an env's
-                                    first rendered frame always does); NULL: none */
-  void* out;                     /* (num_envs x out_height x out_width) of the dtype */
-  uint64_t out_bytes;            /* the size of out: at least num_envs x wr_sensor_output_shape's bytes */
-  uint32_t* bad_env_count;       /* set to the number of rendered envs whose pose, mount or intrinsics were
-                                    bad (on CUDA a device pointer, written by the stream; on the host only
-                                    an isolating sensor gets that far with one); or NULL */
-  uint8_t* bad_env_mask;         /* (num_envs) 1 for such an env, 0 for another rendered env (an env the
-                                    update mask leaves out keeps its entry); or NULL */
-  void* stream;                  /* cudaStream_t on a CUDA context */
+  uint32_t struct_size;       /* sizeof(wr_render_args) */
+  const float* body_poses;    /* env e's pose is the 7 floats at body_poses + e x pose_stride + pose_offset */
+  uint32_t pose_stride;       /* floats from one env's record to the next; 0: 7. IsaacGym root states
+                                 (N x 13, xyzw): 13; rigid-body states (N x B x 13), body b: 13 B */
+  uint32_t pose_offset;       /* floats before the pose in an env's record (body b: 13 b); +7 <= stride */
+  const float* intrinsics;    /* (num_envs x 4) fx, fy, cx, cy per env, or NULL: the desc's */
+  const float* mounts;        /* (num_envs x 7) each env's mount (position, quaternion in quat_order), or
+                                 NULL: the desc's */
+  uint64_t frame;             /* the frame number of the noise (replaying a frame reproduces it) */
+  const uint32_t* latency;    /* (num_envs) frames ago, each < max(history_length, 1); NULL: 0 */
+  const uint8_t* update_mask; /* (num_envs) 0: the env is not rendered, its output and history are left
+                                 untouched; NULL: every env */
+  const uint8_t* reset_mask;  /* (num_envs) nonzero: the env's whole history becomes this frame (an env's
+                                 first rendered frame always does); NULL: none */
+  void* out;                  /* (num_envs x out_height x out_width) of the dtype */
+  uint64_t out_bytes;         /* the size of out: at least num_envs x wr_sensor_output_shape's bytes */
+  uint32_t* bad_env_count;    /* set to the number of rendered envs whose pose, mount or intrinsics were
+                                 bad (on CUDA a device pointer, written by the stream; on the host only
+                                 an isolating sensor gets that far with one); or NULL */
+  uint8_t* bad_env_mask;      /* (num_envs) 1 for such an env, 0 for another rendered env (an env the
+                                 update mask leaves out keeps its entry); or NULL */
+  void* stream;               /* cudaStream_t on a CUDA context */
   /* Instanced scenes (wr_scene_create_instanced): */
-  const float* instance_poses;   /* (num_envs x num_slots x 7) each env's instances in the world (position,
-                                    quaternion in quat_order); needed when the scene has slots */
-  const float* global_poses;     /* (num_globals x 7) the global instances; needed when it has any */
-  uint32_t* instance_ids;        /* (num_envs x out_height x out_width) the instance each pixel's ray hit
-                                    (UINT32_MAX: the terrain or nothing; before noise); or NULL. Only for an
-                                    output each of whose pixels is one camera pixel's: no resampling, no
-                                    edge dropout, history_length <= 1 */
+  const float* instance_poses; /* (num_envs x num_slots x 7) each env's instances in the world (position,
+                                  quaternion in quat_order); needed when the scene has slots */
+  const float* global_poses;   /* (num_globals x 7) the global instances; needed when it has any */
+  uint32_t* instance_ids;      /* (num_envs x out_height x out_width) the instance each pixel's ray hit
+                                  (UINT32_MAX: the terrain or nothing; before noise); or NULL. Only for an
+                                  output each of whose pixels is one camera pixel's: no resampling, no
+                                  edge dropout, history_length <= 1 */
 } wr_render_args;
 
 /* Zeroes args and sets struct_size. A NULL args does nothing. */
@@ -533,10 +532,10 @@ WR_API wr_status wr_sensor_render_ex(wr_sensor sensor, const wr_render_args* arg
    device allocation goes through it, tagged). Caller-owned buffers (poses, depth) are
    never counted. */
 typedef struct wr_memory_stats {
-  uint64_t host_bytes;     /* host memory the object holds now */
-  uint64_t device_bytes;   /* device memory the object holds now */
-  uint64_t shared_bytes;   /* the part that does not grow with num_envs (BVH, triangles, template) */
-  uint64_t per_env_bytes;  /* what each env adds inside the library (caller-owned poses/outputs excluded) */
+  uint64_t host_bytes;    /* host memory the object holds now */
+  uint64_t device_bytes;  /* device memory the object holds now */
+  uint64_t shared_bytes;  /* the part that does not grow with num_envs (BVH, triangles, template) */
+  uint64_t per_env_bytes; /* what each env adds inside the library (caller-owned poses/outputs excluded) */
 } wr_memory_stats;
 
 /* A scene's own memory: BVH nodes, triangles in leaf order, parent links, the object
@@ -549,24 +548,24 @@ WR_API wr_status wr_sensor_memory(wr_sensor sensor, wr_memory_stats* out);
 
 /* What the bytes of wr_memory_stats are, one kind of allocation at a time. */
 typedef enum wr_memory_tag {
-  WR_MEMORY_OBJECTS = 0,        /* the handle and object structs themselves */
-  WR_MEMORY_BVH_NODES = 1,      /* BVH nodes, 32 bytes each */
-  WR_MEMORY_BVH_TRIANGLES = 2,  /* triangles, as leaf blocks: 12 bytes per distinct corner of a
-                                   leaf and 8 per triangle (corner indices, id) */
-  WR_MEMORY_BVH_PARENTS = 3,    /* a parent index per node (exact stack-overflow fallback) */
-  WR_MEMORY_RAY_TEMPLATE = 4,   /* a direction per pixel, shared by every env */
-  WR_MEMORY_COUNTERS = 5,       /* small device counters */
-  WR_MEMORY_BUILD_SCRATCH = 6,  /* BVH build working arrays: 0 once the scene exists */
-  WR_MEMORY_HISTORY = 7,        /* per env: the pipeline's history ring (history_length frames of the
-                                   output) and its frame count (4 bytes) */
-  WR_MEMORY_CAMERA_IMAGES = 8,  /* per env, CUDA: the crop's samples (4 bytes a pixel) a resampled or
-                                   edge-dropout output is made from, and with edge dropout the clean
-                                   depth of the crop and one pixel around it */
-  WR_MEMORY_RENDER_SCRATCH = 9, /* shared, CPU: the same per render thread instead of per env, and on an
-                                   instanced scene each thread's place for an env's posed instances */
-  WR_MEMORY_INSTANCE_TABLE = 10,/* shared: an instanced scene's table: on the host 32 bytes per prototype
-                                   (its BVH's view and its handle) and 8 per instance; on a CUDA
-                                   context's device 24 per prototype and 8 per instance */
+  WR_MEMORY_OBJECTS = 0,         /* the handle and object structs themselves */
+  WR_MEMORY_BVH_NODES = 1,       /* BVH nodes, 32 bytes each */
+  WR_MEMORY_BVH_TRIANGLES = 2,   /* triangles, as leaf blocks: 12 bytes per distinct corner of a
+                                    leaf and 8 per triangle (corner indices, id) */
+  WR_MEMORY_BVH_PARENTS = 3,     /* a parent index per node (exact stack-overflow fallback) */
+  WR_MEMORY_RAY_TEMPLATE = 4,    /* a direction per pixel, shared by every env */
+  WR_MEMORY_COUNTERS = 5,        /* small device counters */
+  WR_MEMORY_BUILD_SCRATCH = 6,   /* BVH build working arrays: 0 once the scene exists */
+  WR_MEMORY_HISTORY = 7,         /* per env: the pipeline's history ring (history_length frames of the
+                                    output) and its frame count (4 bytes) */
+  WR_MEMORY_CAMERA_IMAGES = 8,   /* per env, CUDA: the crop's samples (4 bytes a pixel) a resampled or
+                                    edge-dropout output is made from, and with edge dropout the clean
+                                    depth of the crop and one pixel around it */
+  WR_MEMORY_RENDER_SCRATCH = 9,  /* shared, CPU: the same per render thread instead of per env, and on an
+                                    instanced scene each thread's place for an env's posed instances */
+  WR_MEMORY_INSTANCE_TABLE = 10, /* shared: an instanced scene's table: on the host 32 bytes per prototype
+                                    (its BVH's view and its handle) and 8 per instance; on a CUDA
+                                    context's device 24 per prototype and 8 per instance */
   WR_MEMORY_TAG_COUNT = 11
 } wr_memory_tag;
 
@@ -602,21 +601,21 @@ WR_API wr_status wr_scene_intersect(wr_scene scene, const float* origins, const 
    num_envs consecutive blocks of count / num_envs rays, block e seeing the terrain, env e's slots
    and the global instances (a height scanner that must see the obstacles of its env). */
 typedef struct wr_intersect_args {
-  uint32_t struct_size;          /* sizeof(wr_intersect_args) */
-  const float* origins;          /* (count x 3) */
-  const float* directions;       /* (count x 3) */
-  const float* tmax;             /* (count), or NULL: +inf */
-  uint64_t count;                /* as wr_scene_intersect's; a multiple of num_envs */
-  uint32_t num_envs;             /* 0: 1 */
-  const float* instance_poses;   /* (num_envs x num_slots x 7), needed when the scene has slots */
-  const float* global_poses;     /* (num_globals x 7), needed when it has global instances */
-  wr_quat_order quat_order;      /* of both */
-  uint32_t exclude_groups;       /* bit g set: instances of group g are not seen */
-  float* out_t;                  /* (count) */
-  uint32_t* out_triangle;        /* (count) the triangle id within the mesh hit (the terrain's or the
-                                    instance's prototype's), UINT32_MAX for a miss; or NULL */
-  uint32_t* out_instance;        /* (count) the instance hit, UINT32_MAX for the terrain or a miss; or NULL */
-  void* stream;                  /* cudaStream_t on a CUDA context */
+  uint32_t struct_size;        /* sizeof(wr_intersect_args) */
+  const float* origins;        /* (count x 3) */
+  const float* directions;     /* (count x 3) */
+  const float* tmax;           /* (count), or NULL: +inf */
+  uint64_t count;              /* as wr_scene_intersect's; a multiple of num_envs */
+  uint32_t num_envs;           /* 0: 1 */
+  const float* instance_poses; /* (num_envs x num_slots x 7), needed when the scene has slots */
+  const float* global_poses;   /* (num_globals x 7), needed when it has global instances */
+  wr_quat_order quat_order;    /* of both */
+  uint32_t exclude_groups;     /* bit g set: instances of group g are not seen */
+  float* out_t;                /* (count) */
+  uint32_t* out_triangle;      /* (count) the triangle id within the mesh hit (the terrain's or the
+                                  instance's prototype's), UINT32_MAX for a miss; or NULL */
+  uint32_t* out_instance;      /* (count) the instance hit, UINT32_MAX for the terrain or a miss; or NULL */
+  void* stream;                /* cudaStream_t on a CUDA context */
 } wr_intersect_args;
 
 /* Zeroes args and sets struct_size. A NULL args does nothing. */

@@ -38,9 +38,15 @@ inline void check(wr_status status) {
   if (status != WR_SUCCESS) throw Error(status, wr_last_error());
 }
 // unique_ptr deleters: each drops the one reference a wrapper owns.
-struct ContextRelease { void operator()(wr_context c) const noexcept { wr_context_release(c); } };
-struct SceneRelease { void operator()(wr_scene s) const noexcept { wr_scene_release(s); } };
-struct SensorRelease { void operator()(wr_sensor s) const noexcept { wr_sensor_release(s); } };
+struct ContextRelease {
+  void operator()(wr_context c) const noexcept { wr_context_release(c); }
+};
+struct SceneRelease {
+  void operator()(wr_scene s) const noexcept { wr_scene_release(s); }
+};
+struct SensorRelease {
+  void operator()(wr_sensor s) const noexcept { wr_sensor_release(s); }
+};
 }  // namespace detail
 
 /// A device (CPU thread pool or one CUDA GPU); owns one reference of a wr_context.

@@ -51,26 +51,16 @@ void check(wr_status s, const std::string& where, const std::string& call) {
 
 const char* geom_type_name(int t) {
   switch (t) {
-    case mjGEOM_PLANE:
-      return "plane";
-    case mjGEOM_HFIELD:
-      return "hfield";
-    case mjGEOM_SPHERE:
-      return "sphere";
-    case mjGEOM_CAPSULE:
-      return "capsule";
-    case mjGEOM_ELLIPSOID:
-      return "ellipsoid";
-    case mjGEOM_CYLINDER:
-      return "cylinder";
-    case mjGEOM_BOX:
-      return "box";
-    case mjGEOM_MESH:
-      return "mesh";
-    case mjGEOM_SDF:
-      return "sdf";
-    default:
-      return "unknown";
+    case mjGEOM_PLANE: return "plane";
+    case mjGEOM_HFIELD: return "hfield";
+    case mjGEOM_SPHERE: return "sphere";
+    case mjGEOM_CAPSULE: return "capsule";
+    case mjGEOM_ELLIPSOID: return "ellipsoid";
+    case mjGEOM_CYLINDER: return "cylinder";
+    case mjGEOM_BOX: return "box";
+    case mjGEOM_MESH: return "mesh";
+    case mjGEOM_SDF: return "sdf";
+    default: return "unknown";
   }
 }
 
@@ -400,10 +390,8 @@ Mesh shape_of(const mjModel* m, int g, const SceneOptions& o, double* deviation)
   const mjtNum* s = m->geom_size + 3 * g;
   const std::string where = geom_label(m, g);
   switch (m->geom_type[g]) {
-    case mjGEOM_MESH:
-      return model_mesh(m, g);
-    case mjGEOM_HFIELD:
-      return hfield_mesh(m, g);
+    case mjGEOM_MESH: return model_mesh(m, g);
+    case mjGEOM_HFIELD: return hfield_mesh(m, g);
     case mjGEOM_BOX:
       require_positive(m, g, "size[0]", s[0]);
       require_positive(m, g, "size[1]", s[1]);

@@ -98,8 +98,7 @@ bool describe_cuda_array_interface(nb::handle obj, const ArraySpec& spec, Descri
     invalid_argument(spec.function, std::string(spec.name) + ".__cuda_array_interface__ is not a dict");
   auto field = [&](const char* key) -> nb::object {
     if (!cai.contains(key))
-      invalid_argument(spec.function,
-                       std::string(spec.name) + ".__cuda_array_interface__ has no '" + key + "'");
+      invalid_argument(spec.function, std::string(spec.name) + ".__cuda_array_interface__ has no '" + key + "'");
     return cai[key];
   };
   if (cai.contains("mask") && !cai["mask"].is_none())
@@ -152,8 +151,7 @@ void describe_ndarray(const NdArray& a, Described& out) {
 
 Described describe(nb::handle obj, const ArraySpec& spec) {
   Described d;
-  if (obj.is_none())
-    invalid_argument(spec.function, std::string(spec.name) + " is None");
+  if (obj.is_none()) invalid_argument(spec.function, std::string(spec.name) + " is None");
   // DLPack first (torch, numpy, cupy, jax), then the buffer protocol (nanobind tries both).
   // An output is imported writable (nanobind then refuses read-only producers); an input
   // read-only, which every producer grants.
@@ -207,8 +205,8 @@ uint64_t Array::size() const {
 }
 
 void invalid_argument(const char* function, const std::string& message) {
-  const std::string text = std::string(function) + ": " + message + " [" +
-                           wr_status_string(WR_ERROR_INVALID_ARGUMENT) + "]";
+  const std::string text =
+      std::string(function) + ": " + message + " [" + wr_status_string(WR_ERROR_INVALID_ARGUMENT) + "]";
   throw wr::Error(WR_ERROR_INVALID_ARGUMENT, text.c_str());
 }
 
@@ -260,11 +258,10 @@ Array take_array(nb::handle obj, const ArraySpec& spec, const DeviceSpec& device
     int64_t span = 1;
     for (size_t k = d.shape.size(); k-- > 0;) {
       if (d.shape[k] != 1 && d.strides[k] != span) {
-        invalid_argument(spec.function,
-                         name + " is not C-contiguous (strides " + shape_string(d.strides) +
-                             " elements for shape " + shape_string(d.shape) +
-                             "): the library reads rows of consecutive floats; pass a contiguous array "
-                             "(e.g. .contiguous() / numpy.ascontiguousarray, once per step)");
+        invalid_argument(spec.function, name + " is not C-contiguous (strides " + shape_string(d.strides) +
+                                            " elements for shape " + shape_string(d.shape) +
+                                            "): the library reads rows of consecutive floats; pass a contiguous array "
+                                            "(e.g. .contiguous() / numpy.ascontiguousarray, once per step)");
       }
       span *= d.shape[k];
     }
@@ -275,10 +272,9 @@ Array take_array(nb::handle obj, const ArraySpec& spec, const DeviceSpec& device
                                         " bytes, its elements' size (its data starts at an odd byte offset)");
 
   if (!on_device(d, device))
-    invalid_argument(spec.function, name + " is in " + where_is(d) + ", but the context is " +
-                                        device_name(device) +
-                                        (device.device == WR_DEVICE_CPU ? " (host memory needed)"
-                                                                        : " (memory of that GPU needed)"));
+    invalid_argument(spec.function,
+                     name + " is in " + where_is(d) + ", but the context is " + device_name(device) +
+                         (device.device == WR_DEVICE_CPU ? " (host memory needed)" : " (memory of that GPU needed)"));
 
   Array a;
   a.data = d.data;

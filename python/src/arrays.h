@@ -55,12 +55,12 @@ struct Array {
 
 /// What a call requires of one argument. A dimension of -1 in `shape` takes any extent.
 struct ArraySpec {
-  const char* function;                 // Python name of the call, e.g. "Sensor.render"
-  const char* name;                     // Python name of the argument, e.g. "poses"
-  bool writable;                        // an output: read-only arrays are refused
-  std::initializer_list<Dtype> dtypes;  // accepted element types
-  std::initializer_list<int64_t> shape; // expected extents, -1 = any
-  const char* shape_doc;                // the shape as the docstring states it, e.g. "(num_envs, 7)"
+  const char* function;                  // Python name of the call, e.g. "Sensor.render"
+  const char* name;                      // Python name of the argument, e.g. "poses"
+  bool writable;                         // an output: read-only arrays are refused
+  std::initializer_list<Dtype> dtypes;   // accepted element types
+  std::initializer_list<int64_t> shape;  // expected extents, -1 = any
+  const char* shape_doc;                 // the shape as the docstring states it, e.g. "(num_envs, 7)"
 };
 
 /// Takes `obj` as the array `spec` describes, on `device`; throws wr::Error

@@ -65,7 +65,7 @@ struct SensorObj {
   // Python threads could otherwise enter render on the same sensor together.
   std::mutex busy;
   wr::Sensor::OutputShape shape;
-  uint32_t history;  // the options' history length (the latency bound)
+  uint32_t history;                   // the options' history length (the latency bound)
   std::array<uint32_t, 2> instances;  // the scene's instance slots per env and global instances
   SensorObj(const SceneObj& scene, const wr_camera_desc& d, const wr_sensor_options& o, uint32_t n)
       : sensor(all_off(o) ? wr::Sensor(scene.scene, d, n) : wr::Sensor(scene.scene, d, o, n)),
@@ -165,21 +165,20 @@ InstancePoses take_instance_poses(const char* fn, nb::handle instance_poses, nb:
   InstancePoses p;
   const int64_t slots = counts[0], globals = counts[1];
   if (!instance_poses.is_none())
-    p.slots = take_array(instance_poses, {fn, "instance_poses", false, {Dtype::kFloat32}, {num_envs, slots, 7},
-                                          "(num_envs, num_slots, 7)"},
-                         device);
+    p.slots = take_array(
+        instance_poses,
+        {fn, "instance_poses", false, {Dtype::kFloat32}, {num_envs, slots, 7}, "(num_envs, num_slots, 7)"}, device);
   else if (slots)
     wrpy::invalid_argument(fn, "instance_poses is None, but the scene has " + std::to_string(slots) +
                                    " instance slots per env: pass their poses, (num_envs, num_slots, 7) = " +
                                    shape_text({num_envs, slots, 7}) + " float32");
   if (!global_poses.is_none())
-    p.globals = take_array(global_poses, {fn, "global_poses", false, {Dtype::kFloat32}, {globals, 7},
-                                          "(num_globals, 7)"},
-                           device);
+    p.globals = take_array(global_poses,
+                           {fn, "global_poses", false, {Dtype::kFloat32}, {globals, 7}, "(num_globals, 7)"}, device);
   else if (globals)
-    wrpy::invalid_argument(fn, "global_poses is None, but the scene has " + std::to_string(globals) +
-                                   " global instances: pass their poses, (num_globals, 7) = " +
-                                   shape_text({globals, 7}) + " float32");
+    wrpy::invalid_argument(
+        fn, "global_poses is None, but the scene has " + std::to_string(globals) +
+                " global instances: pass their poses, (num_globals, 7) = " + shape_text({globals, 7}) + " float32");
   return p;
 }
 
@@ -217,8 +216,7 @@ NB_MODULE(_wr, m) {
                            "RANGE = Euclidean distance along the ray.")
       .value("PLANE", WR_DEPTH_PLANE)
       .value("RANGE", WR_DEPTH_RANGE);
-  nb::enum_<wr_quat_order>(m, "QuatOrder",
-                           "wr_quat_order: WXYZ (IsaacLab, MuJoCo) or XYZW (IsaacGym root states).")
+  nb::enum_<wr_quat_order>(m, "QuatOrder", "wr_quat_order: WXYZ (IsaacLab, MuJoCo) or XYZW (IsaacGym root states).")
       .value("WXYZ", WR_QUAT_WXYZ)
       .value("XYZW", WR_QUAT_XYZW);
   nb::enum_<wr_cpu_path>(m, "CpuPath", "wr_cpu_path: how a CPU context traces; every path gives identical depth.")
@@ -255,17 +253,22 @@ NB_MODULE(_wr, m) {
       .value("FAIL", WR_BAD_POSE_FAIL)
       .value("ISOLATE", WR_BAD_POSE_ISOLATE);
 
-  m.def("status_string", [](wr_status s) { return std::string(wr_status_string(s)); }, "status"_a,
-        "wr_status_string: the status's name, e.g. 'WR_ERROR_IO'.");
-  m.def("cpu_path_string", [](wr_cpu_path p) { return std::string(wr_cpu_path_string(p)); }, "path"_a,
-        "wr_cpu_path_string: 'auto', 'scalar', 'avx2' or 'avx512'.");
-  m.def("memory_tag_string", [](wr_memory_tag t) { return std::string(wr_memory_tag_string(t)); }, "tag"_a,
-        "wr_memory_tag_string: the tag's name, e.g. 'bvh_nodes'.");
-  m.def("last_error", [] { return std::string(wr_last_error()); },
-        "wr_last_error: the message of the last failed C call on this thread ('' if none). Failed "
-        "calls of this module raise warp_raycaster.Error carrying it already.");
-  m.def("version", [] { return std::string(wr_version_string()); },
-        "wr_version_string(): the version of the libwr.so this module is linked with, 'major.minor.patch'.");
+  m.def(
+      "status_string", [](wr_status s) { return std::string(wr_status_string(s)); }, "status"_a,
+      "wr_status_string: the status's name, e.g. 'WR_ERROR_IO'.");
+  m.def(
+      "cpu_path_string", [](wr_cpu_path p) { return std::string(wr_cpu_path_string(p)); }, "path"_a,
+      "wr_cpu_path_string: 'auto', 'scalar', 'avx2' or 'avx512'.");
+  m.def(
+      "memory_tag_string", [](wr_memory_tag t) { return std::string(wr_memory_tag_string(t)); }, "tag"_a,
+      "wr_memory_tag_string: the tag's name, e.g. 'bvh_nodes'.");
+  m.def(
+      "last_error", [] { return std::string(wr_last_error()); },
+      "wr_last_error: the message of the last failed C call on this thread ('' if none). Failed "
+      "calls of this module raise warp_raycaster.Error carrying it already.");
+  m.def(
+      "version", [] { return std::string(wr_version_string()); },
+      "wr_version_string(): the version of the libwr.so this module is linked with, 'major.minor.patch'.");
   m.def("library_path", &library_path, "The file of the libwr.so this module is linked with.");
 
   // ---- camera description ----
@@ -273,10 +276,11 @@ NB_MODULE(_wr, m) {
                              "wr_camera_desc: pinhole intrinsics (pixels), clipping (metres), miss value, "
                              "depth kind, quaternion order and mount (camera pose in the body frame).")
       // Zeroes, with struct_size set (wr.h: every desc carries its size).
-      .def("__init__", [](wr_camera_desc* d) {
-        new (d) wr_camera_desc{};
-        d->struct_size = sizeof *d;
-      })
+      .def("__init__",
+           [](wr_camera_desc* d) {
+             new (d) wr_camera_desc{};
+             d->struct_size = sizeof *d;
+           })
       .def_rw("width", &wr_camera_desc::width)
       .def_rw("height", &wr_camera_desc::height)
       .def_rw("fx", &wr_camera_desc::fx)
@@ -371,9 +375,11 @@ NB_MODULE(_wr, m) {
           "wr_context_create_cpu(threads) for Device.CPU (0 threads = one per hardware thread), "
           "wr_context_create(WR_DEVICE_CUDA, ordinal) for Device.CUDA.")
       .def_prop_ro("device", [](const ContextObj& c) { return c.device.device; })
-      .def_prop_ro("ordinal", [](const ContextObj& c) { return c.device.ordinal; }, "CUDA device index (0 on the CPU).")
-      .def_prop_ro("num_threads", [](const ContextObj& c) { return c.context.num_threads(); },
-                   "wr_context_num_threads (1 for a CUDA context's host side).")
+      .def_prop_ro(
+          "ordinal", [](const ContextObj& c) { return c.device.ordinal; }, "CUDA device index (0 on the CPU).")
+      .def_prop_ro(
+          "num_threads", [](const ContextObj& c) { return c.context.num_threads(); },
+          "wr_context_num_threads (1 for a CUDA context's host side).")
       .def_prop_rw(
           "cpu_path", [](const ContextObj& c) { return c.context.cpu_path(); },
           [](ContextObj& c, wr_cpu_path p) { c.context.set_cpu_path(p); },
@@ -386,17 +392,17 @@ NB_MODULE(_wr, m) {
           [](SceneObj* self, const ContextObj& context, nb::handle vertices, nb::handle indices) {
             // The library copies the mesh from host memory on every context (wr_scene_create).
             const DeviceSpec host{WR_DEVICE_CPU, 0};
-            Array v = take_array(vertices, {"Scene", "vertices", false, {Dtype::kFloat32}, {-1, 3}, "(num_vertices, 3)"},
-                                 host);
-            Array i = take_array(indices, {"Scene", "indices", false, {Dtype::kUInt32, Dtype::kInt32}, {-1, 3},
-                                           "(num_triangles, 3)"},
-                                 host);
+            Array v = take_array(vertices,
+                                 {"Scene", "vertices", false, {Dtype::kFloat32}, {-1, 3}, "(num_vertices, 3)"}, host);
+            Array i = take_array(
+                indices, {"Scene", "indices", false, {Dtype::kUInt32, Dtype::kInt32}, {-1, 3}, "(num_triangles, 3)"},
+                host);
             nb::gil_scoped_release release;
-            new (self) SceneObj{wr::Scene::from_arrays(context.context, static_cast<const float*>(v.data),
-                                                      static_cast<uint64_t>(v.shape[0]),
-                                                      static_cast<const uint32_t*>(i.data),
-                                                      static_cast<uint64_t>(i.shape[0])),
-                               context.device};
+            new (self)
+                SceneObj{wr::Scene::from_arrays(context.context, static_cast<const float*>(v.data),
+                                                static_cast<uint64_t>(v.shape[0]), static_cast<const uint32_t*>(i.data),
+                                                static_cast<uint64_t>(i.shape[0])),
+                         context.device};
           },
           "context"_a, "vertices"_a.none(), "indices"_a.none(),
           "wr_scene_create: vertices (num_vertices, 3) float32 and indices (num_triangles, 3) uint32 or "
@@ -413,8 +419,13 @@ NB_MODULE(_wr, m) {
           [](const ContextObj& context, nb::handle heights, bool x_fastest, float spacing_x, float spacing_y,
              float z_scale, std::array<float, 3> origin, float base_depth) {
             const DeviceSpec host{WR_DEVICE_CPU, 0};
-            Array h = take_array(heights, {"Scene.from_heightfield", "heights", false, {Dtype::kFloat32}, {-1, -1},
-                                           x_fastest ? "(num_y, num_x)" : "(num_x, num_y)"},
+            Array h = take_array(heights,
+                                 {"Scene.from_heightfield",
+                                  "heights",
+                                  false,
+                                  {Dtype::kFloat32},
+                                  {-1, -1},
+                                  x_fastest ? "(num_y, num_x)" : "(num_x, num_y)"},
                                  host);
             wr_heightfield_desc d;
             wr_heightfield_desc_init(&d);
@@ -423,8 +434,9 @@ NB_MODULE(_wr, m) {
             const uint64_t slow = static_cast<uint64_t>(h.shape[0]), fast = static_cast<uint64_t>(h.shape[1]);
             const uint64_t nx = x_fastest ? fast : slow, ny = x_fastest ? slow : fast;
             if (nx > UINT32_MAX || ny > UINT32_MAX)
-              throw wr::Error(WR_ERROR_INVALID_ARGUMENT, "Scene.from_heightfield: heights has more than 2^32 - 1 "
-                                                         "samples along an axis");
+              throw wr::Error(WR_ERROR_INVALID_ARGUMENT,
+                              "Scene.from_heightfield: heights has more than 2^32 - 1 "
+                              "samples along an axis");
             d.num_x = static_cast<uint32_t>(nx), d.num_y = static_cast<uint32_t>(ny);
             d.layout = x_fastest ? WR_HEIGHTFIELD_X_FASTEST : WR_HEIGHTFIELD_Y_FASTEST;
             d.spacing_x = spacing_x, d.spacing_y = spacing_y, d.z_scale = z_scale, d.base_depth = base_depth;
@@ -457,8 +469,8 @@ NB_MODULE(_wr, m) {
                                              ": one group per slot");
             if (global_groups && global_groups->size() != global_prototypes.size())
               wrpy::invalid_argument(fn, "global_groups has " + std::to_string(global_groups->size()) +
-                                             " entries, global_prototypes " +
-                                             std::to_string(global_prototypes.size()) + ": one group per global");
+                                             " entries, global_prototypes " + std::to_string(global_prototypes.size()) +
+                                             ": one group per global");
             if (handles.size() > UINT32_MAX || slot_prototypes.size() > UINT32_MAX ||
                 global_prototypes.size() > UINT32_MAX)
               wrpy::invalid_argument(fn, "more than 2^32 - 1 prototypes or instances");
@@ -476,8 +488,8 @@ NB_MODULE(_wr, m) {
             nb::gil_scoped_release release;
             return SceneObj{wr::Scene::instanced(context.context, d), context.device};
           },
-          "context"_a, "terrain"_a, "prototypes"_a, "slot_prototypes"_a, "slot_groups"_a.none(),
-          "global_prototypes"_a, "global_groups"_a.none(),
+          "context"_a, "terrain"_a, "prototypes"_a, "slot_prototypes"_a, "slot_groups"_a.none(), "global_prototypes"_a,
+          "global_groups"_a.none(),
           "wr_scene_create_instanced: the terrain and the prototypes (mesh scenes of this context), each "
           "env's slots (the prototype of each, and its group 0-31, or None: all 0) and the global instances "
           "(likewise). The tables are copied; the new scene keeps the terrain and prototypes alive.")
@@ -498,13 +510,14 @@ NB_MODULE(_wr, m) {
                                   std::make_tuple(b.max[0], b.max[1], b.max[2]));
           },
           "wr_scene_bounds: ((min x, y, z), (max x, y, z)) of the triangles' corners, metres.")
-      .def("memory",
-           [](const SceneObj& s) {
-             return memory_dict(s.scene.memory(), [&](wr_memory_tag t, uint64_t* host, uint64_t* device) {
-               return wr_scene_memory_tag(s.scene.get(), t, host, device);
-             });
-           },
-           "wr_scene_memory and wr_scene_memory_tag for every tag, as a dict.")
+      .def(
+          "memory",
+          [](const SceneObj& s) {
+            return memory_dict(s.scene.memory(), [&](wr_memory_tag t, uint64_t* host, uint64_t* device) {
+              return wr_scene_memory_tag(s.scene.get(), t, host, device);
+            });
+          },
+          "wr_scene_memory and wr_scene_memory_tag for every tag, as a dict.")
       .def(
           "intersect",
           [](const SceneObj& s, nb::handle origins, nb::handle directions, nb::handle tmax, nb::handle out_t,
@@ -520,8 +533,8 @@ NB_MODULE(_wr, m) {
             Array t = take_array(out_t, {fn, "out_t", true, {Dtype::kFloat32}, {count}, "(count,)"}, s.device);
             Array tri;
             if (!out_triangle.is_none())
-              tri = take_array(out_triangle, {fn, "out_triangle", true, {Dtype::kInt32, Dtype::kUInt32}, {count},
-                                              "(count,)"},
+              tri = take_array(out_triangle,
+                               {fn, "out_triangle", true, {Dtype::kInt32, Dtype::kUInt32}, {count}, "(count,)"},
                                s.device);
             for (const Array* in : {&o, &d, &tm}) {
               if (!in->data) continue;
@@ -558,8 +571,8 @@ NB_MODULE(_wr, m) {
             if (blocks && num_envs == 0) num_envs = static_cast<uint32_t>(o.shape[0]);
             if (blocks && int64_t(num_envs) != o.shape[0])
               wrpy::invalid_argument(fn, "origins has shape " + array_shape_text(o) + ", " +
-                                             std::to_string(o.shape[0]) + " envs, but num_envs = " +
-                                             std::to_string(num_envs));
+                                             std::to_string(o.shape[0]) +
+                                             " envs, but num_envs = " + std::to_string(num_envs));
             const uint32_t envs = num_envs ? num_envs : 1u;
             const int64_t count = blocks ? o.shape[0] * o.shape[1] : o.shape[0];
             if (count % envs != 0)
@@ -570,9 +583,9 @@ NB_MODULE(_wr, m) {
             auto take = [&](nb::handle h, const char* name, bool writable, std::initializer_list<Dtype> types,
                             bool xyz) {
               if (blocks && xyz)
-                return take_array(h, {fn, name, writable, types, {o.shape[0], o.shape[1], 3},
-                                      "(num_envs, rays_per_env, 3)"},
-                                  s.device);
+                return take_array(
+                    h, {fn, name, writable, types, {o.shape[0], o.shape[1], 3}, "(num_envs, rays_per_env, 3)"},
+                    s.device);
               if (blocks)
                 return take_array(h, {fn, name, writable, types, {o.shape[0], o.shape[1]}, "(num_envs, rays_per_env)"},
                                   s.device);
@@ -587,11 +600,13 @@ NB_MODULE(_wr, m) {
               tri = take(out_triangle, "out_triangle", true, {Dtype::kInt32, Dtype::kUInt32}, false);
             if (!out_instance.is_none())
               ins = take(out_instance, "out_instance", true, {Dtype::kInt32, Dtype::kUInt32}, false);
-            InstancePoses inst = take_instance_poses(fn, instance_poses, global_poses, envs, s.scene.instance_counts(),
-                                                     s.device);
-            const std::pair<const Array*, const char*> inputs[] = {
-                {&o, "origins"}, {&d, "directions"}, {&tm, "tmax"}, {&inst.slots, "instance_poses"},
-                {&inst.globals, "global_poses"}};
+            InstancePoses inst =
+                take_instance_poses(fn, instance_poses, global_poses, envs, s.scene.instance_counts(), s.device);
+            const std::pair<const Array*, const char*> inputs[] = {{&o, "origins"},
+                                                                   {&d, "directions"},
+                                                                   {&tm, "tmax"},
+                                                                   {&inst.slots, "instance_poses"},
+                                                                   {&inst.globals, "global_poses"}};
             const std::pair<const Array*, const char*> outputs[] = {
                 {&t, "out_t"}, {&tri, "out_triangle"}, {&ins, "out_instance"}};
             for (const auto& out : outputs) {
@@ -660,14 +675,18 @@ NB_MODULE(_wr, m) {
             // poses: (num_envs, 7) float32 (pose_stride 0); or, read in place from simulator state,
             // (num_envs, stride) or (num_envs, bodies, 13) with the pose_stride (and pose_offset) of it.
             const bool state = stride != 0 || offset != 0;
-            Array p = state ? take_array(poses, {fn, "poses", false, {Dtype::kFloat32}, {}, ""}, s.device, true)
-                            : take_array(poses, {fn, "poses", false, {Dtype::kFloat32}, {n, 7}, "(num_envs, 7)"},
-                                         s.device);
+            Array p =
+                state ? take_array(poses, {fn, "poses", false, {Dtype::kFloat32}, {}, ""}, s.device, true)
+                      : take_array(poses, {fn, "poses", false, {Dtype::kFloat32}, {n, 7}, "(num_envs, 7)"}, s.device);
             // (the camera's image where the sensor has no options: its output is that image)
             const bool camera_sized = s.shape.height == s.desc.height && s.shape.width == s.desc.width;
-            Array o = take_array(out, {fn, "out", true, {output_dtype(s.shape.dtype)},
-                                       {n, int64_t(s.shape.height), int64_t(s.shape.width)},
-                                       camera_sized ? "(num_envs, height, width)" : "(num_envs, out_height, out_width)"},
+            Array o = take_array(out,
+                                 {fn,
+                                  "out",
+                                  true,
+                                  {output_dtype(s.shape.dtype)},
+                                  {n, int64_t(s.shape.height), int64_t(s.shape.width)},
+                                  camera_sized ? "(num_envs, height, width)" : "(num_envs, out_height, out_width)"},
                                  s.device);
             auto optional = [&](nb::handle h, const char* name, std::initializer_list<Dtype> types,
                                 std::initializer_list<int64_t> shape, const char* doc, bool writable) {
@@ -686,10 +705,14 @@ NB_MODULE(_wr, m) {
             Array ids = optional(instance_ids, "instance_ids", {Dtype::kUInt32, Dtype::kInt32},
                                  {n, int64_t(s.shape.height), int64_t(s.shape.width)},
                                  "(num_envs, out_height, out_width)", true);
-            const std::pair<const Array*, const char*> inputs[] = {
-                {&p, "poses"},         {&k, "intrinsics"},         {&m, "mounts"},
-                {&lat, "latency"},     {&upd, "update_mask"},      {&rst, "reset_mask"},
-                {&inst.slots, "instance_poses"}, {&inst.globals, "global_poses"}};
+            const std::pair<const Array*, const char*> inputs[] = {{&p, "poses"},
+                                                                   {&k, "intrinsics"},
+                                                                   {&m, "mounts"},
+                                                                   {&lat, "latency"},
+                                                                   {&upd, "update_mask"},
+                                                                   {&rst, "reset_mask"},
+                                                                   {&inst.slots, "instance_poses"},
+                                                                   {&inst.globals, "global_poses"}};
             for (const auto& [in, name] : inputs) {
               if (!in->data) continue;
               require_disjoint(fn, *in, name, o, "out");
@@ -727,7 +750,8 @@ NB_MODULE(_wr, m) {
           "instance_ids"_a.none() = nb::none(),
           "wr_sensor_render_ex: the one render (wr.h, wr_render_args; the library derives which parts of the "
           "pipeline it runs); the Python layer's Sensor.render fills the arguments. poses (num_envs, 7) float32 "
-          "(pose_stride 0), or simulator state with its pose_stride (and pose_offset). An instanced scene's poses: instance_poses (num_envs, "
+          "(pose_stride 0), or simulator state with its pose_stride (and pose_offset). An instanced scene's poses: "
+          "instance_poses (num_envs, "
           "num_slots, 7) and global_poses (num_globals, 7) float32, each needed when the scene has such "
           "instances; instance_ids (num_envs, out_height, out_width) uint32 or int32 or None is written with "
           "the instance each pixel hit (0xFFFFFFFF / -1: the terrain or nothing).")
@@ -736,19 +760,22 @@ NB_MODULE(_wr, m) {
           [](const SensorObj& s) { return std::make_tuple(s.shape.height, s.shape.width, s.shape.dtype); },
           "wr_sensor_output_shape: (out_height, out_width, dtype) of one env's output.")
       .def_prop_ro("history_length", [](const SensorObj& s) { return s.history; })
-      .def_prop_ro("desc", [](const SensorObj& s) { return s.desc; }, "wr_sensor_desc: the description as given.")
+      .def_prop_ro(
+          "desc", [](const SensorObj& s) { return s.desc; }, "wr_sensor_desc: the description as given.")
       .def_prop_ro("num_envs", [](const SensorObj& s) { return s.num_envs; })
-      .def("stack_overflows",
-           [](const SensorObj& s) {
-             nb::gil_scoped_release release;  // synchronises with the device on a CUDA context
-             return s.sensor.stack_overflows();
-           },
-           "wr_sensor_stack_overflows: rays that overflowed the fixed traversal stack (still exact).")
-      .def("memory",
-           [](const SensorObj& s) {
-             return memory_dict(s.sensor.memory(), [&](wr_memory_tag t, uint64_t* host, uint64_t* device) {
-               return wr_sensor_memory_tag(s.sensor.get(), t, host, device);
-             });
-           },
-           "wr_sensor_memory and wr_sensor_memory_tag for every tag, as a dict.");
+      .def(
+          "stack_overflows",
+          [](const SensorObj& s) {
+            nb::gil_scoped_release release;  // synchronises with the device on a CUDA context
+            return s.sensor.stack_overflows();
+          },
+          "wr_sensor_stack_overflows: rays that overflowed the fixed traversal stack (still exact).")
+      .def(
+          "memory",
+          [](const SensorObj& s) {
+            return memory_dict(s.sensor.memory(), [&](wr_memory_tag t, uint64_t* host, uint64_t* device) {
+              return wr_sensor_memory_tag(s.sensor.get(), t, host, device);
+            });
+          },
+          "wr_sensor_memory and wr_sensor_memory_tag for every tag, as a dict.");
 }

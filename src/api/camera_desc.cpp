@@ -10,8 +10,7 @@
 #include "api/api_guard.h"
 #include "errors/status_error.h"
 
-extern "C" wr_status wr_camera_desc_pinhole(wr_camera_desc* desc, uint32_t width, uint32_t height,
-                                           float hfov_degrees) {
+extern "C" wr_status wr_camera_desc_pinhole(wr_camera_desc* desc, uint32_t width, uint32_t height, float hfov_degrees) {
   const char* fn = "wr_camera_desc_pinhole";
   return wr::api_guard(fn, [&] {
     wr::require_non_null(fn, desc, "desc");
@@ -42,7 +41,7 @@ extern "C" wr_status wr_camera_desc_pinhole(wr_camera_desc* desc, uint32_t width
 }
 
 extern "C" wr_status wr_camera_desc_set_mount_angles(wr_camera_desc* desc, float pitch_deg, float yaw_deg,
-                                                    float roll_deg) {
+                                                     float roll_deg) {
   const char* fn = "wr_camera_desc_set_mount_angles";
   return wr::api_guard(fn, [&] {
     wr::require_non_null(fn, desc, "desc");
@@ -50,8 +49,8 @@ extern "C" wr_status wr_camera_desc_set_mount_angles(wr_camera_desc* desc, float
     const char* names[3] = {"pitch_deg", "yaw_deg", "roll_deg"};
     for (int i = 0; i < 3; ++i)
       if (!std::isfinite(angles[i]))
-        wr::fail(WR_ERROR_INVALID_ARGUMENT, std::string(fn) + ": " + names[i] + " = " + wr::num(angles[i]) +
-                                                " is not finite");
+        wr::fail(WR_ERROR_INVALID_ARGUMENT,
+                 std::string(fn) + ": " + names[i] + " = " + wr::num(angles[i]) + " is not finite");
     // q = qz(yaw) * qy(pitch) * qx(roll), half angles, in double.
     const double k = 3.14159265358979323846 / 360.0;
     const double cy = std::cos(yaw_deg * k), sy = std::sin(yaw_deg * k);

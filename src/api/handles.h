@@ -44,9 +44,7 @@ struct wr_scene_ {
     return shared_terrain ? shared_terrain->terrain_device() : *own_terrain_device;
   }
   // The table where the context's device reads it: no instances where it is empty.
-  wr::InstanceView instances_view() const {
-    return instances_device ? instances_device->view() : wr::InstanceView{};
-  }
+  wr::InstanceView instances_view() const { return instances_device ? instances_device->view() : wr::InstanceView{}; }
   // Adds what this scene holds itself (wr_scene_memory) to *sum: its own terrain's bytes and its
   // table's (a shared terrain's are its own scene's).
   void add_own_bytes(wr::MemoryLedger* sum) const {
@@ -57,7 +55,7 @@ struct wr_scene_ {
 
 struct wr_sensor_ {
   std::atomic<int> refs{1};
-  wr_scene scene = nullptr;  // holds one reference
+  wr_scene scene = nullptr;                   // holds one reference
   std::unique_ptr<wr::CameraSensor> sensor;   // camera model and template on the host
   std::unique_ptr<wr::SensorBackend> device;  // and the sensor's device data
 };

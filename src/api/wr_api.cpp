@@ -19,7 +19,6 @@ using wr::require_array;
 using wr::require_element_aligned;
 using wr::require_non_null;
 
-
 namespace {
 
 template <class Handle>
@@ -125,8 +124,8 @@ wr_status create_sensor(const char* fn, wr_scene scene, const wr_camera_desc* de
 // The one render: both entries fill wr_render_args, and make_render_call derives what it uses.
 void render(const char* fn, wr_sensor sensor, const wr_render_args& args, const char* args_prefix) {
   const wr::CameraSensor& s = *sensor->sensor;
-  sensor->device->render(fn, wr::make_render_call(fn, s.pipeline(), s.num_envs(), sensor->scene->instances_view(),
-                                                  args, args_prefix));
+  sensor->device->render(
+      fn, wr::make_render_call(fn, s.pipeline(), s.num_envs(), sensor->scene->instances_view(), args, args_prefix));
 }
 
 }  // namespace
@@ -149,8 +148,8 @@ wr_status wr_context_create(wr_device device_enum, int ordinal, wr_context* out)
   return api_guard(fn, [&] {
     require_non_null(fn, out, "out");
     if (device != WR_DEVICE_CUDA)
-      fail(WR_ERROR_INVALID_ARGUMENT, std::string(fn) + ": device = " + std::to_string(device) +
-                                          ": must be WR_DEVICE_CPU or WR_DEVICE_CUDA");
+      fail(WR_ERROR_INVALID_ARGUMENT,
+           std::string(fn) + ": device = " + std::to_string(device) + ": must be WR_DEVICE_CPU or WR_DEVICE_CUDA");
     fail(WR_ERROR_INVALID_ARGUMENT, std::string(fn) + ": ordinal = " + std::to_string(ordinal) + ": must be >= 0");
   });
 }
@@ -207,8 +206,8 @@ wr_status wr_scene_load_obj(wr_context context, const char* path, wr_scene* out)
     mesh = wr::load_obj(path);
   });
   if (status != WR_SUCCESS) return status;
-  return create_scene(fn, context, mesh.vertices.data(), mesh.num_vertices(), mesh.indices.data(),
-                      mesh.num_triangles(), out);
+  return create_scene(fn, context, mesh.vertices.data(), mesh.num_vertices(), mesh.indices.data(), mesh.num_triangles(),
+                      out);
 }
 
 wr_status wr_scene_create_heightfield(wr_context context, const wr_heightfield_desc* desc, wr_scene* out) {
@@ -221,8 +220,8 @@ wr_status wr_scene_create_heightfield(wr_context context, const wr_heightfield_d
     mesh = wr::triangulate_heightfield(fn, wr::read_sized_struct(fn, desc, "desc"));
   });
   if (status != WR_SUCCESS) return status;
-  return create_scene(fn, context, mesh.vertices.data(), mesh.num_vertices(), mesh.indices.data(),
-                      mesh.num_triangles(), out);
+  return create_scene(fn, context, mesh.vertices.data(), mesh.num_vertices(), mesh.indices.data(), mesh.num_triangles(),
+                      out);
 }
 
 wr_status wr_scene_num_triangles(wr_scene scene, uint64_t* out) {
@@ -370,7 +369,8 @@ wr_status wr_sensor_desc(wr_sensor sensor, wr_camera_desc* out_desc, uint32_t* o
   const char* fn = "wr_sensor_desc";
   return api_guard(fn, [&] {
     require_non_null(fn, sensor, "sensor");
-    if (!out_desc && !out_num_envs) fail(WR_ERROR_INVALID_ARGUMENT, std::string(fn) + ": out_desc and out_num_envs are both NULL");
+    if (!out_desc && !out_num_envs)
+      fail(WR_ERROR_INVALID_ARGUMENT, std::string(fn) + ": out_desc and out_num_envs are both NULL");
     if (out_desc)
       wr::write_sized_struct(fn, out_desc, sensor->sensor->desc(), "out_desc", "the caller: sizeof(wr_camera_desc)");
     if (out_num_envs) *out_num_envs = sensor->sensor->num_envs();
@@ -406,8 +406,7 @@ wr_status wr_sensor_memory(wr_sensor sensor, wr_memory_stats* out) {
   });
 }
 
-wr_status wr_scene_memory_tag(wr_scene scene, wr_memory_tag tag, uint64_t* out_host_bytes,
-                              uint64_t* out_device_bytes) {
+wr_status wr_scene_memory_tag(wr_scene scene, wr_memory_tag tag, uint64_t* out_host_bytes, uint64_t* out_device_bytes) {
   const char* fn = "wr_scene_memory_tag";
   return api_guard(fn, [&] {
     require_non_null(fn, scene, "scene");
@@ -507,7 +506,8 @@ void wr_sensor_release(wr_sensor sensor) {
 }  // extern "C"
 
 // wr.h's wr_memory_tag and the ledger's MemoryTag are one list.
-static_assert(int(wr::MemoryTag::kObjects) == WR_MEMORY_OBJECTS && int(wr::MemoryTag::kBvhNodes) == WR_MEMORY_BVH_NODES &&
+static_assert(int(wr::MemoryTag::kObjects) == WR_MEMORY_OBJECTS &&
+                  int(wr::MemoryTag::kBvhNodes) == WR_MEMORY_BVH_NODES &&
                   int(wr::MemoryTag::kBvhTriangles) == WR_MEMORY_BVH_TRIANGLES &&
                   int(wr::MemoryTag::kBvhParents) == WR_MEMORY_BVH_PARENTS &&
                   int(wr::MemoryTag::kRayTemplate) == WR_MEMORY_RAY_TEMPLATE &&

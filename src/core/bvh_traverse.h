@@ -249,7 +249,7 @@ WR_HD TraceResult trace_closest_hit(const BvhView& bvh, Vec3 org, Vec3 dir, floa
           return best;
       }
       detail::visit_leaf(bvh, node, rt, tmin, &best, probe);  // the leaf the inner loop stopped at
-    } else if (node.count == 0) {  // one inner node per iteration
+    } else if (node.count == 0) {                             // one inner node per iteration
       if (detail::visit_inner_node<Variant>(bvh, rb, rt, slabs, tmin, &best, &s, &sp, &node, probe)) continue;
     } else {
       detail::visit_leaf(bvh, node, rt, tmin, &best, probe);

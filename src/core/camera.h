@@ -72,7 +72,7 @@ WR_HD TemplateRay make_template_ray(uint32_t u, uint32_t v, const Intrinsics& k,
 struct DepthParams {
   RigidTransform mount;  // camera in the body frame
   float near_clip, far_clip, miss_value;
-  int quat_order;        // QuatOrder of the body poses
+  int quat_order;  // QuatOrder of the body poses
 };
 
 WR_HD Vec3 rotate(const float r[9], Vec3 v) {
@@ -112,9 +112,15 @@ WR_HD bool quat_to_matrix(float w, float x, float y, float z, float r[9]) {
   const float xx = x * x * s, yy = y * y * s, zz = z * z * s;
   const float xy = x * y * s, xz = x * z * s, yz = y * z * s;
   const float wx = w * x * s, wy = w * y * s, wz = w * z * s;
-  r[0] = 1.0f - (yy + zz); r[1] = xy - wz;          r[2] = xz + wy;
-  r[3] = xy + wz;          r[4] = 1.0f - (xx + zz); r[5] = yz - wx;
-  r[6] = xz - wy;          r[7] = yz + wx;          r[8] = 1.0f - (xx + yy);
+  r[0] = 1.0f - (yy + zz);
+  r[1] = xy - wz;
+  r[2] = xz + wy;
+  r[3] = xy + wz;
+  r[4] = 1.0f - (xx + zz);
+  r[5] = yz - wx;
+  r[6] = xz - wy;
+  r[7] = yz + wx;
+  r[8] = 1.0f - (xx + yy);
   return true;
 }
 

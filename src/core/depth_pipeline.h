@@ -19,45 +19,45 @@ namespace wr {
 
 // A sensor's pipeline constants (made on the host from wr_sensor_options: sensor/pipeline_options).
 struct PipelineParams {
-  DepthParams depth;       // the desc's, but miss_value = +inf: the camera stage's "no return"
-  DepthParams plain;       // the desc's as they are: a render without the pipeline's stages
-  Intrinsics intrinsics;   // the desc's
-  bool plane_depth;        // WR_DEPTH_PLANE
-  uint32_t cam_w, cam_h;   // the camera image
+  DepthParams depth;      // the desc's, but miss_value = +inf: the camera stage's "no return"
+  DepthParams plain;      // the desc's as they are: a render without the pipeline's stages
+  Intrinsics intrinsics;  // the desc's
+  bool plane_depth;       // WR_DEPTH_PLANE
+  uint32_t cam_w, cam_h;  // the camera image
   // The window of the camera image the camera stage traces: the crop, grown by one pixel on each
   // side (within the image) where edge dropout reads the neighbours.
   uint32_t win_x, win_y, win_w, win_h;
-  bool camera_image;       // the output is made from the crop's samples as an image (resampling or
-                           // edge dropout read other pixels); else each output pixel is traced alone
+  bool camera_image;  // the output is made from the crop's samples as an image (resampling or
+                      // edge dropout read other pixels); else each output pixel is traced alone
   NoiseParams noise;
   OutputParams output;
-  uint32_t history;        // frames per env's ring; 1: none
-  bool isolate;            // WR_BAD_POSE_ISOLATE
-  uint32_t exclude_groups; // instance groups this camera does not see (instances.h)
+  uint32_t history;         // frames per env's ring; 1: none
+  bool isolate;             // WR_BAD_POSE_ISOLATE
+  uint32_t exclude_groups;  // instance groups this camera does not see (instances.h)
 };
 
 // A render's optional per-env arrays: all null in a render that has none. Only pointers, so that
 // "the call has per-env inputs" is "some byte here is not zero" (sensor/render_call.cpp): a field
 // added here reaches the feature set without a list kept by hand (tests/test_render_call.cpp).
 struct PerEnvInputs {
-  const float* intrinsics;  // (num_envs x 4) or null: the desc's
-  const float* mounts;      // (num_envs x 7) or null: the desc's
-  const uint32_t* latency;  // (num_envs) or null: 0
+  const float* intrinsics;     // (num_envs x 4) or null: the desc's
+  const float* mounts;         // (num_envs x 7) or null: the desc's
+  const uint32_t* latency;     // (num_envs) or null: 0
   const uint8_t* update_mask;  // (num_envs) or null: every env
   const uint8_t* reset_mask;   // (num_envs) or null: none
-  uint32_t* bad_env_count;  // or null
-  uint8_t* bad_env_mask;    // (num_envs) or null
-  uint32_t* instance_ids;   // (num_envs x out_h x out_w) the instance each output pixel's ray hit
-                            // (kInvalidIndex: the terrain or nothing), or null; only where each
-                            // output pixel is its own camera pixel's (!camera_image, history 1)
+  uint32_t* bad_env_count;     // or null
+  uint8_t* bad_env_mask;       // (num_envs) or null
+  uint32_t* instance_ids;      // (num_envs x out_h x out_w) the instance each output pixel's ray hit
+                               // (kInvalidIndex: the terrain or nothing), or null; only where each
+                               // output pixel is its own camera pixel's (!camera_image, history 1)
 };
 
 // One render's inputs and outputs: host pointers on the CPU, device pointers on CUDA.
 struct PipelineCall : PerEnvInputs {
   const float* body_poses;  // env e: body_poses + e * pose_stride + pose_offset, 7 floats
   uint32_t pose_stride, pose_offset;
-  uint64_t frame;           // of the noise
-  void* out;                // (num_envs x out_h x out_w) of the dtype
+  uint64_t frame;  // of the noise
+  void* out;       // (num_envs x out_h x out_w) of the dtype
   // The scene's moving geometry (instances.h); num_instances(instances) == 0 for none.
   InstanceView instances;
   const float* instance_poses;  // (num_envs x num_slots x 7), or null without slots
@@ -79,10 +79,10 @@ WR_HD EnvInstances env_instances(const PipelineCall& c, const PipelineParams& p,
 // What the library holds per env for the pipeline on CUDA (null where the options need none; the
 // CPU keeps the first two per thread instead).
 struct PipelineState {
-  float* camera_images;  // (num_envs x win_h x win_w) clean depth: with edge dropout only
-  float* samples;        // (num_envs x crop_h x crop_w) the crop's samples: with p.camera_image
-  void* history;         // (num_envs x history x out_h x out_w) of the dtype, history > 1 only
-  uint32_t* frames;      // (num_envs) frames each env has rendered, history > 1 only
+  float* camera_images;        // (num_envs x win_h x win_w) clean depth: with edge dropout only
+  float* samples;              // (num_envs x crop_h x crop_w) the crop's samples: with p.camera_image
+  void* history;               // (num_envs x history x out_h x out_w) of the dtype, history > 1 only
+  uint32_t* frames;            // (num_envs) frames each env has rendered, history > 1 only
   const ResampleTaps* taps_x;  // (out_w) what each output column reads of the crop, where resampling
   const ResampleTaps* taps_y;  // (out_h) and each output row (make_resample_taps; built at creation)
 };
@@ -95,8 +95,8 @@ template <class F>
 WR_HD bool env_camera(const PipelineCall& c, uint32_t env, const PipelineParams& p, RigidTransform* camera,
                       Intrinsics* k) {
   RigidTransform body;
-  if (!pose_to_transform(c.body_poses + static_cast<uint64_t>(env) * c.pose_stride + c.pose_offset,
-                         p.depth.quat_order, &body))
+  if (!pose_to_transform(c.body_poses + static_cast<uint64_t>(env) * c.pose_stride + c.pose_offset, p.depth.quat_order,
+                         &body))
     return false;
   RigidTransform mount = p.depth.mount;
   *k = p.intrinsics;
@@ -137,9 +137,9 @@ WR_HD float camera_depth(const BvhView& bvh, const TemplateRay* shared_template,
                          const EnvInstances* instances, uint32_t u, uint32_t v, const RigidTransform& camera,
                          const Intrinsics& k, const PipelineParams& p, bool* overflowed, uint32_t* instance) {
   const TemplateRay ray = source_ray(typename F::RaySource{}, shared_template, p.cam_w,
-                                    F::pipeline && c.intrinsics != nullptr, k, p.plane_depth, u, v);
+                                     F::pipeline && c.intrinsics != nullptr, k, p.plane_depth, u, v);
   return render_pixel<Variant, kTraversalStackSize, kPrepared>(bvh, F::instances ? instances : nullptr, ray, camera,
-                                                              camera_stage_params<F>(p), overflowed, instance);
+                                                               camera_stage_params<F>(p), overflowed, instance);
 }
 
 // The latency of env e in this call; >= p.history means a bad value on the device.

@@ -15,7 +15,7 @@ namespace wr {
 WR_HD float det_log(float x) {
   uint32_t bits = bits_from_float(x);
   int k = static_cast<int>(bits >> 23) - 127;
-  if ((bits >> 23) == 0) {  // subnormal: scale into the normal range first
+  if ((bits >> 23) == 0) {                   // subnormal: scale into the normal range first
     bits = bits_from_float(x * 8388608.0f);  // 2^23
     k = static_cast<int>(bits >> 23) - 127 - 23;
   }
@@ -27,7 +27,9 @@ WR_HD float det_log(float x) {
   const float s = (m - 1.0f) / (m + 1.0f);
   const float s2 = s * s;
   const float series =
-      s * (2.0f + s2 * (2.0f / 3.0f + s2 * (2.0f / 5.0f + s2 * (2.0f / 7.0f + s2 * (2.0f / 9.0f + s2 * (2.0f / 11.0f + s2 * (2.0f / 13.0f)))))));
+      s * (2.0f + s2 * (2.0f / 3.0f +
+                        s2 * (2.0f / 5.0f +
+                              s2 * (2.0f / 7.0f + s2 * (2.0f / 9.0f + s2 * (2.0f / 11.0f + s2 * (2.0f / 13.0f)))))));
   // k * ln 2 in two parts (fdlibm's split): the high part has 16 significant bits, so its product
   // with any exponent k of a float is exact.
   return static_cast<float>(k) * 6.9313812256e-01f + (static_cast<float>(k) * 9.0580006145e-06f + series);
@@ -40,8 +42,14 @@ WR_HD void det_cos_sin_2pi(float u, float* c, float* s) {
   int q = static_cast<int>(w);  // 0..4
   const float f = w - static_cast<float>(q);
   const float x = f * 1.57079633f, x2 = x * x;
-  const float cx = 1.0f + x2 * (-0.5f + x2 * (1.0f / 24.0f + x2 * (-1.0f / 720.0f + x2 * (1.0f / 40320.0f + x2 * (-1.0f / 3628800.0f + x2 * (1.0f / 479001600.0f))))));
-  const float sx = x * (1.0f + x2 * (-1.0f / 6.0f + x2 * (1.0f / 120.0f + x2 * (-1.0f / 5040.0f + x2 * (1.0f / 362880.0f + x2 * (-1.0f / 39916800.0f))))));
+  const float cx =
+      1.0f + x2 * (-0.5f + x2 * (1.0f / 24.0f +
+                                 x2 * (-1.0f / 720.0f + x2 * (1.0f / 40320.0f + x2 * (-1.0f / 3628800.0f +
+                                                                                      x2 * (1.0f / 479001600.0f))))));
+  const float sx =
+      x * (1.0f +
+           x2 * (-1.0f / 6.0f +
+                 x2 * (1.0f / 120.0f + x2 * (-1.0f / 5040.0f + x2 * (1.0f / 362880.0f + x2 * (-1.0f / 39916800.0f))))));
   q &= 3;
   *c = q == 0 ? cx : q == 1 ? -sx : q == 2 ? -cx : sx;
   *s = q == 0 ? sx : q == 1 ? cx : q == 2 ? -sx : -cx;

@@ -14,15 +14,15 @@ struct ExplicitRays {
   uint64_t count;
   // An instanced scene's instances (instances.h): the rays are consecutive blocks of rays_per_env,
   // block e seeing env e's slots and every global instance.
-  InstanceView instances;   // num_instances 0: the terrain alone
+  InstanceView instances;       // num_instances 0: the terrain alone
   const float* instance_poses;  // (envs x num_slots x 7), or null without slots
   const float* global_poses;    // (num_globals x 7), or null without globals
   int quat_order;
   uint32_t exclude_groups;
-  uint64_t rays_per_env;    // >= 1
-  float* out_t;             // (count): nearest t, +inf for a miss
-  uint32_t* out_triangle;   // (count) or null: the triangle id in the mesh hit, kInvalidIndex for a miss
-  uint32_t* out_instance;   // (count) or null: the instance hit, kInvalidIndex for the terrain or a miss
+  uint64_t rays_per_env;   // >= 1
+  float* out_t;            // (count): nearest t, +inf for a miss
+  uint32_t* out_triangle;  // (count) or null: the triangle id in the mesh hit, kInvalidIndex for a miss
+  uint32_t* out_instance;  // (count) or null: the instance hit, kInvalidIndex for the terrain or a miss
 };
 
 // What ray i's env sees besides the terrain.

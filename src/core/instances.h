@@ -42,10 +42,10 @@ struct PreparedInstance;  // below
 // What the rays of one env see besides the terrain.
 struct EnvInstances {
   InstanceView view;
-  const float* slot_poses;    // the env's (num_slots x 7) poses, or null when num_slots is 0
-  const float* global_poses;  // (num_globals x 7), or null when num_globals is 0
-  int quat_order;             // QuatOrder of both
-  uint32_t exclude_groups;    // bit g set: instances of group g are not seen
+  const float* slot_poses;           // the env's (num_slots x 7) poses, or null when num_slots is 0
+  const float* global_poses;         // (num_globals x 7), or null when num_globals is 0
+  int quat_order;                    // QuatOrder of both
+  uint32_t exclude_groups;           // bit g set: instances of group g are not seen
   const PreparedInstance* prepared;  // the env's, made once (prepare_instance), or null: per ray
 };
 
@@ -77,9 +77,9 @@ WR_HD Vec3 rotate_inverse(const float r[9], Vec3 v) {
 // the world. Made once per env and render where the backend keeps a place for it (the CPU, per
 // thread), else once per ray (prepare_instance: the same bits either way).
 struct PreparedInstance {
-  RigidTransform pose;      // world from instance
-  float bmin[3], bmax[3];   // a world box around the posed prototype
-  uint32_t prototype;       // kInvalidIndex: not seen (its group is excluded, or its pose is bad)
+  RigidTransform pose;     // world from instance
+  float bmin[3], bmax[3];  // a world box around the posed prototype
+  uint32_t prototype;      // kInvalidIndex: not seen (its group is excluded, or its pose is bad)
 };
 
 WR_HD PreparedInstance prepare_instance(const EnvInstances& e, uint32_t i) {

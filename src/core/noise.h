@@ -28,13 +28,13 @@ struct NoiseParams {
   float min_range;            // metres; 0: off
   float edge_threshold;       // metres; 0: off
   float edge_probability;
-  float dropout_probability;  // 0: off
+  float dropout_probability;        // 0: off
   float sigma_a, sigma_b, sigma_c;  // all 0: off
-  float focal_baseline;       // f (pixels) x B (metres); 0: off
-  float disparity_step;       // pixels
-  float env_offset;           // metres; 0: off
-  bool any;                   // some model is on
-  bool edges;                 // edge dropout is on (it reads the neighbours' clean depth)
+  float focal_baseline;             // f (pixels) x B (metres); 0: off
+  float disparity_step;             // pixels
+  float env_offset;                 // metres; 0: off
+  bool any;                         // some model is on
+  bool edges;                       // edge dropout is on (it reads the neighbours' clean depth)
 };
 
 // The Philox output of one pixel of one env's frame: counter (pixel, env, frame), key = seed.

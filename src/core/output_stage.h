@@ -111,8 +111,8 @@ WR_HD ResampleTaps make_resample_taps(uint32_t i, uint32_t n, uint32_t out, floa
 // `sample(i, j)` is the sample (sample_value) of crop pixel (i, j), i in [0, crop_w); tx and ty
 // the taps of column x and row y (unused without resampling).
 template <class Samples>
-WR_HD float output_value(const Samples& sample, uint32_t x, uint32_t y, const ResampleTaps& tx,
-                         const ResampleTaps& ty, const OutputParams& o) {
+WR_HD float output_value(const Samples& sample, uint32_t x, uint32_t y, const ResampleTaps& tx, const ResampleTaps& ty,
+                         const OutputParams& o) {
   float v;
   if (o.resample == kResampleArea) {
     float sum = 0.0f;
@@ -139,8 +139,8 @@ WR_HD uint16_t float_to_half(float f) {
   const uint32_t abs = x & 0x7FFFFFFFu;
   if (abs >= 0x7F800000u) return static_cast<uint16_t>(sign | (abs > 0x7F800000u ? 0x7E00u : 0x7C00u));
   if (abs >= 0x477FF000u) return static_cast<uint16_t>(sign | 0x7C00u);  // rounds to >= 65520: inf
-  if (abs < 0x38800000u) {  // below the smallest normal half (2^-14): a subnormal half, m x 2^-24
-    if (abs < 0x33000000u) return sign;  // below 2^-25, half the smallest subnormal: to zero
+  if (abs < 0x38800000u) {                      // below the smallest normal half (2^-14): a subnormal half, m x 2^-24
+    if (abs < 0x33000000u) return sign;         // below 2^-25, half the smallest subnormal: to zero
     const uint32_t shift = 126u - (abs >> 23);  // 14 ... 24
     const uint32_t mant = (abs & 0x007FFFFFu) | 0x00800000u;
     uint32_t h = mant >> shift;

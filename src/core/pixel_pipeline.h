@@ -60,8 +60,8 @@ WR_HD float render_pixel(const BvhView& bvh, const EnvInstances* instances, cons
 
 // The terrain alone.
 template <class Variant, int kStackSize = kTraversalStackSize>
-WR_HD float render_pixel(const BvhView& bvh, const TemplateRay& ray, const RigidTransform& camera,
-                         const DepthParams& p, bool* overflowed) {
+WR_HD float render_pixel(const BvhView& bvh, const TemplateRay& ray, const RigidTransform& camera, const DepthParams& p,
+                         bool* overflowed) {
   return render_pixel<Variant, kStackSize>(bvh, nullptr, ray, camera, p, overflowed, nullptr);
 }
 

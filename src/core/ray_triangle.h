@@ -109,8 +109,7 @@ WR_HD bool intersect_ray_triangle(const RayTriangle& r, const Vertex& a, const V
   return true;
 }
 
-WR_HD bool intersect_ray_triangle(const RayTriangle& r, Vec3 a, Vec3 b, Vec3 c, float tmin, float tmax,
-                                  float* t_out) {
+WR_HD bool intersect_ray_triangle(const RayTriangle& r, Vec3 a, Vec3 b, Vec3 c, float tmin, float tmax, float* t_out) {
   const float fa[3] = {a.x, a.y, a.z}, fb[3] = {b.x, b.y, b.z}, fc[3] = {c.x, c.y, c.z};
   return intersect_ray_triangle(r, fa, fb, fc, tmin, tmax, t_out);
 }

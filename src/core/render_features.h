@@ -44,8 +44,7 @@ struct RenderFeatureSet {
 // every set through the emulated launch run every kernel body the GPU has.
 template <class F>
 auto with_features(const RenderFeatureSet& set, F&& f) {
-  if (set.instances)
-    return set.pipeline ? f(RenderFeatures<true, true>{}) : f(RenderFeatures<false, true>{});
+  if (set.instances) return set.pipeline ? f(RenderFeatures<true, true>{}) : f(RenderFeatures<false, true>{});
   return set.pipeline ? f(RenderFeatures<true, false>{}) : f(RenderFeatures<false, false>{});
 }
 

@@ -20,8 +20,9 @@ struct TraversalVariant {
   static constexpr bool nested_loops = kNestedLoops;
   // How a node's slab planes are read (bvh_traverse.h, intersect_node). false: at float offsets
   // into the node chosen once per ray (bmin and bmax sit 4 floats apart), the fastest form on the
-  // host (selecting per node was slower there: cpu-design-decisions-2026-11-30.md). true: the node as two 16-byte loads (load_node) and the planes picked from registers by
-  // selects: on a GPU a register array indexed at a run-time offset would be moved to local memory.
+  // host (selecting per node was slower there: cpu-design-decisions-2026-11-30.md). true: the node as two 16-byte loads
+  // (load_node) and the planes picked from registers by selects: on a GPU a register array indexed at a run-time offset
+  // would be moved to local memory.
   static constexpr bool select_node_planes = kSelectNodePlanes;
   // How the slab interval's maximum and minimum are taken (ray_box.h, slab_interval). false: a
   // compare and a select each (x86's maxss/minss are exactly that). true: fmax_/fmin_, one FMNMX

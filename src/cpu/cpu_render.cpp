@@ -24,12 +24,13 @@ uint64_t trace(const Run& run, const RigidTransform& camera, const Intrinsics& k
   const CpuRenderJob& job = *run.job;
   const PipelineParams& p = *job.params;
   TemplateRay own[kCpuTileSize * kCpuTileSize];
-  PacketTile t{job.bvh, u0,       v0,       u1,           v1,     job.rays,  0,   0, p.cam_w, image,
-               image_u0, image_v0, image_stride, camera, &dp, instances, ids};
+  PacketTile t{job.bvh, u0,       v0,       u1,           v1,     job.rays, 0,         0,  p.cam_w,
+               image,   image_u0, image_v0, image_stride, camera, &dp,      instances, ids};
   if (job.call.intrinsics) {
     for (uint32_t v = v0; v < v1; ++v)
       for (uint32_t u = u0; u < u1; ++u)
-        own[(v - v0) * kCpuTileSize + (u - u0)] = source_ray(CameraTemplateRays{}, job.rays, p.cam_w, true, k, p.plane_depth, u, v);
+        own[(v - v0) * kCpuTileSize + (u - u0)] =
+            source_ray(CameraTemplateRays{}, job.rays, p.cam_w, true, k, p.plane_depth, u, v);
     t.rays = own;
     t.rays_u0 = u0;
     t.rays_v0 = v0;
@@ -77,7 +78,8 @@ uint64_t render_camera_image(const Run& run, uint32_t env, unsigned thread, cons
     uint32_t u0, v0, u1, v1;
     tile_bounds(run, tile, &u0, &v0, &u1, &v1);
     if (window) {
-      overflows += trace(run, camera, k, p.depth, instances, u0, v0, u1, v1, window, nullptr, p.win_x, p.win_y, p.win_w);
+      overflows +=
+          trace(run, camera, k, p.depth, instances, u0, v0, u1, v1, window, nullptr, p.win_x, p.win_y, p.win_w);
       continue;
     }
     // the window is the crop
@@ -163,8 +165,8 @@ void render_run(void* context, uint32_t task, unsigned thread) {
       if constexpr (!F::pipeline) {
         // The value is the output (float32, the camera's image): traced straight into it.
         float* image = static_cast<float*>(c.out) + to.out_at;
-        overflows += trace(run, camera, k, p.plain, instances, u0, v0, u1, v1, image, nullptr, o.crop_x, o.crop_y,
-                           o.out_w);
+        overflows +=
+            trace(run, camera, k, p.plain, instances, u0, v0, u1, v1, image, nullptr, o.crop_x, o.crop_y, o.out_w);
       } else {
         // Each output pixel from its own camera pixel.
         float depth[kCpuTileSize * kCpuTileSize];
@@ -177,8 +179,8 @@ void render_run(void* context, uint32_t task, unsigned thread) {
             const float d = depth[(v - v0) * kCpuTileSize + (u - u0)];
             emit_output(p, c, job.state, to, y * o.out_w + x, output_from_pixel(d, x, y, p, env, c.frame, offset));
             if (c.instance_ids)
-              c.instance_ids[to.out_at + y * o.out_w + x] = instances ? ids[(v - v0) * kCpuTileSize + (u - u0)]
-                                                                      : kInvalidIndex;
+              c.instance_ids[to.out_at + y * o.out_w + x] =
+                  instances ? ids[(v - v0) * kCpuTileSize + (u - u0)] : kInvalidIndex;
           }
       }
     }

@@ -16,19 +16,19 @@ namespace wr {
 
 // Everything one render reads and writes; all pointers are host memory.
 struct CpuRenderJob {
-  BvhView bvh;                  // the terrain's
-  const TemplateRay* rays;      // (cam_h x cam_w) the sensor's shared template
+  BvhView bvh;              // the terrain's
+  const TemplateRay* rays;  // (cam_h x cam_w) the sensor's shared template
   const PipelineParams* params;
-  PipelineCall call;            // host data already validated (bad envs only where isolating)
-  RenderFeatureSet features;    // sensor/render_call.h
-  PipelineState state;          // history and frame counts (the CPU keeps images per thread: below)
+  PipelineCall call;          // host data already validated (bad envs only where isolating)
+  RenderFeatureSet features;  // sensor/render_call.h
+  PipelineState state;        // history and frame counts (the CPU keeps images per thread: below)
   uint32_t num_envs;
-  float* thread_windows;        // (threads x win_h x win_w) clean depth, with edge dropout
-  float* thread_samples;        // (threads x crop_h x crop_w) the crop's samples, where params->camera_image
-  PreparedInstance* thread_instances;  // (threads x num_instances) an env's instances, prepared once per task
-  uint32_t num_instances;       // of the scene's table: call.instances' slots + globals
+  float* thread_windows;                   // (threads x win_h x win_w) clean depth, with edge dropout
+  float* thread_samples;                   // (threads x crop_h x crop_w) the crop's samples, where params->camera_image
+  PreparedInstance* thread_instances;      // (threads x num_instances) an env's instances, prepared once per task
+  uint32_t num_instances;                  // of the scene's table: call.instances' slots + globals
   std::atomic<uint64_t>* stack_overflows;  // incremented once per overflowed ray
-  wr_cpu_path path = best_cpu_path();          // tracing path; every path gives the same bits
+  wr_cpu_path path = best_cpu_path();      // tracing path; every path gives the same bits
 };
 
 // Side of the square pixel tiles a task renders one after the other: 8x8 rays from one origin
@@ -50,9 +50,9 @@ void cpu_render(ThreadPool& pool, const CpuRenderJob& job);
 // stays below 2^32, the pool's task numbering; tests/test_cpu_task_numbering.cpp checks that at
 // the limit.
 struct CpuRenderTasks {
-  uint32_t tiles_x, tiles_per_env;   // kCpuTileSize-square tiles of one area
+  uint32_t tiles_x, tiles_per_env;  // kCpuTileSize-square tiles of one area
   uint32_t tiles_per_task, tasks_per_env;
-  uint64_t num_tasks;                // tasks_per_env x num_envs
+  uint64_t num_tasks;  // tasks_per_env x num_envs
 };
 CpuRenderTasks cpu_render_tasks(uint32_t width, uint32_t height, uint32_t num_envs, unsigned num_threads,
                                 bool whole_envs = false);

@@ -4,18 +4,15 @@ namespace wr {
 
 bool cpu_path_supported(wr_cpu_path path) {
   switch (path) {
-    case WR_CPU_PATH_SCALAR:
-      return true;
+    case WR_CPU_PATH_SCALAR: return true;
 #if defined(WR_HAVE_X86_SIMD)
     // __builtin_cpu_supports also checks that the OS saves the wider registers (XGETBV).
-    case WR_CPU_PATH_AVX2:
-      return __builtin_cpu_supports("avx2");
+    case WR_CPU_PATH_AVX2: return __builtin_cpu_supports("avx2");
     case WR_CPU_PATH_AVX512:
       return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
              __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw");
 #endif
-    default:
-      return false;
+    default: return false;
   }
 }
 

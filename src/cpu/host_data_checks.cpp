@@ -43,8 +43,7 @@ void validate_instance_poses(const char* function, const char* prefix, const Ins
     }
 }
 
-void validate_render_host_data(const char* function, const PipelineParams& p, const RenderCall& r,
-                               uint32_t num_envs) {
+void validate_render_host_data(const char* function, const PipelineParams& p, const RenderCall& r, uint32_t num_envs) {
   const PipelineCall& c = r.call;
   const char* prefix = r.args_prefix;
   const bool pipeline = r.features.pipeline;
@@ -54,8 +53,8 @@ void validate_render_host_data(const char* function, const PipelineParams& p, co
                             c.update_mask, p.depth.quat_order, "nothing was rendered");
   for (uint32_t env = 0; env < num_envs; ++env) {
     if (c.latency && c.latency[env] >= p.history)
-      fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": " + prefix + "latency of env " +
-                                          std::to_string(env) + " = " + std::to_string(c.latency[env]) +
+      fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": " + prefix + "latency of env " + std::to_string(env) +
+                                          " = " + std::to_string(c.latency[env]) +
                                           ": must be below the history length (" + std::to_string(p.history) + ")");
     if (isolate || !env_updated(c, env)) continue;
     const uint64_t at = uint64_t(env) * c.pose_stride + c.pose_offset;
@@ -63,19 +62,20 @@ void validate_render_host_data(const char* function, const PipelineParams& p, co
     RigidTransform t;
     if (!pose_to_transform(pose, p.depth.quat_order, &t))
       fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": " + prefix + "body_poses of env " +
-                                          std::to_string(env) + " (floats " + std::to_string(at) + "...) = " +
-                                          format_floats(pose, 7) + ": " + bad_pose_reason(pose) +
+                                          std::to_string(env) + " (floats " + std::to_string(at) +
+                                          "...) = " + format_floats(pose, 7) + ": " + bad_pose_reason(pose) +
                                           "; nothing was rendered");
     if (c.mounts && !mount_to_transform(c.mounts + 7ull * env, p.depth.quat_order, &t))
-      fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": " + prefix + "mounts of env " +
-                                          std::to_string(env) + " = " + format_floats(c.mounts + 7ull * env, 7) +
+      fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": " + prefix + "mounts of env " + std::to_string(env) +
+                                          " = " + format_floats(c.mounts + 7ull * env, 7) +
                                           ": not finite; nothing was rendered");
     if (c.intrinsics) {
       const float* k = c.intrinsics + 4ull * env;
       if (!valid_intrinsics(Intrinsics{k[0], k[1], k[2], k[3]}))
-        fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": " + prefix + "intrinsics of env " +
-                                            std::to_string(env) + " = (fx, fy, cx, cy) " + format_floats(k, 4) +
-                                            ": fx and fy must be finite and > 0, cx and cy finite; nothing was rendered");
+        fail(WR_ERROR_INVALID_ARGUMENT,
+             std::string(function) + ": " + prefix + "intrinsics of env " + std::to_string(env) +
+                 " = (fx, fy, cx, cy) " + format_floats(k, 4) +
+                 ": fx and fy must be finite and > 0, cx and cy finite; nothing was rendered");
     }
   }
 }
@@ -102,8 +102,8 @@ void validate_explicit_rays(const char* function, const ExplicitRays& r) {
     if (r.tmax && !(r.tmax[i] >= 0.0f)) bad_ray(function, "tmax", i, r.tmax + i, 1, "must be >= 0 (+inf allowed)");
   }
   if (num_instances(r.instances) != 0)
-    validate_instance_poses(function, "args->", r.instances, r.instance_poses, r.global_poses,
-                            r.count / r.rays_per_env, nullptr, r.quat_order, "nothing was traced");
+    validate_instance_poses(function, "args->", r.instances, r.instance_poses, r.global_poses, r.count / r.rays_per_env,
+                            nullptr, r.quat_order, "nothing was traced");
 }
 
 }  // namespace wr

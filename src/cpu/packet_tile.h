@@ -21,7 +21,7 @@ struct PacketTile {
   uint32_t rays_u0, rays_v0, rays_stride;
   float* image;
   uint32_t image_u0, image_v0, image_stride;
-  RigidTransform camera;     // of this env, from a valid pose
+  RigidTransform camera;  // of this env, from a valid pose
   const DepthParams* params;
   const EnvInstances* instances;  // the env's instances (core/instances.h), or null: the terrain alone
   uint32_t* ids;                  // the instance each pixel hit, laid out as image; or null

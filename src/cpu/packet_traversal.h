@@ -53,7 +53,7 @@ struct Packet {
 // that enter the box within [tmin, best_t] and, in *entry, each lane's entry distance.
 template <bool kUniform>
 __attribute__((always_inline)) inline LaneBits packet_hits_box(const Packet& p, const BvhNode& node, LaneBits lanes,
-                                                              LaneF* entry) {
+                                                               LaneF* entry) {
   LaneF nx, fx, ny, fy, nz, fz;
   if (kUniform) {
     // Every lane enters each slab through the same plane: the scalar path's NodeSlabs.
@@ -87,7 +87,7 @@ __attribute__((always_inline)) inline LaneBits packet_hits_box(const Packet& p, 
 // there, puts the leaf behind the ray and the scalar path never tests that triangle.)
 template <bool kUniform>
 __attribute__((always_inline)) inline void packet_intersect_leaf(const BvhView& bvh, const BvhNode& leaf,
-                                                                LaneBits lanes, Packet* p) {
+                                                                 LaneBits lanes, Packet* p) {
   const LaneF zero = splat(0.0f);
   const LeafBlock block = leaf_block(bvh, leaf);
   const uint32_t num_vertices = leaf_vertex_count(leaf);
@@ -351,8 +351,8 @@ uint64_t packet_trace_instances(const PacketTile& tile, const Packet& p, const u
       memcpy(&dz, d[2], sizeof(LaneF));
       memcpy(&q.best_t, tmax, sizeof(LaneF));
       const BvhView& proto = e.view.prototypes[inst.prototype];
-      const bool done = init_packet_directions(&q, dx, dy, dz) ? trace_packet<true>(proto, &q)
-                                                               : trace_packet<false>(proto, &q);
+      const bool done =
+          init_packet_directions(&q, dx, dy, dz) ? trace_packet<true>(proto, &q) : trace_packet<false>(proto, &q);
       if (done) {
         for (LaneBits m = lanes; m; m &= m - 1) {
           const int l = __builtin_ctz(m);
@@ -414,7 +414,8 @@ constexpr uint32_t kMaxTileInstances = 256;
 uint32_t tile_instances(const PacketTile& tile, uint32_t* seen) {
   const EnvInstances& e = *tile.instances;
   const uint32_t n = num_instances(e.view);
-  const uint32_t us[4] = {tile.u0, tile.u1 - 1, tile.u1 - 1, tile.u0}, vs[4] = {tile.v0, tile.v0, tile.v1 - 1, tile.v1 - 1};
+  const uint32_t us[4] = {tile.u0, tile.u1 - 1, tile.u1 - 1, tile.u0},
+                 vs[4] = {tile.v0, tile.v0, tile.v1 - 1, tile.v1 - 1};
   Vec3 corner[4], sum{0.0f, 0.0f, 0.0f};
   for (int k = 0; k < 4; ++k) {
     const TemplateRay& r = tile_ray(tile, us[k], vs[k]);
@@ -449,7 +450,8 @@ uint32_t tile_instances(const PacketTile& tile, uint32_t* seen) {
 uint64_t render_tile_packets(const PacketTile& tile) {
   uint32_t seen[kMaxTileInstances];
   uint32_t count = 0;
-  const bool sorted = tile.instances && tile.instances->prepared && num_instances(tile.instances->view) <= kMaxTileInstances;
+  const bool sorted =
+      tile.instances && tile.instances->prepared && num_instances(tile.instances->view) <= kMaxTileInstances;
   if (sorted) count = tile_instances(tile, seen);
   uint64_t overflows = 0;
   for (uint32_t v = tile.v0; v < tile.v1; v += kPacketH)

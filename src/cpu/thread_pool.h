@@ -38,9 +38,9 @@ class ThreadPool {
   std::mutex state_mutex_;
   std::condition_variable wake_;
   std::condition_variable done_;
-  uint64_t generation_ = 0;     // bumped for every job; guarded by state_mutex_
-  unsigned busy_workers_ = 0;   // workers still inside the current job; guarded by state_mutex_
-  bool stopping_ = false;       // guarded by state_mutex_
+  uint64_t generation_ = 0;    // bumped for every job; guarded by state_mutex_
+  unsigned busy_workers_ = 0;  // workers still inside the current job; guarded by state_mutex_
+  bool stopping_ = false;      // guarded by state_mutex_
   TaskFn fn_ = nullptr;
   void* context_ = nullptr;
   uint32_t num_tasks_ = 0;

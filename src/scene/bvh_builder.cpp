@@ -214,7 +214,7 @@ class Builder {
 
   struct Split {
     int axis = -1;
-    int bin = 0;       // left side: bins [0, bin] (full sweep: sorted positions [0, bin])
+    int bin = 0;  // left side: bins [0, bin] (full sweep: sorted positions [0, bin])
     float cost = std::numeric_limits<float>::infinity();  // SAH cost relative to the node's area
   };
 
@@ -247,8 +247,8 @@ class Builder {
     const float leaf_cost = options_.intersection_cost * static_cast<float>(n);
     // A split costs at least traversal_cost (split.cost >= 0), so a range whose leaf costs no
     // more is a leaf whatever its best split: no need to look for one (most small ranges).
-    const bool leaf_anyway = n <= options_.max_leaf_size && options_.intersection_cost >= 0.0f &&
-                             leaf_cost <= options_.traversal_cost;
+    const bool leaf_anyway =
+        n <= options_.max_leaf_size && options_.intersection_cost >= 0.0f && leaf_cost <= options_.traversal_cost;
     const Split split = n <= 1 || leaf_anyway ? Split{}
                         : options_.full_sweep ? sweep_split(range, box)
                                               : find_split(range, box, cbox);
@@ -503,8 +503,10 @@ class Builder {
     std::vector<Ref> refs;
     refs.reserve(range.count());
     for (uint32_t i = range.begin; i < range.end; ++i) refs.push_back(Ref{centroid(i)[axis], ids_[i], bounds_[i]});
-    std::sort(refs.begin(), refs.end(), [](const Ref& a, const Ref& b) { return a.c < b.c || (a.c == b.c && a.id < b.id); });
-    for (uint32_t k = 0; k < range.count(); ++k) ids_[range.begin + k] = refs[k].id, bounds_[range.begin + k] = refs[k].bounds;
+    std::sort(refs.begin(), refs.end(),
+              [](const Ref& a, const Ref& b) { return a.c < b.c || (a.c == b.c && a.id < b.id); });
+    for (uint32_t k = 0; k < range.count(); ++k)
+      ids_[range.begin + k] = refs[k].id, bounds_[range.begin + k] = refs[k].bounds;
   }
 
   Split sweep_split(Range range, const Aabb& box) {
@@ -631,14 +633,14 @@ class Builder {
   const float* vertices_;
   const uint32_t* indices_;
   BvhBuildOptions options_;
-  TrackedVector<Aabb> bounds_;        // (num_tris) bounds of triangle ids_[i], permuted with ids_
-                                      // so that binning and partitioning read them in order
-  TrackedVector<uint32_t> ids_;       // (num_tris) permutation, becomes leaf order
-  TrackedVector<BvhNode> scratch_;    // (2 * num_tris) fixed slices per subtree
-  TrackedVector<uint32_t> corner_words_;     // (num_tris) per leaf-order slot: its corner word
-  Aabb corner_bounds_;                       // of every input triangle, zero-area ones included
-  SubtreeSize root_left_size_;               // of the root's left subtree (flatten)
-  unsigned threads_ = 1;              // build threads, the caller's included
+  TrackedVector<Aabb> bounds_;            // (num_tris) bounds of triangle ids_[i], permuted with ids_
+                                          // so that binning and partitioning read them in order
+  TrackedVector<uint32_t> ids_;           // (num_tris) permutation, becomes leaf order
+  TrackedVector<BvhNode> scratch_;        // (2 * num_tris) fixed slices per subtree
+  TrackedVector<uint32_t> corner_words_;  // (num_tris) per leaf-order slot: its corner word
+  Aabb corner_bounds_;                    // of every input triangle, zero-area ones included
+  SubtreeSize root_left_size_;            // of the root's left subtree (flatten)
+  unsigned threads_ = 1;                  // build threads, the caller's included
   std::atomic<int> spare_threads_{0};
   std::mutex error_mutex_;
   std::exception_ptr error_;

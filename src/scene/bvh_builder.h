@@ -15,18 +15,18 @@
 namespace wr {
 
 struct BvhBuildOptions {
-  unsigned num_threads = 0;       // 0: one per hardware thread
-  int num_bins = 32;              // SAH bins per axis
-  uint32_t max_leaf_size = 16;    // larger ranges are always split (at most kMaxLeafTriangles)
-  float traversal_cost = 4.0f;    // SAH cost of visiting an inner node. 4 (with leaves of up
-                                  // to 16): the CPU's 4x4 packets test a triangle for 16 rays
-                                  // in a few instructions but wait on memory at every node, so
-                                  // fewer, fuller leaves trace faster and take less memory
-                                  // (benchmarks/results/cpu-design-decisions-2026-11-30.md) ...
-  float intersection_cost = 1.0f; // ... relative to testing one triangle
-  MemoryLedger* ledger = nullptr; // where the result and the transient build arrays are accounted
-  bool full_sweep = false;        // reference quality: SAH at every split position (slow; tests
-                                  // and benchmarks use it to judge the binned build)
+  unsigned num_threads = 0;        // 0: one per hardware thread
+  int num_bins = 32;               // SAH bins per axis
+  uint32_t max_leaf_size = 16;     // larger ranges are always split (at most kMaxLeafTriangles)
+  float traversal_cost = 4.0f;     // SAH cost of visiting an inner node. 4 (with leaves of up
+                                   // to 16): the CPU's 4x4 packets test a triangle for 16 rays
+                                   // in a few instructions but wait on memory at every node, so
+                                   // fewer, fuller leaves trace faster and take less memory
+                                   // (benchmarks/results/cpu-design-decisions-2026-11-30.md) ...
+  float intersection_cost = 1.0f;  // ... relative to testing one triangle
+  MemoryLedger* ledger = nullptr;  // where the result and the transient build arrays are accounted
+  bool full_sweep = false;         // reference quality: SAH at every split position (slow; tests
+                                   // and benchmarks use it to judge the binned build)
 };
 
 // Zero-area triangles are left out (they are never hit), so the leaves may hold fewer

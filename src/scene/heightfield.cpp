@@ -14,10 +14,14 @@ namespace {
 // back along y = ny - 1, down x = 0. Sample k of 2 (nx + ny) - 4 as (ix, iy).
 void border_sample(uint64_t k, uint32_t nx, uint32_t ny, uint32_t* ix, uint32_t* iy) {
   const uint64_t a = nx - 1, b = a + (ny - 1), c = b + (nx - 1);
-  if (k < a) *ix = uint32_t(k), *iy = 0;
-  else if (k < b) *ix = nx - 1, *iy = uint32_t(k - a);
-  else if (k < c) *ix = uint32_t(nx - 1 - (k - b)), *iy = ny - 1;
-  else *ix = 0, *iy = uint32_t(ny - 1 - (k - c));
+  if (k < a)
+    *ix = uint32_t(k), *iy = 0;
+  else if (k < b)
+    *ix = nx - 1, *iy = uint32_t(k - a);
+  else if (k < c)
+    *ix = uint32_t(nx - 1 - (k - b)), *iy = ny - 1;
+  else
+    *ix = 0, *iy = uint32_t(ny - 1 - (k - c));
 }
 
 }  // namespace

@@ -14,7 +14,8 @@ void append(const char* function, const char* prototypes_name, const char* group
             const uint32_t* groups, uint32_t count, uint32_t num_prototypes, TrackedVector<uint32_t>* prototype,
             TrackedVector<uint32_t>* group) {
   if (count == 0) return;
-  if (!prototypes) bad_field(function, std::string("desc->") + prototypes_name, "is NULL: it needs one entry per instance");
+  if (!prototypes)
+    bad_field(function, std::string("desc->") + prototypes_name, "is NULL: it needs one entry per instance");
   require_element_aligned(function, prototypes, prototypes_name);
   if (groups) require_element_aligned(function, groups, groups_name);
   for (uint32_t i = 0; i < count; ++i) {

@@ -38,8 +38,8 @@ std::string format_float(float f) {
 
 }  // namespace
 
-void validate_mesh_arrays(const char* function, const float* vertices, uint64_t num_vertices,
-                          const uint32_t* indices, uint64_t num_triangles) {
+void validate_mesh_arrays(const char* function, const float* vertices, uint64_t num_vertices, const uint32_t* indices,
+                          uint64_t num_triangles) {
   if (vertices == nullptr) fail_argument(function, "vertices is NULL");
   if (indices == nullptr) fail_argument(function, "indices is NULL");
   require_element_aligned(function, vertices, "vertices");
@@ -59,8 +59,8 @@ void validate_mesh_arrays(const char* function, const float* vertices, uint64_t 
   // The BVH builder numbers its nodes (up to 2 per triangle) in 32 bits. Checked here, before
   // either array is read, so that a count past the limit costs nothing whatever it points to.
   if (num_triangles > kMaxSceneTriangles) {
-    fail_argument(function, "num_triangles = " + std::to_string(num_triangles) +
-                                " is too large: at most " + std::to_string(kMaxSceneTriangles) +
+    fail_argument(function, "num_triangles = " + std::to_string(num_triangles) + " is too large: at most " +
+                                std::to_string(kMaxSceneTriangles) +
                                 " triangles (2^31 - 1: the BVH numbers its nodes in 32 bits)");
   }
 
@@ -75,11 +75,9 @@ void validate_mesh_arrays(const char* function, const float* vertices, uint64_t 
       if (max_index < limit) continue;
       for (uint64_t i = begin; i < end; ++i) {
         if (indices[i] >= limit) {
-          fail_argument(function, "indices[" + std::to_string(i) + "] (triangle " +
-                                      std::to_string(i / 3) + ", corner " + std::to_string(i % 3) +
-                                      ") = " + std::to_string(indices[i]) +
-                                      " is out of range: num_vertices is " +
-                                      std::to_string(num_vertices));
+          fail_argument(function, "indices[" + std::to_string(i) + "] (triangle " + std::to_string(i / 3) +
+                                      ", corner " + std::to_string(i % 3) + ") = " + std::to_string(indices[i]) +
+                                      " is out of range: num_vertices is " + std::to_string(num_vertices));
         }
       }
     }
@@ -95,9 +93,9 @@ void validate_mesh_arrays(const char* function, const float* vertices, uint64_t 
     for (uint64_t i = begin; i < end; ++i) {
       if (exponent_bits(vertices[i]) == kExponentMask) {
         const uint64_t v = i / 3;
-        fail_argument(function, "vertex " + std::to_string(v) + " = (" + format_float(vertices[3 * v]) +
-                                    ", " + format_float(vertices[3 * v + 1]) + ", " +
-                                    format_float(vertices[3 * v + 2]) + ") is not finite");
+        fail_argument(function, "vertex " + std::to_string(v) + " = (" + format_float(vertices[3 * v]) + ", " +
+                                    format_float(vertices[3 * v + 1]) + ", " + format_float(vertices[3 * v + 2]) +
+                                    ") is not finite");
       }
     }
   }

@@ -20,7 +20,7 @@ constexpr uint64_t kMaxSceneTriangles = (1ull << 31) - 1;
 //   indices:  (num_triangles x 3) uint32
 //
 // One linear pass over each array, no allocation: a million triangles take a few ms.
-void validate_mesh_arrays(const char* function, const float* vertices, uint64_t num_vertices,
-                          const uint32_t* indices, uint64_t num_triangles);
+void validate_mesh_arrays(const char* function, const float* vertices, uint64_t num_vertices, const uint32_t* indices,
+                          uint64_t num_triangles);
 
 }  // namespace wr

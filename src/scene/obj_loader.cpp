@@ -191,8 +191,7 @@ std::string check_reference(std::string_view ref, uint64_t num_vertices) {
   for (size_t k = 0; k < num_parts; ++k) {
     if (k == 1 && num_parts == 3 && parts[1].empty()) continue;  // v//vn
     if (!parse_index(parts[k], &index[k]) || index[k] == 0 || (k > 0 && std::llabs(index[k]) > 2147483647)) {
-      return "corner " + quote_bytes(ref) +
-             " is not a vertex reference (v, v/vt, v//vn or v/vt/vn, non-zero integers)";
+      return "corner " + quote_bytes(ref) + " is not a vertex reference (v, v/vt, v//vn or v/vt/vn, non-zero integers)";
     }
   }
   const int64_t count = static_cast<int64_t>(num_vertices);
@@ -237,10 +236,13 @@ PrePass check_lines(std::string_view text, const std::string& path) {
       for (int k = 0; tokens.next(&token); ++k) {
         const bool is_id = k == 0 || k % 2 == 1;  // the vertex, then joint / weight pairs
         const int64_t limit = k == 0 ? 2147483647 : (1 << 24) - 1;
-        if (is_id ? !(parse_index(token, &id) && std::llabs(id) <= limit)
-                  : check_number(token) != NumberCheck::kOk) {
+        if (is_id ? !(parse_index(token, &id) && std::llabs(id) <= limit) : check_number(token) != NumberCheck::kOk) {
           fail_parse(path, line_number,
-                     std::string("'vw' ") + (k == 0 ? "vertex " : is_id ? "joint " : "weight ") + quote_bytes(token) +
+                     std::string("'vw' ") +
+                         (k == 0  ? "vertex "
+                          : is_id ? "joint "
+                                  : "weight ") +
+                         quote_bytes(token) +
                          (is_id ? " is not an integer of magnitude at most " + std::to_string(limit)
                                 : std::string(" is not a finite decimal number")));
         }
@@ -455,9 +457,9 @@ Mesh load_obj(const std::string& path) {
     if (!std::isfinite(mesh.vertices[i])) {
       std::string_view line;
       const uint64_t line_number = line_of_vertex(text, i / 3, &line);
-      fail_parse(path, line_number,
-                 "vertex " + std::to_string(i / 3) +
-                     " has a coordinate that is not finite as a float: " + quote_bytes(line));
+      fail_parse(
+          path, line_number,
+          "vertex " + std::to_string(i / 3) + " has a coordinate that is not finite as a float: " + quote_bytes(line));
     }
   }
 
@@ -492,9 +494,8 @@ Mesh load_obj(const std::string& path) {
     if (offset != ids.size()) break;
   }
   if (face != pre.face_sizes.size() || mesh.num_triangles() != num_triangles) {
-    fail(WR_ERROR_INTERNAL, std::string(kFunction) + ": " + path + ": tinyobjloader's faces (" +
-                                std::to_string(face) + " matched) disagree with the pre-pass's " +
-                                std::to_string(pre.face_sizes.size()));
+    fail(WR_ERROR_INTERNAL, std::string(kFunction) + ": " + path + ": tinyobjloader's faces (" + std::to_string(face) +
+                                " matched) disagree with the pre-pass's " + std::to_string(pre.face_sizes.size()));
   }
 
   // Safety net: the checks wr_scene_create applies to arrays. The pre-pass should already

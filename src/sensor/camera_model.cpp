@@ -18,15 +18,17 @@ void validate_camera_desc(const char* function, const wr_camera_desc& d) {
   // the image's last tiles.
   constexpr uint32_t kMaxSide = (1u << 31) - 1;
   if (d.width > kMaxSide) bad_field(function, "desc->width", "= " + std::to_string(d.width) + ": must be below 2^31");
-  if (d.height > kMaxSide) bad_field(function, "desc->height", "= " + std::to_string(d.height) + ": must be below 2^31");
+  if (d.height > kMaxSide)
+    bad_field(function, "desc->height", "= " + std::to_string(d.height) + ": must be below 2^31");
   require_positive_field(function, "desc->fx", d.fx);
   require_positive_field(function, "desc->fy", d.fy);
   require_finite_field(function, "desc->cx", d.cx);
   require_finite_field(function, "desc->cy", d.cy);
   require_non_negative_field(function, "desc->near_clip", d.near_clip);
   if (!(d.far_clip > d.near_clip))
-    bad_field(function, "desc->far_clip", "= " + num(d.far_clip) + ": must be greater than near_clip (" + num(d.near_clip) +
-                                        "); use +infinity for no limit");
+    bad_field(function, "desc->far_clip",
+              "= " + num(d.far_clip) + ": must be greater than near_clip (" + num(d.near_clip) +
+                  "); use +infinity for no limit");
   // A C caller may store any int in these enums: read them as ints (an out-of-range enum
   // value is undefined behaviour in C++).
   int kind, order;
@@ -38,8 +40,8 @@ void validate_camera_desc(const char* function, const wr_camera_desc& d) {
     bad_field(function, "desc->quat_order", "= " + std::to_string(order) + ": must be WR_QUAT_WXYZ or WR_QUAT_XYZW");
   for (int i = 0; i < 3; ++i)
     if (!std::isfinite(d.mount_position[i]))
-      bad_field(function, "desc->mount_position", "[" + std::to_string(i) + "] = " + num(d.mount_position[i]) +
-                                               ": must be finite");
+      bad_field(function, "desc->mount_position",
+                "[" + std::to_string(i) + "] = " + num(d.mount_position[i]) + ": must be finite");
   const float* q = d.mount_rotation;
   const bool identity = q[0] == 0.0f && q[1] == 0.0f && q[2] == 0.0f && q[3] == 0.0f;  // wr.h: all 0
   float rot[9];
@@ -62,9 +64,8 @@ DepthParams make_depth_params(const wr_camera_desc& desc) {
   DepthParams p;
   p.quat_order = desc.quat_order == WR_QUAT_XYZW ? kQuatXYZW : kQuatWXYZ;
   // The mount uses the same quaternion order as the body poses.
-  float mount_pose[7] = {desc.mount_position[0], desc.mount_position[1], desc.mount_position[2],
-                         desc.mount_rotation[0], desc.mount_rotation[1], desc.mount_rotation[2],
-                         desc.mount_rotation[3]};
+  float mount_pose[7] = {desc.mount_position[0], desc.mount_position[1], desc.mount_position[2], desc.mount_rotation[0],
+                         desc.mount_rotation[1], desc.mount_rotation[2], desc.mount_rotation[3]};
   mount_to_transform(mount_pose, p.quat_order, &p.mount);
   p.near_clip = desc.near_clip;
   p.far_clip = desc.far_clip;

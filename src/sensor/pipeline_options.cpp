@@ -90,22 +90,23 @@ SensorPipeline make_sensor_pipeline(const char* function, const wr_camera_desc& 
 
   OutputParams& out = p.output;
   if (o.crop_x >= desc.width)
-    bad_option(function, "crop_x", "= " + std::to_string(o.crop_x) + ": must be below desc->width (" +
-                                       std::to_string(desc.width) + ")");
+    bad_option(function, "crop_x",
+               "= " + std::to_string(o.crop_x) + ": must be below desc->width (" + std::to_string(desc.width) + ")");
   if (o.crop_y >= desc.height)
-    bad_option(function, "crop_y", "= " + std::to_string(o.crop_y) + ": must be below desc->height (" +
-                                       std::to_string(desc.height) + ")");
+    bad_option(function, "crop_y",
+               "= " + std::to_string(o.crop_y) + ": must be below desc->height (" + std::to_string(desc.height) + ")");
   out.crop_x = o.crop_x;
   out.crop_y = o.crop_y;
   out.crop_w = o.crop_width ? o.crop_width : desc.width - o.crop_x;
   out.crop_h = o.crop_height ? o.crop_height : desc.height - o.crop_y;
   if (uint64_t(out.crop_x) + out.crop_w > desc.width)
-    bad_option(function, "crop_width", "= " + std::to_string(out.crop_w) + ": crop_x + crop_width must be <= desc->width (" +
-                                           std::to_string(desc.width) + ")");
+    bad_option(function, "crop_width",
+               "= " + std::to_string(out.crop_w) + ": crop_x + crop_width must be <= desc->width (" +
+                   std::to_string(desc.width) + ")");
   if (uint64_t(out.crop_y) + out.crop_h > desc.height)
-    bad_option(function, "crop_height", "= " + std::to_string(out.crop_h) +
-                                            ": crop_y + crop_height must be <= desc->height (" +
-                                            std::to_string(desc.height) + ")");
+    bad_option(function, "crop_height",
+               "= " + std::to_string(out.crop_h) + ": crop_y + crop_height must be <= desc->height (" +
+                   std::to_string(desc.height) + ")");
   const int resample = enum_value(o.resample);
   require_enum(function, "resample", resample, WR_RESAMPLE_NONE, WR_RESAMPLE_BICUBIC,
                "WR_RESAMPLE_NONE, WR_RESAMPLE_AREA, WR_RESAMPLE_BICUBIC");
@@ -119,10 +120,10 @@ SensorPipeline make_sensor_pipeline(const char* function, const wr_camera_desc& 
   if (out.out_h >= (1u << 31))
     bad_option(function, "out_height", "= " + std::to_string(out.out_h) + ": must be below 2^31");
   if (resample == WR_RESAMPLE_NONE && (out.out_w != out.crop_w || out.out_h != out.crop_h))
-    bad_option(function, "out_width", "x out_height = " + std::to_string(out.out_w) + " x " + std::to_string(out.out_h) +
-                                          ": with WR_RESAMPLE_NONE the output is the crop (" +
-                                          std::to_string(out.crop_w) + " x " + std::to_string(out.crop_h) +
-                                          "); choose a resampling");
+    bad_option(function, "out_width",
+               "x out_height = " + std::to_string(out.out_w) + " x " + std::to_string(out.out_h) +
+                   ": with WR_RESAMPLE_NONE the output is the crop (" + std::to_string(out.crop_w) + " x " +
+                   std::to_string(out.crop_h) + "); choose a resampling");
   if (out.out_w == out.crop_w && out.out_h == out.crop_h) out.resample = kResampleNone;  // nothing to resample
   out.scale_x = static_cast<float>(out.crop_w) / static_cast<float>(out.out_w);
   out.scale_y = static_cast<float>(out.crop_h) / static_cast<float>(out.out_h);
@@ -134,8 +135,9 @@ SensorPipeline make_sensor_pipeline(const char* function, const wr_camera_desc& 
   out.miss_value = desc.miss_value;
   out.clip = o.clip != 0;
   if (out.clip && !(o.clip_min <= o.clip_max))
-    bad_option(function, "clip_min", "= " + num(o.clip_min) + ", clip_max = " + num(o.clip_max) +
-                                         ": need clip_min <= clip_max (neither NaN)");
+    bad_option(
+        function, "clip_min",
+        "= " + num(o.clip_min) + ", clip_max = " + num(o.clip_max) + ": need clip_min <= clip_max (neither NaN)");
   out.clip_min = o.clip_min;
   out.clip_max = o.clip_max;
   out.normalize = o.normalize != 0;
@@ -143,15 +145,17 @@ SensorPipeline make_sensor_pipeline(const char* function, const wr_camera_desc& 
     require_finite(function, "norm_a", o.norm_a);
     require_finite(function, "norm_b", o.norm_b);
     require_finite(function, "norm_c", o.norm_c);
-    if (o.norm_a == o.norm_b) bad_option(function, "norm_b", "= norm_a = " + num(o.norm_a) + ": (d - a) / (b - a) needs a != b");
+    if (o.norm_a == o.norm_b)
+      bad_option(function, "norm_b", "= norm_a = " + num(o.norm_a) + ": (d - a) / (b - a) needs a != b");
   }
   out.norm_a = o.norm_a;
   out.norm_b = o.norm_b;
   out.norm_c = o.norm_c;
   out.clamp = o.clamp != 0;
   if (out.clamp && !(o.clamp_min <= o.clamp_max))
-    bad_option(function, "clamp_min", "= " + num(o.clamp_min) + ", clamp_max = " + num(o.clamp_max) +
-                                          ": need clamp_min <= clamp_max (neither NaN)");
+    bad_option(
+        function, "clamp_min",
+        "= " + num(o.clamp_min) + ", clamp_max = " + num(o.clamp_max) + ": need clamp_min <= clamp_max (neither NaN)");
   out.clamp_min = o.clamp_min;
   out.clamp_max = o.clamp_max;
   const int dtype = enum_value(o.dtype);
@@ -161,8 +165,8 @@ SensorPipeline make_sensor_pipeline(const char* function, const wr_camera_desc& 
 
   constexpr uint32_t kMaxHistory = 1024;
   if (o.history_length > kMaxHistory)
-    bad_option(function, "history_length", "= " + std::to_string(o.history_length) + ": at most " +
-                                               std::to_string(kMaxHistory) + " frames");
+    bad_option(function, "history_length",
+               "= " + std::to_string(o.history_length) + ": at most " + std::to_string(kMaxHistory) + " frames");
   p.history = o.history_length > 1 ? o.history_length : 1;
   const int bad_pose = enum_value(o.bad_pose_mode);
   require_enum(function, "bad_pose_mode", bad_pose, WR_BAD_POSE_FAIL, WR_BAD_POSE_ISOLATE,

@@ -13,7 +13,7 @@ namespace wr {
 // A sensor's pipeline, as its options make it.
 struct SensorPipeline {
   PipelineParams params;
-  bool active = false;          // some option differs from "off": render goes through the pipeline
+  bool active = false;  // some option differs from "off": render goes through the pipeline
   uint64_t out_bytes_per_env = 0;
   uint32_t out_width = 0, out_height = 0;
 };

@@ -47,12 +47,11 @@ RenderCall make_render_call(const char* function, const SensorPipeline& pipeline
                                         std::to_string(stride) + ")");
   const uint64_t need = uint64_t(num_envs) * pipeline.out_bytes_per_env;
   if (a.out_bytes < need)
-    fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": " + WR_ARG("out_bytes") + " = " +
-                                        std::to_string(a.out_bytes) + ": the output (" + std::to_string(num_envs) +
-                                        " envs x " + std::to_string(pipeline.out_height) + " x " +
-                                        std::to_string(pipeline.out_width) + " x " +
-                                        std::to_string(dtype_bytes(p.output.dtype)) + " bytes) needs " +
-                                        std::to_string(need));
+    fail(WR_ERROR_INVALID_ARGUMENT,
+         std::string(function) + ": " + WR_ARG("out_bytes") + " = " + std::to_string(a.out_bytes) + ": the output (" +
+             std::to_string(num_envs) + " envs x " + std::to_string(pipeline.out_height) + " x " +
+             std::to_string(pipeline.out_width) + " x " + std::to_string(dtype_bytes(p.output.dtype)) +
+             " bytes) needs " + std::to_string(need));
   if (a.intrinsics) require_element_aligned(function, a.intrinsics, WR_ARG("intrinsics"));
   if (a.mounts) require_element_aligned(function, a.mounts, WR_ARG("mounts"));
   if (a.latency) require_element_aligned(function, a.latency, WR_ARG("latency"));
@@ -62,11 +61,12 @@ RenderCall make_render_call(const char* function, const SensorPipeline& pipeline
   if (a.instance_ids) {
     require_element_aligned(function, a.instance_ids, WR_ARG("instance_ids"));
     if (p.camera_image || p.history > 1)
-      fail(WR_ERROR_INVALID_ARGUMENT,
-           std::string(function) + ": " + WR_ARG("instance_ids") +
-               " is set, but this sensor's output pixels are not each one camera pixel's (" +
-               (p.output.resample != kResampleNone ? "it resamples" : p.noise.edges ? "edge dropout" : "a history") +
-               "): ids need no resampling, no edge dropout and history_length <= 1");
+      fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": " + WR_ARG("instance_ids") +
+                                          " is set, but this sensor's output pixels are not each one camera pixel's (" +
+                                          (p.output.resample != kResampleNone ? "it resamples"
+                                           : p.noise.edges                    ? "edge dropout"
+                                                                              : "a history") +
+                                          "): ids need no resampling, no edge dropout and history_length <= 1");
   }
 #undef WR_ARG
   RenderCall r{};

@@ -25,21 +25,21 @@ CameraSensor::CameraSensor(const char* function, const MeshScene& scene, const w
   if (image >= (1ull << 32) || image * num_envs >= (1ull << 32)) {
     const bool fits = image <= std::numeric_limits<uint64_t>::max() / num_envs;  // num_envs >= 1 here
     const std::string product = fits ? std::to_string(image * num_envs) : "more than 2^64";
-    fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": num_envs x desc->height x desc->width = " +
-                                        std::to_string(num_envs) + " x " + std::to_string(desc.height) + " x " +
-                                        std::to_string(desc.width) + " = " + product +
-                                        " pixels: must be below 2^32 per sensor");
+    fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) +
+                                        ": num_envs x desc->height x desc->width = " + std::to_string(num_envs) +
+                                        " x " + std::to_string(desc.height) + " x " + std::to_string(desc.width) +
+                                        " = " + product + " pixels: must be below 2^32 per sensor");
   }
   // The output likewise (a resampled one can be larger than the camera's image): both backends
   // index an output pixel within an image in 32 bits.
   const uint64_t out_image = uint64_t(pipeline_.out_width) * pipeline_.out_height;  // sides < 2^31
   if (out_image >= (1ull << 32) || out_image * num_envs >= (1ull << 32)) {
     const bool fits = out_image <= std::numeric_limits<uint64_t>::max() / num_envs;
-    fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": num_envs x the output's height x width = " +
-                                        std::to_string(num_envs) + " x " + std::to_string(pipeline_.out_height) +
-                                        " x " + std::to_string(pipeline_.out_width) + " = " +
-                                        (fits ? std::to_string(out_image * num_envs) : "more than 2^64") +
-                                        " pixels: must be below 2^32 per sensor");
+    fail(WR_ERROR_INVALID_ARGUMENT,
+         std::string(function) + ": num_envs x the output's height x width = " + std::to_string(num_envs) + " x " +
+             std::to_string(pipeline_.out_height) + " x " + std::to_string(pipeline_.out_width) + " = " +
+             (fits ? std::to_string(out_image * num_envs) : "more than 2^64") +
+             " pixels: must be below 2^32 per sensor");
   }
   // So the history rings, at most 1024 frames (pipeline_options.cpp) of 4 bytes a pixel, stay
   // below 2^44 bytes: their sizes fit the ledger's and the allocators' 64 bits.

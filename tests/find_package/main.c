@@ -1,8 +1,8 @@
 /* A simulator's C program: renders one depth value, a floor 2 m below a camera looking straight
    down, after checking that the libwr it loaded is the version of the wr.h it was built with;
-   prints that version (the tests compare it with the project's and pkg-config's). Built against the installed libwr through find_package(warp_raycaster) and through
-   pkg-config (tests/find_package), and against the source tree through add_subdirectory
-   (tests/add_subdirectory). */
+   prints that version (the tests compare it with the project's and pkg-config's). Built against the installed libwr
+   through find_package(warp_raycaster) and through pkg-config (tests/find_package), and against the source tree through
+   add_subdirectory (tests/add_subdirectory). */
 #ifdef WR_BUILDING_LIBRARY
 #error "WR_BUILDING_LIBRARY reached a consumer: it is for compiling libwr itself"
 #endif

@@ -33,7 +33,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::memcpy(&d.layout, &layout, sizeof layout);
   if (fields & 1) d.spacing_x = in.special_float(), d.spacing_y = in.special_float();
   if (fields & 2) d.z_scale = in.special_float();
-  if (fields & 4) for (float& o : d.origin) o = in.special_float();
+  if (fields & 4)
+    for (float& o : d.origin) o = in.special_float();
   if (fields & 8) d.base_depth = in.special_float();
   std::vector<float> heights(size_t(d.num_x) * d.num_y);
   for (float& h : heights) h = fields & 16 ? in.special_float() : float(int(in.below(9)) - 4) * 0.25f;
@@ -76,9 +77,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
   char desc[320];
-  std::snprintf(desc, sizeof desc, "; desc %ux%u layout %d spacing (%.9g, %.9g) z_scale %.9g origin (%.9g, %.9g, %.9g) base %.9g",
-                nx, ny, layout, d.spacing_x, d.spacing_y, d.z_scale, d.origin[0], d.origin[1], d.origin[2],
-                d.base_depth);
+  std::snprintf(desc, sizeof desc,
+                "; desc %ux%u layout %d spacing (%.9g, %.9g) z_scale %.9g origin (%.9g, %.9g, %.9g) base %.9g", nx, ny,
+                layout, d.spacing_x, d.spacing_y, d.z_scale, d.origin[0], d.origin[1], d.origin[2], d.base_depth);
   check(s == WR_SUCCESS, "a valid height field was refused", wr_last_error() + std::string(desc));
   uint64_t triangles = 0;
   check(wr_scene_num_triangles(scene, &triangles) == WR_SUCCESS, "wr_scene_num_triangles");
@@ -100,8 +101,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         indices.insert(indices.end(), {a, b, a + 1, a, b, a + nx});
       }
     wr_scene mesh = nullptr;
-    check(wr_scene_create(wr_fuzz::context(), vertices.data(), vertices.size() / 3, indices.data(),
-                          indices.size() / 3, &mesh) == WR_SUCCESS,
+    check(wr_scene_create(wr_fuzz::context(), vertices.data(), vertices.size() / 3, indices.data(), indices.size() / 3,
+                          &mesh) == WR_SUCCESS,
           "wr_scene_create of wr.h's mesh", wr_last_error());
     // Rays from above the grid's cells towards it, and some from the input.
     std::vector<float> o, dir;
@@ -109,7 +110,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       const bool raw = in.take<uint8_t>() >= 200;
       for (int a = 0; a < 3; ++a) {
         const float mid = 0.5f * lo[a] + 0.5f * hi[a], half = 0.5f * hi[a] - 0.5f * lo[a];
-        o.push_back(raw ? in.special_float() : mid + half * (float(int(in.below(9)) - 4) * 0.25f) + (a == 2 ? 1.0f + half : 0.0f));
+        o.push_back(raw ? in.special_float()
+                        : mid + half * (float(int(in.below(9)) - 4) * 0.25f) + (a == 2 ? 1.0f + half : 0.0f));
         dir.push_back(raw ? in.special_float() : a == 2 ? -1.0f : float(int(in.below(5)) - 2) * 0.1f);
       }
     }
@@ -118,7 +120,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::vector<uint32_t> id0(n, 1), id1(n, 2);
     const wr_status a = wr_scene_intersect(scene, o.data(), dir.data(), nullptr, n, t0.data(), id0.data(), nullptr);
     const wr_status b = wr_scene_intersect(mesh, o.data(), dir.data(), nullptr, n, t1.data(), id1.data(), nullptr);
-    check(a == b, "the two scenes judged the rays differently", wr_status_string(a) + std::string(" vs ") + wr_status_string(b));
+    check(a == b, "the two scenes judged the rays differently",
+          wr_status_string(a) + std::string(" vs ") + wr_status_string(b));
     if (a == WR_SUCCESS)
       for (size_t i = 0; i < n; ++i)
         check(std::memcmp(&t0[i], &t1[i], sizeof(float)) == 0 && id0[i] == id1[i],

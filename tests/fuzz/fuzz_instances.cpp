@@ -27,7 +27,6 @@ namespace {
 using wr_fuzz::check;
 using wr_fuzz::pose_valid;
 
-
 // The prototypes, on fuzz_support's context: a 0.6 x 0.4 x 0.2 box, and one sliver triangle.
 const wr_scene* prototypes() {
   static const wr_scene* const made = [] {
@@ -120,12 +119,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // What the answer must be.
   std::string culprit;
   for (uint32_t i = 0; culprit.empty() && i < num_slots; ++i) {
-    if (slot_protos[i] >= 2) culprit = "desc->slot_prototypes[" + std::to_string(i) + "]";
-    else if (groups_given && slot_groups[i] >= 32) culprit = "desc->slot_groups[" + std::to_string(i) + "]";
+    if (slot_protos[i] >= 2)
+      culprit = "desc->slot_prototypes[" + std::to_string(i) + "]";
+    else if (groups_given && slot_groups[i] >= 32)
+      culprit = "desc->slot_groups[" + std::to_string(i) + "]";
   }
   for (uint32_t i = 0; culprit.empty() && i < num_globals; ++i) {
-    if (global_protos[i] >= 2) culprit = "desc->global_prototypes[" + std::to_string(i) + "]";
-    else if (groups_given && global_groups[i] >= 32) culprit = "desc->global_groups[" + std::to_string(i) + "]";
+    if (global_protos[i] >= 2)
+      culprit = "desc->global_prototypes[" + std::to_string(i) + "]";
+    else if (groups_given && global_groups[i] >= 32)
+      culprit = "desc->global_groups[" + std::to_string(i) + "]";
   }
   const wr_scene kUnwritten = reinterpret_cast<wr_scene>(uintptr_t(0x5a5a5a50));
   wr_scene scene = kUnwritten;
@@ -227,7 +230,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   wr_intersect_args ia;
   wr_intersect_args_init(&ia);
   ia.origins = origins.data(), ia.directions = directions.data(), ia.count = n, ia.num_envs = n;
-  ia.instance_poses = slots.empty() ? nullptr : slots.data(), ia.global_poses = globals.empty() ? nullptr : globals.data();
+  ia.instance_poses = slots.empty() ? nullptr : slots.data(),
+  ia.global_poses = globals.empty() ? nullptr : globals.data();
   ia.exclude_groups = exclude, ia.out_t = t.data(), ia.out_triangle = tri.data(), ia.out_instance = inst.data();
   const wr_status si = wr_scene_intersect_ex(scene, &ia);
   std::string first_bad_ray;

@@ -86,15 +86,27 @@ void exercise(wr_scene scene) {
   wr_sensor sensor = nullptr;
   if (wr_sensor_create(scene, &desc, 2, &sensor) != WR_SUCCESS) wr_fuzz::fail("wr_sensor_create", wr_last_error());
   // Env 0 looks along +X from `from`, env 1 down onto the centre from above.
-  const float poses[14] = {float(from[0]), float(centre[1]), float(centre[2]), 1, 0, 0, 0,
-                           float(centre[0]), float(centre[1]), float(double(hi[2]) + 1.0 + (double(hi[2]) - lo[2])),
-                           0.70710678f, 0, 0.70710678f, 0};
+  const float poses[14] = {float(from[0]),
+                           float(centre[1]),
+                           float(centre[2]),
+                           1,
+                           0,
+                           0,
+                           0,
+                           float(centre[0]),
+                           float(centre[1]),
+                           float(double(hi[2]) + 1.0 + (double(hi[2]) - lo[2])),
+                           0.70710678f,
+                           0,
+                           0.70710678f,
+                           0};
   std::vector<float> depth(2 * 6 * 4);
   const wr_status rs = wr_sensor_render(sensor, poses, depth.data(), nullptr);
   if (rs != WR_SUCCESS) {
     wr_fuzz::check(rs == WR_ERROR_INVALID_ARGUMENT, "wr_sensor_render status", wr_last_error());  // a pose past float
   } else {
-    for (float v : depth) wr_fuzz::check(v == -1.0f || (v >= desc.near_clip && v <= desc.far_clip), "depth", std::to_string(v));
+    for (float v : depth)
+      wr_fuzz::check(v == -1.0f || (v >= desc.near_clip && v <= desc.far_clip), "depth", std::to_string(v));
   }
   wr_sensor_release(sensor);
 }

@@ -74,8 +74,8 @@ bool options_valid(const wr_sensor_options& o, uint32_t w, uint32_t h, uint32_t 
     return false;
   if (invalid != WR_INVALID_MISS_VALUE && invalid != WR_INVALID_REP117) return false;
   if (o.clip && !(o.clip_min <= o.clip_max)) return false;
-  if (o.normalize && !(std::isfinite(o.norm_a) && std::isfinite(o.norm_b) && std::isfinite(o.norm_c) &&
-                       o.norm_a != o.norm_b))
+  if (o.normalize &&
+      !(std::isfinite(o.norm_a) && std::isfinite(o.norm_b) && std::isfinite(o.norm_c) && o.norm_a != o.norm_b))
     return false;
   if (o.clamp && !(o.clamp_min <= o.clamp_max)) return false;
   if (dtype < WR_DTYPE_FLOAT32 || dtype > WR_DTYPE_UINT16_MM) return false;
@@ -83,9 +83,9 @@ bool options_valid(const wr_sensor_options& o, uint32_t w, uint32_t h, uint32_t 
   const int bad_pose = enum_int(o.bad_pose_mode);
   if (bad_pose != WR_BAD_POSE_FAIL && bad_pose != WR_BAD_POSE_ISOLATE) return false;
   const wr_noise_desc& n = o.noise;
-  if (!finite_non_negative(n.min_range) || !finite_non_negative(n.edge_threshold) ||
-      !probability(n.edge_probability) || !probability(n.dropout_probability) ||
-      !finite_non_negative(n.disparity_focal_baseline) || !finite_non_negative(n.env_offset))
+  if (!finite_non_negative(n.min_range) || !finite_non_negative(n.edge_threshold) || !probability(n.edge_probability) ||
+      !probability(n.dropout_probability) || !finite_non_negative(n.disparity_focal_baseline) ||
+      !finite_non_negative(n.env_offset))
     return false;
   for (float s : n.range_sigma)
     if (!std::isfinite(s)) return false;
@@ -156,20 +156,24 @@ Call make_call(wr_fuzz::Bytes& in, uint32_t num_envs, uint32_t history, uint64_t
     const float good[7] = {-2.0f + float(e), 0.5f * float(e), 1.0f, 1, 0, 0, 0};
     std::memcpy(p, good, sizeof good);
     const uint8_t kind = in.take<uint8_t>();
-    if (kind & 1) for (int i = 0; i < 3; ++i) p[i] = in.special_float();
-    if (kind & 2) for (int i = 3; i < 7; ++i) p[i] = in.special_float();
+    if (kind & 1)
+      for (int i = 0; i < 3; ++i) p[i] = in.special_float();
+    if (kind & 2)
+      for (int i = 3; i < 7; ++i) p[i] = in.special_float();
   }
   if (parts & 2) {
     for (uint32_t e = 0; e < num_envs; ++e) {
       float k[4] = {4.0f + float(in.below(8)), 4.0f + float(in.below(8)), float(in.below(12)), float(in.below(10))};
-      if (in.take<uint8_t>() >= 200) for (float& f : k) f = in.special_float();
+      if (in.take<uint8_t>() >= 200)
+        for (float& f : k) f = in.special_float();
       c.intrinsics.insert(c.intrinsics.end(), k, k + 4);
     }
   }
   if (parts & 4) {
     for (uint32_t e = 0; e < num_envs; ++e) {
       float m[7] = {0.1f * float(in.below(4)), 0, 0.05f, 0, 0, 0, 0};  // all-zero quaternion: the identity
-      if (in.take<uint8_t>() >= 200) for (float& f : m) f = in.special_float();
+      if (in.take<uint8_t>() >= 200)
+        for (float& f : m) f = in.special_float();
       c.mounts.insert(c.mounts.end(), m, m + 7);
     }
   }
@@ -284,7 +288,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const wr_sensor kUnwritten = reinterpret_cast<wr_sensor>(uintptr_t(0x5a5a5a50));
     wr_sensor sensor = kUnwritten;
     const wr_status s = wr_sensor_create_ex(wr_fuzz::room_scene(), &d, &o, num_envs, &sensor);
-    check(s == WR_ERROR_INVALID_ARGUMENT, "invalid options were not refused", wr_status_string(s) + std::string(": ") + wr_last_error());
+    check(s == WR_ERROR_INVALID_ARGUMENT, "invalid options were not refused",
+          wr_status_string(s) + std::string(": ") + wr_last_error());
     wr_fuzz::check_message(s, "wr_sensor_create_ex");
     check(sensor == kUnwritten, "a failed call wrote the handle");
     return 0;
@@ -298,7 +303,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   uint32_t w = 0, h = 0;
   wr_dtype dtype{};
   uint64_t bytes_per_env = 0;
-  check(wr_sensor_output_shape(a, &w, &h, &dtype, &bytes_per_env) == WR_SUCCESS, "wr_sensor_output_shape", wr_last_error());
+  check(wr_sensor_output_shape(a, &w, &h, &dtype, &bytes_per_env) == WR_SUCCESS, "wr_sensor_output_shape",
+        wr_last_error());
   check(w == shape.width && h == shape.height && enum_int(dtype) == enum_int(o.dtype) &&
             bytes_per_env == shape.pixels() * shape.bytes_per_pixel,
         "wr_sensor_output_shape is not the asked one",
@@ -330,7 +336,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     check(wr_context_set_cpu_path(wr_fuzz::context(), WR_CPU_PATH_AUTO) == WR_SUCCESS, "set_cpu_path");
     check(rb.status == WR_SUCCESS, "the twin's render failed", where + wr_last_error());
     for (uint64_t i = 0; i < out_size; ++i)
-      check(ra.out[i] == rb.out[i], "the sensors' outputs differ (a failed call changed the history, or the paths differ)",
+      check(ra.out[i] == rb.out[i],
+            "the sensors' outputs differ (a failed call changed the history, or the paths differ)",
             where + "byte " + std::to_string(i));
     check(ra.mask == rb.mask && ra.count == rb.count, "the sensors' bad-env reports differ", where);
 
@@ -339,20 +346,24 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       const uint8_t* env_out = &ra.out[e * bytes_per_env];
       if (!c.updated(e)) {
         for (uint64_t i = 0; i < bytes_per_env; ++i)
-          check(env_out[i] == kOutFill, "an env the update mask leaves out was written", where + "env " + std::to_string(e));
+          check(env_out[i] == kOutFill, "an env the update mask leaves out was written",
+                where + "env " + std::to_string(e));
         if (c.mask) check(ra.mask[e] == kMaskFill, "the mask entry of an env left out was written", where);
         continue;
       }
       const bool env_bad = c.env_bad(e);  // only an isolating sensor renders one
       bad += env_bad;
-      if (c.mask) check(ra.mask[e] == (env_bad ? 1 : 0), "the bad-env mask is wrong", where + "env " + std::to_string(e));
+      if (c.mask)
+        check(ra.mask[e] == (env_bad ? 1 : 0), "the bad-env mask is wrong", where + "env " + std::to_string(e));
       const bool delayed = !c.latency.empty() && c.latency[e] > 0;
       if (env_bad && !delayed)
         for (uint64_t i = 0; i < bytes_per_env; i += shape.bytes_per_pixel)
           check(invalid_value(env_out + i, enum_int(o.dtype)), "an isolated bad env's output is valid",
                 where + "env " + std::to_string(e));
     }
-    if (c.count) check(ra.count == bad, "the bad-env count is wrong", where + std::to_string(ra.count) + " vs " + std::to_string(bad));
+    if (c.count)
+      check(ra.count == bad, "the bad-env count is wrong",
+            where + std::to_string(ra.count) + " vs " + std::to_string(bad));
   }
   wr_sensor_release(a);
   wr_sensor_release(b);

@@ -52,7 +52,8 @@ Input read_input(const uint8_t* data, size_t size) {
   const float scale = std::ldexp(1.0f, x.scale_exponent);
   for (uint32_t i = 0; i < 3 * nv; ++i) x.vertices.push_back((x.grid_vertices ? grid(in) : in.special_float()) * scale);
   for (uint32_t i = 0; i < 3 * nt; ++i)
-    x.indices.push_back(x.raw_indices ? (in.take<uint8_t>() < 8 ? in.take<uint32_t>() : in.below(nv + 1)) : in.below(nv));
+    x.indices.push_back(x.raw_indices ? (in.take<uint8_t>() < 8 ? in.take<uint32_t>() : in.below(nv + 1))
+                                      : in.below(nv));
   for (uint32_t r = 0; r < nr; ++r) {
     for (int a = 0; a < 3; ++a) {
       x.origins.push_back((x.grid_vertices ? grid(in) * 1.5f + 0.25f : in.special_float()) * scale);
@@ -121,14 +122,17 @@ void check_rays(wr_scene scene, const Input& x) {
   for (size_t r = 0; r < n && first_bad.empty(); ++r) {
     const float* o = &x.origins[3 * r];
     const float* d = &x.directions[3 * r];
-    if (!finite3(o)) first_bad = "origins of ray " + std::to_string(r);
-    else if (!finite3(d) || (d[0] == 0.0f && d[1] == 0.0f && d[2] == 0.0f)) first_bad = "directions of ray " + std::to_string(r);
-    else if (!(x.tmax[r] >= 0.0f)) first_bad = "tmax of ray " + std::to_string(r);
+    if (!finite3(o))
+      first_bad = "origins of ray " + std::to_string(r);
+    else if (!finite3(d) || (d[0] == 0.0f && d[1] == 0.0f && d[2] == 0.0f))
+      first_bad = "directions of ray " + std::to_string(r);
+    else if (!(x.tmax[r] >= 0.0f))
+      first_bad = "tmax of ray " + std::to_string(r);
   }
   std::vector<float> t(n, -7.0f);
   std::vector<uint32_t> tri(n, 12345u);
-  const wr_status s = wr_scene_intersect(scene, x.origins.data(), x.directions.data(), x.tmax.data(), n, t.data(),
-                                         tri.data(), nullptr);
+  const wr_status s =
+      wr_scene_intersect(scene, x.origins.data(), x.directions.data(), x.tmax.data(), n, t.data(), tri.data(), nullptr);
   if (!first_bad.empty()) {
     check(s == WR_ERROR_INVALID_ARGUMENT, "a bad ray was not refused", first_bad);
     wr_fuzz::check_message(s, "wr_scene_intersect");
@@ -148,8 +152,9 @@ void check_rays(wr_scene scene, const Input& x) {
     bool any_hit = false;
     brute_force(x, rt, rb, x.tmax[r], &want_t, &want_tri, &any_hit);
     const std::string detail = "ray " + std::to_string(r) + ": got t = " + std::to_string(t[r]) + " triangle " +
-                               std::to_string(tri[r]) + ", the triangles whose box it enters give t = " +
-                               std::to_string(want_t) + " triangle " + std::to_string(want_tri);
+                               std::to_string(tri[r]) +
+                               ", the triangles whose box it enters give t = " + std::to_string(want_t) + " triangle " +
+                               std::to_string(want_tri);
     if (tri[r] == UINT32_MAX) {
       check(std::isinf(t[r]) && t[r] > 0 && !any_hit, "the BVH missed a hit", detail);
       continue;
@@ -186,9 +191,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   // What the answer must be.
   std::string culprit;
-  if (x.misalign_vertices) culprit = "vertices is not aligned";
-  else if (x.misalign_indices) culprit = "indices is not aligned";
-  else if (x.huge_count) culprit = "num_triangles = " + std::to_string(count) + " is too large";
+  if (x.misalign_vertices)
+    culprit = "vertices is not aligned";
+  else if (x.misalign_indices)
+    culprit = "indices is not aligned";
+  else if (x.huge_count)
+    culprit = "num_triangles = " + std::to_string(count) + " is too large";
   for (size_t i = 0; culprit.empty() && i < x.indices.size(); ++i)
     if (x.indices[i] >= nv) culprit = "indices[" + std::to_string(i) + "]";
   for (size_t v = 0; culprit.empty() && v < nv; ++v)

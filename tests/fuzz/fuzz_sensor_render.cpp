@@ -30,15 +30,15 @@ bool desc_valid(const wr_camera_desc& d) {
   int kind, order;
   std::memcpy(&kind, &d.depth_kind, sizeof kind);
   std::memcpy(&order, &d.quat_order, sizeof order);
-  bool ok = d.width >= 1 && d.height >= 1 && d.width < (1u << 31) && d.height < (1u << 31) && finite_positive(d.fx) && finite_positive(d.fy) && std::isfinite(d.cx) &&
-            std::isfinite(d.cy) && std::isfinite(d.near_clip) && d.near_clip >= 0.0f && d.far_clip > d.near_clip &&
-            (kind == WR_DEPTH_PLANE || kind == WR_DEPTH_RANGE) && (order == WR_QUAT_WXYZ || order == WR_QUAT_XYZW);
+  bool ok = d.width >= 1 && d.height >= 1 && d.width < (1u << 31) && d.height < (1u << 31) && finite_positive(d.fx) &&
+            finite_positive(d.fy) && std::isfinite(d.cx) && std::isfinite(d.cy) && std::isfinite(d.near_clip) &&
+            d.near_clip >= 0.0f && d.far_clip > d.near_clip && (kind == WR_DEPTH_PLANE || kind == WR_DEPTH_RANGE) &&
+            (order == WR_QUAT_WXYZ || order == WR_QUAT_XYZW);
   // The mount's quaternion: any finite one, all four 0 being the identity.
   for (int i = 0; i < 3; ++i) ok = ok && std::isfinite(d.mount_position[i]);
   for (int i = 0; i < 4; ++i) ok = ok && std::isfinite(d.mount_rotation[i]);
   return ok;
 }
-
 
 // The description and poses, for the report of a broken contract.
 std::string describe(const wr_camera_desc& d, const std::vector<float>& poses) {
@@ -50,8 +50,8 @@ std::string describe(const wr_camera_desc& d, const std::vector<float>& poses) {
                 "desc %ux%u f=(%.9g, %.9g) c=(%.9g, %.9g) clip=[%.9g, %.9g] miss=%.9g kind=%d order=%d "
                 "mount=(%.9g, %.9g, %.9g | %.9g, %.9g, %.9g, %.9g); poses",
                 d.width, d.height, d.fx, d.fy, d.cx, d.cy, d.near_clip, d.far_clip, d.miss_value, kind, order,
-                d.mount_position[0], d.mount_position[1], d.mount_position[2], d.mount_rotation[0],
-                d.mount_rotation[1], d.mount_rotation[2], d.mount_rotation[3]);
+                d.mount_position[0], d.mount_position[1], d.mount_position[2], d.mount_rotation[0], d.mount_rotation[1],
+                d.mount_rotation[2], d.mount_rotation[3]);
   std::string out = buf;
   for (size_t i = 0; i < poses.size(); ++i) {
     std::snprintf(buf, sizeof buf, "%s%.9g", i % 7 ? ", " : " | ", poses[i]);
@@ -106,7 +106,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (valid) return 0;  // valid but huge: would allocate its template, not this harness's subject
     wr_sensor sensor = nullptr;
     const wr_status s = wr_sensor_create(wr_fuzz::room_scene(), &d, num_envs, &sensor);
-    check(s == WR_ERROR_INVALID_ARGUMENT, "an invalid description was not refused", wr_status_string(s) + std::string(": ") + wr_last_error());
+    check(s == WR_ERROR_INVALID_ARGUMENT, "an invalid description was not refused",
+          wr_status_string(s) + std::string(": ") + wr_last_error());
     wr_fuzz::check_message(s, "wr_sensor_create");
     check(sensor == nullptr, "a failed call wrote the handle");
     return 0;
@@ -119,8 +120,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (uint32_t e = 0; e < num_envs; ++e) {
     const uint8_t kind = in.take<uint8_t>();
     float p[7] = {-2.0f + float(e), 0.5f * float(e), 1.0f, 1, 0, 0, 0};
-    if (kind & 1) for (int i = 0; i < 3; ++i) p[i] = in.special_float();
-    if (kind & 2) for (int i = 3; i < 7; ++i) p[i] = in.special_float();
+    if (kind & 1)
+      for (int i = 0; i < 3; ++i) p[i] = in.special_float();
+    if (kind & 2)
+      for (int i = 3; i < 7; ++i) p[i] = in.special_float();
     poses.insert(poses.end(), p, p + 7);
   }
   int first_bad = -1;
@@ -152,8 +155,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     check(scalar_status == WR_SUCCESS, "the scalar render failed", wr_last_error());
     for (size_t i = 0; i < total; ++i)
       check(std::memcmp(&scalar[i], &image[i], sizeof(float)) == 0, "the scalar and packet paths differ",
-            "pixel " + std::to_string(i) + ": " + std::to_string(scalar[i]) + " vs " + std::to_string(image[i]) +
-                "; " + describe(d, poses));
+            "pixel " + std::to_string(i) + ": " + std::to_string(scalar[i]) + " vs " + std::to_string(image[i]) + "; " +
+                describe(d, poses));
 
     // A quaternion scaled by a power of two is the same rotation, and quat_to_matrix (camera.h)
     // gives it the same bits: 2^80 and 2^-80 take every well-conditioned quaternion (largest

@@ -70,10 +70,22 @@ class Bytes {
   // A float that is often one of the values that break arithmetic: NaN, the infinities, the
   // largest finite values, denormals, the signed zeros; else some plain values; else raw bits.
   float special_float() {
-    static const float kSpecial[] = {__builtin_nanf(""), __builtin_inff(), -__builtin_inff(), 3.4028235e38f,
-                                     -3.4028235e38f,     1e30f,            -1e30f,            1e-45f,
-                                     -1e-45f,            1.1754942e-38f,   0.0f,              -0.0f,
-                                     1e-30f,             1e20f,            1e-20f,            4096.0f};
+    static const float kSpecial[] = {__builtin_nanf(""),
+                                     __builtin_inff(),
+                                     -__builtin_inff(),
+                                     3.4028235e38f,
+                                     -3.4028235e38f,
+                                     1e30f,
+                                     -1e30f,
+                                     1e-45f,
+                                     -1e-45f,
+                                     1.1754942e-38f,
+                                     0.0f,
+                                     -0.0f,
+                                     1e-30f,
+                                     1e20f,
+                                     1e-20f,
+                                     4096.0f};
     static const float kPlain[] = {1.0f, -1.0f, 0.5f, 2.0f, 10.0f, 0.1f, -3.0f, 100.0f};
     const uint8_t kind = take<uint8_t>();
     if (kind < 64) return kSpecial[kind % (sizeof kSpecial / sizeof kSpecial[0])];
@@ -103,8 +115,9 @@ inline wr_context context() {
 // once; never released (as the context).
 inline wr_scene room_scene() {
   static const wr_scene s = [] {
-    const float v[] = {-100, -100, 0, 8, -100, 0, 8, 100, 0, -100, 100, 0, 8, -100, -100, 8, 100, -100, 8, 100, 100,
-                       8, -100, 100, 4, -1, 0, 4, 1, 0, 6, 0, 1.5f, 1e6f, 0, 0, 1e6f, 1, 0, 1e6f, 0, 1};
+    const float v[] = {-100, -100, 0,   8,    -100, 0,    8,   100, 0,    -100, 100, 0,    8, -100,
+                       -100, 8,    100, -100, 8,    100,  100, 8,   -100, 100,  4,   -1,   0, 4,
+                       1,    0,    6,   0,    1.5f, 1e6f, 0,   0,   1e6f, 1,    0,   1e6f, 0, 1};
     const uint32_t i[] = {0, 1, 2, 0, 2, 3, 4, 5, 6, 4, 6, 7, 8, 9, 10, 11, 12, 13};
     wr_scene made = nullptr;
     if (wr_scene_create(context(), v, sizeof v / 12, i, sizeof i / 12, &made) != WR_SUCCESS)

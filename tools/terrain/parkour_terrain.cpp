@@ -72,9 +72,7 @@ class Pcg32 {
   uint64_t inc_;
 };
 
-[[noreturn]] void bad_option(const std::string& message) {
-  throw std::invalid_argument("parkour terrain: " + message);
-}
+[[noreturn]] void bad_option(const std::string& message) { throw std::invalid_argument("parkour terrain: " + message); }
 
 std::string num(double v) {
   std::ostringstream s;
@@ -87,26 +85,27 @@ void require_finite_positive(const char* name, float v) {
 }
 
 void require_range(const char* lo_name, float lo, const char* hi_name, float hi) {
-  if (lo > hi) bad_option(std::string(lo_name) + " (" + num(lo) + ") must not exceed " + hi_name + " (" + num(hi) + ")");
+  if (lo > hi)
+    bad_option(std::string(lo_name) + " (" + num(lo) + ") must not exceed " + hi_name + " (" + num(hi) + ")");
 }
 
 int cells(double length_m, double spacing) { return static_cast<int>(std::lround(length_m / spacing)); }
 
 // Cell counts that every tile shares, derived once from the options.
 struct Layout {
-  int n = 0;              // cells along a tile side
-  double spacing = 0.0;   // metres per cell
-  double tile = 0.0;      // metres per tile side
-  int margin = 0;         // flat border, cells
-  int half = 0;           // n / 2: the centre vertex of a tile
-  int platform_half = 0;  // half-side of the central platform of stairs/slope tiles, cells
-  int step_width = 0;     // stair tread, cells (>= 2)
-  int start = 0;          // run-up before gaps/hurdles, cells
-  int clear = 0;          // half-side of the flat square around rough-tile spawns, cells
-  int gap_min = 0, gap_max = 0;          // pit width, cells (>= 3)
-  int platform_min = 0, platform_max = 0; // platform between pits, cells (>= 2)
-  int num_steps = 0;      // stairs per stairs tile
-  double box_side_max = 0.0;  // footprint side cap so boxes fit between margin and clear square
+  int n = 0;                               // cells along a tile side
+  double spacing = 0.0;                    // metres per cell
+  double tile = 0.0;                       // metres per tile side
+  int margin = 0;                          // flat border, cells
+  int half = 0;                            // n / 2: the centre vertex of a tile
+  int platform_half = 0;                   // half-side of the central platform of stairs/slope tiles, cells
+  int step_width = 0;                      // stair tread, cells (>= 2)
+  int start = 0;                           // run-up before gaps/hurdles, cells
+  int clear = 0;                           // half-side of the flat square around rough-tile spawns, cells
+  int gap_min = 0, gap_max = 0;            // pit width, cells (>= 3)
+  int platform_min = 0, platform_max = 0;  // platform between pits, cells (>= 2)
+  int num_steps = 0;                       // stairs per stairs tile
+  double box_side_max = 0.0;               // footprint side cap so boxes fit between margin and clear square
   double box_side_min = 0.0;
 };
 
@@ -160,8 +159,8 @@ Layout make_layout(const TerrainOptions& o) {
   l.half = l.n / 2;
   const uint64_t verts = (uint64_t(o.tiles_x) * uint64_t(l.n) + 1) * (uint64_t(o.tiles_y) * uint64_t(l.n) + 1);
   if (verts > kMaxVertices)
-    bad_option("the grid would have " + std::to_string(verts) + " vertices, more than " +
-               std::to_string(kMaxVertices) + ": use fewer tiles or a coarser resolution_m");
+    bad_option("the grid would have " + std::to_string(verts) + " vertices, more than " + std::to_string(kMaxVertices) +
+               ": use fewer tiles or a coarser resolution_m");
 
   // Smooth features must stay below the wall threshold, steps above it.
   const double wall = double(o.slope_threshold) * l.spacing;  // height change that makes a wall
@@ -169,8 +168,10 @@ Layout make_layout(const TerrainOptions& o) {
     bad_option("slope_max (" + num(o.slope_max) + ") must be below slope_threshold (" + num(o.slope_threshold) + ")");
   const double rough_slope = 2.0 * o.rough_amplitude_m / o.rough_wavelength_m + o.rough_amplitude_m / o.margin_m;
   if (rough_slope >= o.slope_threshold)
-    bad_option("rough ground too steep for slope_threshold: 2 * rough_amplitude_m / rough_wavelength_m + "
-               "rough_amplitude_m / margin_m = " + num(rough_slope) + " must be below " + num(o.slope_threshold));
+    bad_option(
+        "rough ground too steep for slope_threshold: 2 * rough_amplitude_m / rough_wavelength_m + "
+        "rough_amplitude_m / margin_m = " +
+        num(rough_slope) + " must be below " + num(o.slope_threshold));
   if (!(o.stair_step_height_m > wall))
     bad_option("stair_step_height_m (" + num(o.stair_step_height_m) + ") must exceed slope_threshold * spacing (" +
                num(wall) + ") for steps to become walls: use a finer resolution_m");
@@ -189,8 +190,9 @@ Layout make_layout(const TerrainOptions& o) {
   if (l.num_steps < 1)
     bad_option("no room for stairs: tile_size_m / 2 must exceed margin_m + platform_size_m / 2 + stair_step_width_m");
   if (l.margin + l.start + l.gap_min + l.platform_min > l.n - l.margin)
-    bad_option("no room for a gap: tile_size_m must exceed 2 * margin_m + start_length_m + gap_width_min_m + "
-               "gap_platform_min_m");
+    bad_option(
+        "no room for a gap: tile_size_m must exceed 2 * margin_m + start_length_m + gap_width_min_m + "
+        "gap_platform_min_m");
   const double course = (l.n - l.margin - (l.margin + l.start)) * l.spacing;
   if (o.hurdles_per_tile > 0 && course / o.hurdles_per_tile < 2.0 * o.hurdle_thickness_m)
     bad_option("hurdles_per_tile (" + std::to_string(o.hurdles_per_tile) + ") hurdles of hurdle_thickness_m (" +
@@ -203,7 +205,8 @@ Layout make_layout(const TerrainOptions& o) {
     bad_option("no room for boxes: tile_size_m / 2 - margin_m - spawn_clearance_m must be at least 0.1");
   l.box_side_max = std::min(double(o.box_size_max_m), r_max * std::sqrt(2.0));
   l.box_side_min = std::min(double(o.box_size_min_m), l.box_side_max);
-  if (o.hurdles_per_tile > 1000 || o.boxes_per_tile > 1000) bad_option("hurdles_per_tile and boxes_per_tile must be <= 1000");
+  if (o.hurdles_per_tile > 1000 || o.boxes_per_tile > 1000)
+    bad_option("hurdles_per_tile and boxes_per_tile must be <= 1000");
   return l;
 }
 
@@ -219,10 +222,10 @@ struct Box {
 // on the vertices they share.
 struct TileShape {
   TileKind kind = TileKind::kBoxes;
-  double sign = 1.0;                    // stairs, slope: +1 up towards the centre, -1 down
-  double slope = 0.0;                   // slope: rise over run
+  double sign = 1.0;                      // stairs, slope: +1 up towards the centre, -1 down
+  double slope = 0.0;                     // slope: rise over run
   std::vector<std::pair<int, int>> pits;  // gaps: wall pairs (a, b), pit floor strictly between, in x
-  std::vector<double> lattice;          // rough: (lattice_n x lattice_n) value-noise heights
+  std::vector<double> lattice;            // rough: (lattice_n x lattice_n) value-noise heights
   int lattice_n = 0;
 
   double height(const Layout& l, const TerrainOptions& o, double u, double v) const {
@@ -257,8 +260,7 @@ struct TileShape {
         return noise * std::clamp(std::min(d - l.margin, d_centre) / l.margin, 0.0, 1.0);
       }
       case TileKind::kHurdles:
-      case TileKind::kBoxes:
-        return 0.0;  // flat; the obstacles are separate boxes
+      case TileKind::kBoxes: return 0.0;  // flat; the obstacles are separate boxes
     }
     return 0.0;
   }
@@ -286,18 +288,21 @@ Spawn plan_gaps(const Layout& l, Pcg32& rng, TileShape& shape, const TerrainOpti
   const int last_wall = l.n - l.margin - l.platform_min;  // leave a platform before the margin
   int cur = first_wall;
   for (;;) {
-    int gw = std::max(l.gap_min, std::min(l.gap_max, cells(rng.uniform(o.gap_width_min_m, o.gap_width_max_m), l.spacing)));
+    int gw =
+        std::max(l.gap_min, std::min(l.gap_max, cells(rng.uniform(o.gap_width_min_m, o.gap_width_max_m), l.spacing)));
     if (cur + gw > last_wall) gw = last_wall - cur;
     if (gw < l.gap_min) break;  // make_layout guarantees the first pit fits
     shape.pits.emplace_back(cur, cur + gw);
     cur += gw;
-    cur += std::max(l.platform_min,
-                    std::min(l.platform_max, cells(rng.uniform(o.gap_platform_min_m, o.gap_platform_max_m), l.spacing)));
+    cur +=
+        std::max(l.platform_min,
+                 std::min(l.platform_max, cells(rng.uniform(o.gap_platform_min_m, o.gap_platform_max_m), l.spacing)));
   }
   return {(l.margin + first_wall) / 2, l.half};
 }
 
-Spawn plan_hurdles(const Layout& l, Pcg32& rng, const TerrainOptions& o, double x0, double y0, std::vector<Box>& boxes) {
+Spawn plan_hurdles(const Layout& l, Pcg32& rng, const TerrainOptions& o, double x0, double y0,
+                   std::vector<Box>& boxes) {
   const int first = l.margin + l.start;
   const double u0 = first * l.spacing, u1 = (l.n - l.margin) * l.spacing;
   const double pitch = (u1 - u0) / std::max<uint32_t>(1, o.hurdles_per_tile);
@@ -448,7 +453,8 @@ TerrainMesh generate_parkour_terrain(const TerrainOptions& options) {
       const double z = hgt(i, j);
       const int mx = int(i < nx && hgt(i + 1, j) - z > thr) - int(i > 0 && hgt(i - 1, j) - z > thr);
       const int my = int(j < ny && hgt(i, j + 1) - z > thr) - int(j > 0 && hgt(i, j - 1) - z > thr);
-      const int mc = int(i < nx && j < ny && hgt(i + 1, j + 1) - z > thr) - int(i > 0 && j > 0 && hgt(i - 1, j - 1) - z > thr);
+      const int mc =
+          int(i < nx && j < ny && hgt(i + 1, j + 1) - z > thr) - int(i > 0 && j > 0 && hgt(i - 1, j - 1) - z > thr);
       const double gx = double(i) + (mx != 0 ? mx : mc), gy = double(j) + (my != 0 ? my : mc);
       mesh.vertices.push_back(static_cast<float>(gx * l.spacing));
       mesh.vertices.push_back(static_cast<float>(gy * l.spacing));
@@ -474,9 +480,9 @@ TerrainMesh generate_parkour_terrain(const TerrainOptions& options) {
     const double e1[3] = {double(q[0]) - p[0], double(q[1]) - p[1], double(q[2]) - p[2]};
     const double e2[3] = {double(r[0]) - p[0], double(r[1]) - p[1], double(r[2]) - p[2]};
     const double nx_ = e1[1] * e2[2] - e1[2] * e2[1], ny_ = e1[2] * e2[0] - e1[0] * e2[2];
-    const double nz_ = e1[0] * e2[1] - e1[1] * e2[0];  // twice the signed area seen from above
-    if (nz_ < -eps_area) return 2;                     // faces down: a fold
-    if (nz_ <= eps_area) return 0;                     // vertical wall or degenerate
+    const double nz_ = e1[0] * e2[1] - e1[1] * e2[0];           // twice the signed area seen from above
+    if (nz_ < -eps_area) return 2;                              // faces down: a fold
+    if (nz_ <= eps_area) return 0;                              // vertical wall or degenerate
     return nx_ * nx_ + ny_ * ny_ > slope2 * nz_ * nz_ ? 1 : 0;  // steeper than any smooth feature
   };
   for (size_t j = 0; j < ny; ++j) {
@@ -540,8 +546,8 @@ void write_obj(const TerrainMesh& mesh, std::ostream& out) {
   char num_buf[3][32];
   for (size_t t = 0; t < mesh.tile_kinds.size() && 3 * t + 2 < mesh.spawn_points.size(); ++t) {
     for (int k = 0; k < 3; ++k) format_coord(mesh.spawn_points[3 * t + k], num_buf[k]);
-    out << "# spawn " << t << ' ' << tile_kind_name(mesh.tile_kinds[t]) << ' ' << num_buf[0] << ' ' << num_buf[1]
-        << ' ' << num_buf[2] << '\n';
+    out << "# spawn " << t << ' ' << tile_kind_name(mesh.tile_kinds[t]) << ' ' << num_buf[0] << ' ' << num_buf[1] << ' '
+        << num_buf[2] << '\n';
   }
 
   // Lines are built in a local buffer and handed to the stream in large blocks.

@@ -42,29 +42,29 @@ const char* tile_kind_name(TileKind kind);
 /// extreme-parkour magnitudes for a quadruped of about 0.6 m length.
 struct TerrainOptions {
   uint32_t seed = 0;
-  uint32_t tiles_x = 5;          ///< tiles along +x
-  uint32_t tiles_y = 5;          ///< tiles along +y
-  float tile_size_m = 8.0f;      ///< side of a square tile, 4 to 64
-  float resolution_m = 0.1f;     ///< heightfield spacing; snapped so a tile holds a whole number of cells
+  uint32_t tiles_x = 5;       ///< tiles along +x
+  uint32_t tiles_y = 5;       ///< tiles along +y
+  float tile_size_m = 8.0f;   ///< side of a square tile, 4 to 64
+  float resolution_m = 0.1f;  ///< heightfield spacing; snapped so a tile holds a whole number of cells
 
   /// A cell edge whose height changes by more than slope_threshold * spacing becomes a
   /// vertical wall (legged_gym's slope_treshold). Must exceed every smooth slope below.
   float slope_threshold = 0.6f;
-  float margin_m = 0.5f;          ///< flat border (height 0) around every tile: tiles join there
-  float platform_size_m = 2.0f;   ///< central platform of stairs/slope tiles (capped at tile/4)
-  float spawn_clearance_m = 0.5f; ///< half-side of the square kept free of boxes around a spawn
-  float start_length_m = 1.5f;    ///< flat run-up before gaps/hurdles (capped at tile/4)
+  float margin_m = 0.5f;           ///< flat border (height 0) around every tile: tiles join there
+  float platform_size_m = 2.0f;    ///< central platform of stairs/slope tiles (capped at tile/4)
+  float spawn_clearance_m = 0.5f;  ///< half-side of the square kept free of boxes around a spawn
+  float start_length_m = 1.5f;     ///< flat run-up before gaps/hurdles (capped at tile/4)
 
   float stair_step_height_m = 0.15f;
-  float stair_step_width_m = 0.30f;   ///< snapped to a whole number of cells, at least 2
+  float stair_step_width_m = 0.30f;  ///< snapped to a whole number of cells, at least 2
 
-  float slope_min = 0.10f;            ///< rise over run of slope tiles
+  float slope_min = 0.10f;  ///< rise over run of slope tiles
   float slope_max = 0.40f;
 
-  float gap_width_min_m = 0.30f;      ///< pit width along x (at least 3 cells)
+  float gap_width_min_m = 0.30f;  ///< pit width along x (at least 3 cells)
   float gap_width_max_m = 0.80f;
   float gap_depth_m = 1.0f;
-  float gap_platform_min_m = 0.8f;    ///< platform length between two pits
+  float gap_platform_min_m = 0.8f;  ///< platform length between two pits
   float gap_platform_max_m = 1.4f;
 
   uint32_t hurdles_per_tile = 4;
@@ -73,13 +73,13 @@ struct TerrainOptions {
   float hurdle_thickness_m = 0.10f;
 
   uint32_t boxes_per_tile = 10;
-  float box_size_min_m = 0.30f;       ///< footprint side (capped so boxes fit around the clear centre)
+  float box_size_min_m = 0.30f;  ///< footprint side (capped so boxes fit around the clear centre)
   float box_size_max_m = 0.80f;
   float box_height_min_m = 0.05f;
   float box_height_max_m = 0.30f;
 
-  float rough_amplitude_m = 0.04f;    ///< bumps span [-a, +a]
-  float rough_wavelength_m = 0.30f;   ///< spacing of the value-noise lattice
+  float rough_amplitude_m = 0.04f;   ///< bumps span [-a, +a]
+  float rough_wavelength_m = 0.30f;  ///< spacing of the value-noise lattice
 
   /// Depth to which hurdles and boxes reach below the ground, so no sliver of air shows
   /// under them and their bottom faces never coincide with the ground.
@@ -90,15 +90,15 @@ struct TerrainOptions {
 /// [tx * tile, (tx + 1) * tile] x [ty * tile, (ty + 1) * tile] in x, y; the terrain spans
 /// [0, tiles_x * tile] x [0, tiles_y * tile], ground height 0 along every tile border.
 struct TerrainMesh {
-  TerrainOptions options;               ///< as given (resolution_m as requested, not snapped)
-  std::vector<float> vertices;          ///< (num_vertices x 3) x, y, z; heightfield first, then boxes
-  std::vector<uint32_t> indices;        ///< (num_triangles x 3) 0-based; heightfield first, then boxes
-  std::vector<float> spawn_points;      ///< (num_tiles x 3) a flat, obstacle-free spot on each tile; z = ground there
-  std::vector<TileKind> tile_kinds;     ///< (num_tiles) the feature of each tile
-  uint32_t cells_per_tile = 0;          ///< heightfield cells along a tile side
-  float spacing_m = 0.0f;               ///< actual heightfield spacing: tile_size_m / cells_per_tile
-  uint32_t num_heightfield_triangles = 0; ///< 2 * (tiles_x * cells) * (tiles_y * cells)
-  uint32_t num_boxes = 0;               ///< closed boxes (hurdles + boxes), 8 vertices and 12 triangles each
+  TerrainOptions options;            ///< as given (resolution_m as requested, not snapped)
+  std::vector<float> vertices;       ///< (num_vertices x 3) x, y, z; heightfield first, then boxes
+  std::vector<uint32_t> indices;     ///< (num_triangles x 3) 0-based; heightfield first, then boxes
+  std::vector<float> spawn_points;   ///< (num_tiles x 3) a flat, obstacle-free spot on each tile; z = ground there
+  std::vector<TileKind> tile_kinds;  ///< (num_tiles) the feature of each tile
+  uint32_t cells_per_tile = 0;       ///< heightfield cells along a tile side
+  float spacing_m = 0.0f;            ///< actual heightfield spacing: tile_size_m / cells_per_tile
+  uint32_t num_heightfield_triangles = 0;  ///< 2 * (tiles_x * cells) * (tiles_y * cells)
+  uint32_t num_boxes = 0;                  ///< closed boxes (hurdles + boxes), 8 vertices and 12 triangles each
 
   size_t num_vertices() const { return vertices.size() / 3; }
   size_t num_triangles() const { return indices.size() / 3; }

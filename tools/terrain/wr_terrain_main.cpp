@@ -19,8 +19,9 @@ int main(int argc, char** argv) {
   wr::terrain::TerrainOptions options;
   std::string output;
 
-  CLI::App app{"Generate a parkour terrain (stairs, slopes, gaps, hurdles, boxes, rough ground) as OBJ.\n"
-               "Same options, same bytes."};
+  CLI::App app{
+      "Generate a parkour terrain (stairs, slopes, gaps, hurdles, boxes, rough ground) as OBJ.\n"
+      "Same options, same bytes."};
   app.add_option("--seed", options.seed, "random seed (tile order, gap widths, boxes, bumps)")->capture_default_str();
   app.add_option("--tiles-x", options.tiles_x, "tiles along +x")->capture_default_str()->check(CLI::Range(1u, 1024u));
   app.add_option("--tiles-y", options.tiles_y, "tiles along +y")->capture_default_str()->check(CLI::Range(1u, 1024u));
@@ -57,7 +58,7 @@ int main(int argc, char** argv) {
   std::error_code ec;
   const auto bytes = std::filesystem::file_size(output, ec);
   std::printf("wr-terrain: wrote %s: %zu triangles (%u heightfield, %u boxes), %zu vertices, %.2f MB (%llu bytes)\n",
-              output.c_str(), mesh.num_triangles(), mesh.num_heightfield_triangles, mesh.num_boxes,
-              mesh.num_vertices(), ec ? 0.0 : double(bytes) / 1e6, ec ? 0ull : static_cast<unsigned long long>(bytes));
+              output.c_str(), mesh.num_triangles(), mesh.num_heightfield_triangles, mesh.num_boxes, mesh.num_vertices(),
+              ec ? 0.0 : double(bytes) / 1e6, ec ? 0ull : static_cast<unsigned long long>(bytes));
   return 0;
 }

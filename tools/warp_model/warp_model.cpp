@@ -26,7 +26,8 @@
 //     follows on an H200 (132 SMs x 4 schedulers x 1.98 GHz x 32 lanes), an upper bound: memory
 //     latency and stalls come on top.
 // The instruction counts are depth_kernel's SASS for sm_90 (the plain render's kernel, now
-// output_kernel<plain>; nvcc 13.0, disassembled with nvdisasm), counted in benchmarks/results/cuda-warp-model-2026-11-30.md; override them with
+// output_kernel<plain>; nvcc 13.0, disassembled with nvdisasm), counted in
+// benchmarks/results/cuda-warp-model-2026-11-30.md; override them with
 // --setup, --inner, --leaf, --triangle after a change to the kernel.
 #include <algorithm>
 #include <cmath>
@@ -101,14 +102,14 @@ struct Costs {
 
 struct Tally {
   uint64_t rays = 0, iterations = 0, inner = 0, leaves = 0, triangles = 0;
-  double lane_slots = 0;  // instructions the lanes need, each on its own
+  double lane_slots = 0;   // instructions the lanes need, each on its own
   double warp_issues = 0;  // instructions the warps issue (each takes 32 lane slots)
 };
 
 // The recorded iterations [*first, *last) of the ray that lane `lane` of warp `warp` traces;
 // false for a lane the kernel leaves idle (past the last warp, or in a partial tile's overhang).
-bool lane_trace(const Traces& t, const wr::cuda::WarpTiles& tiles, uint64_t warp, uint32_t lane,
-                const uint16_t** first, const uint16_t** last) {
+bool lane_trace(const Traces& t, const wr::cuda::WarpTiles& tiles, uint64_t warp, uint32_t lane, const uint16_t** first,
+                const uint16_t** last) {
   uint32_t env, u, v;
   if (!tiles.pixel_of(warp * 32 + lane, &env, &u, &v)) return false;
   const uint64_t pixel = uint64_t(env) * t.width * t.height + uint64_t(v) * t.width + u;
@@ -309,26 +310,27 @@ int main(int argc, char** argv) {
   wr_camera_desc_pinhole(&desc, width, height, wr_bench::kHfovDegrees);
   desc.far_clip = wr_bench::kFarClip;
   std::printf("# wr-warp-model: the depth kernel's warps replayed in lockstep on the CPU\n\n");
-  std::printf("- workload: %u envs at %ux%u, %g deg, plane depth, far clip %g m, robots 0.3-0.7 m above the ground "
-              "(tools/workload/gpu_workload.h)\n",
-              num_envs, width, height, double(wr_bench::kHfovDegrees), double(wr_bench::kFarClip));
+  std::printf(
+      "- workload: %u envs at %ux%u, %g deg, plane depth, far clip %g m, robots 0.3-0.7 m above the ground "
+      "(tools/workload/gpu_workload.h)\n",
+      num_envs, width, height, double(wr_bench::kHfovDegrees), double(wr_bench::kFarClip));
   std::printf("- instructions: per pixel %g, per inner node %g, per leaf %g, per triangle %g\n", costs.setup,
               costs.inner, costs.leaf, costs.triangle);
   std::printf("- issue bound: %.3g lane instructions/s (H200: 132 SMs x 4 schedulers x 1.98 GHz x 32 lanes)\n\n",
               kH200LaneSlotsPerSecond);
-  std::printf("| terrain | BVH options (traversal cost / max leaf) | tile | iterations/ray | inner nodes/ray | "
-              "leaves/ray | triangles/ray | one loop: SIMT efficiency | G rays/s | "
-              "nested loops (the kernel): SIMT efficiency | G rays/s | device bytes/triangle |\n");
+  std::printf(
+      "| terrain | BVH options (traversal cost / max leaf) | tile | iterations/ray | inner nodes/ray | "
+      "leaves/ray | triangles/ray | one loop: SIMT efficiency | G rays/s | "
+      "nested loops (the kernel): SIMT efficiency | G rays/s | device bytes/triangle |\n");
   std::printf("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (const Terrain& terrain : terrains) {
     float lo[3], hi[3];
     bounds(terrain.vertices, lo, hi);
     for (const Options& o : option_sets) {
-      const wr::Bvh bvh = wr::build_bvh(terrain.vertices.data(), terrain.indices.data(), terrain.indices.size() / 3,
-                                        o.options);
+      const wr::Bvh bvh =
+          wr::build_bvh(terrain.vertices.data(), terrain.indices.data(), terrain.indices.size() / 3, o.options);
       std::mt19937 rng(11);
-      const std::vector<float> poses =
-          wr_bench::robot_poses(ground_points(bvh, lo, hi, num_envs, 100), num_envs, rng);
+      const std::vector<float> poses = wr_bench::robot_poses(ground_points(bvh, lo, hi, num_envs, 100), num_envs, rng);
       const Traces traces = trace_all(bvh, desc, poses);
       // What a CUDA context uploads: nodes, parents and leaf blocks.
       const double bytes_per_triangle =
@@ -339,12 +341,13 @@ int main(int argc, char** argv) {
         const double rays = double(t.rays);
         const double per_ray = 32.0 * t.warp_issues / rays;
         const double ww = while_while_issues(traces, shift, costs);
-        std::printf("| %s | %s (%g / %u) | %ux%u | %.1f | %.1f | %.1f | %.1f | %.1f%% | %.2f | %.1f%% | %.2f | %.1f |\n",
-                    terrain.name.c_str(), o.name, double(o.options.traversal_cost), o.options.max_leaf_size,
-                    1u << shift, 32u >> shift, double(t.iterations) / rays, double(t.inner) / rays,
-                    double(t.leaves) / rays, double(t.triangles) / rays, 100.0 * t.lane_slots / (32.0 * t.warp_issues),
-                    kH200LaneSlotsPerSecond / per_ray / 1e9, 100.0 * t.lane_slots / (32.0 * ww),
-                    kH200LaneSlotsPerSecond / (32.0 * ww / rays) / 1e9, bytes_per_triangle);
+        std::printf(
+            "| %s | %s (%g / %u) | %ux%u | %.1f | %.1f | %.1f | %.1f | %.1f%% | %.2f | %.1f%% | %.2f | %.1f |\n",
+            terrain.name.c_str(), o.name, double(o.options.traversal_cost), o.options.max_leaf_size, 1u << shift,
+            32u >> shift, double(t.iterations) / rays, double(t.inner) / rays, double(t.leaves) / rays,
+            double(t.triangles) / rays, 100.0 * t.lane_slots / (32.0 * t.warp_issues),
+            kH200LaneSlotsPerSecond / per_ray / 1e9, 100.0 * t.lane_slots / (32.0 * ww),
+            kH200LaneSlotsPerSecond / (32.0 * ww / rays) / 1e9, bytes_per_triangle);
         std::fflush(stdout);
       }
     }

@@ -66,8 +66,8 @@ constexpr char kPluginName[] = "warp_raycaster.depth";
 // (user_model.cc's kErrorBufferSize): messages are kept shorter than that.
 constexpr size_t kMessageSize = 480;
 
-const char* const kAttributes[] = {"width", "height", "depth_kind", "near", "far", "miss", "exclude_own_body",
-                                   "threads"};
+const char* const kAttributes[] = {"width", "height", "depth_kind",       "near",
+                                   "far",   "miss",   "exclude_own_body", "threads"};
 constexpr int kNumAttributes = static_cast<int>(sizeof kAttributes / sizeof kAttributes[0]);
 
 // wr_context_create_cpu's limit.
@@ -500,9 +500,10 @@ void register_plugin() {
   // mjModel and mjData change between versions): refuse, as simulate refuses a header / library
   // mismatch.
   if (mj_version() != mjVERSION_HEADER) {
-    mju_warning("%s: built against MuJoCo %d but loaded into MuJoCo %s: not registered (rebuild it against this "
-                "MuJoCo)",
-                kPluginName, mjVERSION_HEADER, mj_versionString());
+    mju_warning(
+        "%s: built against MuJoCo %d but loaded into MuJoCo %s: not registered (rebuild it against this "
+        "MuJoCo)",
+        kPluginName, mjVERSION_HEADER, mj_versionString());
     return;
   }
   // Another copy of this library (another path) already registered it: a second registration of a

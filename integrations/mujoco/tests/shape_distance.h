@@ -47,10 +47,8 @@ inline double ellipsoid_distance(const double e_in[3], const double p[3]) {
 // Distance from p (geom frame) to the surface of a primitive geom of type and size (mjModel.geom_size).
 inline double surface_distance(int type, const double* size, const double p[3]) {
   switch (type) {
-    case mjGEOM_SPHERE:
-      return std::fabs(std::sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]) - size[0]);
-    case mjGEOM_ELLIPSOID:
-      return ellipsoid_distance(size, p);
+    case mjGEOM_SPHERE: return std::fabs(std::sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]) - size[0]);
+    case mjGEOM_ELLIPSOID: return ellipsoid_distance(size, p);
     case mjGEOM_CAPSULE: {
       const double z = std::clamp(p[2], -size[1], size[1]);
       return std::fabs(std::sqrt(p[0] * p[0] + p[1] * p[1] + (p[2] - z) * (p[2] - z)) - size[0]);
@@ -70,8 +68,7 @@ inline double surface_distance(int type, const double* size, const double p[3]) 
       }
       return std::fabs(std::sqrt(outside) + std::min(inside, 0.0));
     }
-    default:
-      return 1e300;
+    default: return 1e300;
   }
 }
 

@@ -79,7 +79,8 @@ std::string scene_xml(const std::string& sensors, const std::string& extension =
     <body name="ball" pos="1.2 0.7 0.5"><freejoint/><geom name="ball" type="sphere" size="0.15"/></body>
     <camera name="fixed" pos="-1 -1.5 1.5" xyaxes="0.832 -0.555 0 0.25 0.375 0.892"/>
   </worldbody>
-  <sensor>)" + sensors +
+  <sensor>)" +
+         sensors +
          R"(</sensor>
 </mujoco>)";
 }
@@ -286,7 +287,8 @@ TEST_CASE("the centre pixel is mj_ray's distance along the optical axis", "[mujo
       const char* sensor;
       int cam, width, height, bodyexclude;
     };
-    for (const Case& c : {Case{"head_depth", head, 33, 25, m->cam_bodyid[head]}, Case{"fixed_depth", fixed, 41, 31, -1}}) {
+    for (const Case& c :
+         {Case{"head_depth", head, 33, 25, m->cam_bodyid[head]}, Case{"fixed_depth", fixed, 41, 31, -1}}) {
       int geom = -1;
       const double t = optical_axis_ray(m.get(), d.get(), c.cam, c.bodyexclude, &geom);
       const SensorSlice s = sensor_named(m.get(), c.sensor);
@@ -301,9 +303,9 @@ TEST_CASE("the centre pixel is mj_ray's distance along the optical axis", "[mujo
 }
 
 TEST_CASE("two sensors share the scene, and mj_copyData keeps each mjData's own renderer", "[mujoco][plugin]") {
-  Model m = load_with_plugin(scene_xml(
-      head_sensor() + depth_sensor("fixed_depth", "fixed",
-                                   config("width", "24") + config("height", "18") + config("threads", "2"))));
+  Model m = load_with_plugin(
+      scene_xml(head_sensor() + depth_sensor("fixed_depth", "fixed",
+                                             config("width", "24") + config("height", "18") + config("threads", "2"))));
   Data d(mj_makeData(m.get()));
   REQUIRE(d != nullptr);
   push(m.get(), d.get());
@@ -322,8 +324,7 @@ TEST_CASE("two sensors share the scene, and mj_copyData keeps each mjData's own 
   // Each renders its own state: d where it was, the copy 25 steps on.
   require_same_image(m.get(), d.get(), "head_depth", reference(m.get(), d.get(), "head", head_options()).depth);
   require_same_image(m.get(), copy.get(), "head_depth", reference(m.get(), copy.get(), "head", head_options()).depth);
-  require_same_image(m.get(), copy.get(), "fixed_depth",
-                     reference(m.get(), copy.get(), "fixed", fixed_options).depth);
+  require_same_image(m.get(), copy.get(), "fixed_depth", reference(m.get(), copy.get(), "fixed", fixed_options).depth);
   const SensorSlice s = sensor_named(m.get(), "head_depth");
   CHECK(!std::equal(d->sensordata + s.adr, d->sensordata + s.adr + s.dim, copy->sensordata + s.adr));
 }
@@ -379,10 +380,10 @@ TEST_CASE("a bad attribute value is a compile error naming the sensor and the at
   CHECK_THAT(compile_error(scene_xml(depth_sensor("d", "head", size + config("widht", "8")))),
              Contains("unrecognized attribute 'plugin:widht'"));
   // Good values, spelled with spaces and in every form, compile.
-  CHECK(compile_error(scene_xml(depth_sensor(
-            "d", "head",
-            config("width", " 8 ") + config("height", "+6") + config("near", "0") + config("far", "inf") +
-                config("miss", "nan") + config("threads", "0")))) == "");
+  CHECK(compile_error(
+            scene_xml(depth_sensor("d", "head",
+                                   config("width", " 8 ") + config("height", "+6") + config("near", "0") +
+                                       config("far", "inf") + config("miss", "nan") + config("threads", "0")))) == "");
 }
 
 TEST_CASE("a sensor that is not on one perspective camera is a compile error naming it", "[mujoco][plugin][errors]") {
@@ -402,7 +403,8 @@ TEST_CASE("a sensor that is not on one perspective camera is a compile error nam
   std::string ortho = scene_xml(depth_sensor("d", "fixed", size));
   ortho.replace(ortho.find("<camera name=\"fixed\""), std::strlen("<camera name=\"fixed\""),
                 "<camera name=\"fixed\" projection=\"orthographic\" fovy=\"2\"");
-  CHECK_THAT(compile_error(ortho), Contains("sensor 0 'd': camera 0 'fixed': orthographic projection is not supported"));
+  CHECK_THAT(compile_error(ortho),
+             Contains("sensor 0 'd': camera 0 'fixed': orthographic projection is not supported"));
   // Two sensors on one <instance>.
   const std::string shared =
       "<plugin name=\"a\" instance=\"depth\" objtype=\"camera\" objname=\"head\"/>"
@@ -422,7 +424,8 @@ TEST_CASE("what only the renderer can refuse fails the compile with the plugin's
                       Contains("camera 0 'fixed': exclude_own_body") && Contains("welded to the world"));
 }
 
-TEST_CASE("an init failure outside the compiler reaches the log handler, and nothing is left", "[mujoco][plugin][errors]") {
+TEST_CASE("an init failure outside the compiler reaches the log handler, and nothing is left",
+          "[mujoco][plugin][errors]") {
   Model m = load_with_plugin(scene_xml(head_sensor()));
   // A model edited after compiling (as a program may): init checks again.
   m->cam_projection[mj_name2id(m.get(), mjOBJ_CAMERA, "head")] = mjPROJ_ORTHOGRAPHIC;
@@ -445,7 +448,8 @@ TEST_CASE("in a fresh process the library loads and renders with MuJoCo alone", 
   CHECK_THAT(out, Contains("head_depth: 3072 values") && Contains("0 not finite"));
 }
 
-TEST_CASE("in a fresh process MuJoCo's default handler reports an init failure and exits", "[mujoco][plugin][process]") {
+TEST_CASE("in a fresh process MuJoCo's default handler reports an init failure and exits",
+          "[mujoco][plugin][process]") {
   std::string out;
   const int rc =
       run_child("init-error " + quoted(WR_MUJOCO_PLUGIN_PATH) + " " + quoted(WR_MUJOCO_PLUGIN_EXAMPLE), &out);
@@ -455,7 +459,8 @@ TEST_CASE("in a fresh process MuJoCo's default handler reports an init failure a
                       Contains("plugin->init failed for plugin id 0"));
 }
 
-TEST_CASE("without the library loaded, a model naming the plugin is MuJoCo's named error", "[mujoco][plugin][process]") {
+TEST_CASE("without the library loaded, a model naming the plugin is MuJoCo's named error",
+          "[mujoco][plugin][process]") {
   std::string out;
   const int rc = run_child("not-loaded " + quoted(WR_MUJOCO_PLUGIN_EXAMPLE), &out);
   INFO(out);
