@@ -22,7 +22,7 @@
 // Before the first timed scene, one tiny scene and sensor are created and rendered (warm_up): the
 // driver's one-time work in a process (loading the kernels' module, at their first launch, and
 // setting up local memory) would otherwise land in the first terrain's create time and device
-// memory and in the first row's sensor memory (tests/test_cuda_memory.cpp warms up the same way).
+// memory and in the first row's sensor memory (tests/kernels/test_cuda_memory.cpp warms up the same way).
 //
 // Output: markdown tables on stdout (scripts/gpu-check.sh copies them into
 // benchmarks/results/); --csv FILE also writes one CSV row per render configuration.

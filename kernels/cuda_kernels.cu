@@ -1,5 +1,5 @@
 // The CUDA kernels: launches of kernel_threads.h, one thread per pixel or ray, and nothing else
-// (tests/test_kernel_threads.cpp runs every thread of an emulated launch on the CPU).
+// (tests/kernels/test_kernel_threads.cpp runs every thread of an emulated launch on the CPU).
 //
 // One render's kernels are templates over its feature set (core/render_features.h), one
 // instantiation per set: a render without instances runs kernels without the instance loop. Each

@@ -1,7 +1,7 @@
 // What one thread of each CUDA kernel does, as plain host/device code. The kernels of
-// cuda_kernels.cu are launches of these functions and nothing else; tests/test_kernel_threads.cpp
+// cuda_kernels.cu are launches of these functions and nothing else; tests/kernels/test_kernel_threads.cpp
 // runs every thread of a launch on the CPU (an emulated grid of blocks, for every tile shape and
-// every feature set, with the blocks' shared phase: tests/emulated_launch.h) and compares the
+// every feature set, with the blocks' shared phase: tests/support/emulated_launch.h) and compares the
 // result with the CPU backend's, so the kernels' indexing, their handling of bad poses and rays,
 // and their output layout are checked without a GPU.
 //

@@ -4,7 +4,7 @@
 // env_blocks, each env's warps are padded to whole blocks, so that every block renders one env
 // (an instanced render's block poses its env's instances once, into shared memory).
 // Plain integer code (no CUDA), so the CPU tests check that every pixel of every env gets
-// exactly one thread, for every tile shape (tests/test_warp_tiles.cpp).
+// exactly one thread, for every tile shape (tests/kernels/test_warp_tiles.cpp).
 #pragma once
 
 #include "core/platform.h"

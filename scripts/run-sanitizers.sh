@@ -4,7 +4,7 @@
 #   asan  AddressSanitizer + UndefinedBehaviorSanitizer (and LeakSanitizer) over the library and
 #         the whole C++ test suite, in build-asan/: any report fails its test.
 #   tsan  ThreadSanitizer over what runs on several threads, in build-tsan/: the thread pool, the
-#         BVH builder's threads, and tests/test_concurrency.cpp (sensors rendering from different
+#         BVH builder's threads, and tests/reliability/test_concurrency.cpp (sensors rendering from different
 #         threads at once, handles released from other threads).
 # Warnings are errors here too. Sets up the Debian packages first (scripts/setup.sh).
 #   usage: scripts/run-sanitizers.sh [asan] [tsan]      (default: both)

@@ -35,7 +35,7 @@ static_assert(offsetof(BvhNode, bmax) == 16, "traversal reads bmax 4 floats afte
 // both of its triangles. Leaf data is most of a scene's bytes, and on the CPU the first touch
 // of each env's part of the BVH is much of a render's time, hence the compaction. The ids come
 // last: the scalar path reads them only for a triangle the ray hits. The builder writes the
-// blocks (bvh_builder.cpp); tests/test_bvh_builder.cpp checks every block against the input.
+// blocks (bvh_builder.cpp); tests/scene/test_bvh_builder.cpp checks every block against the input.
 constexpr uint32_t kLeafVertexShift = 16;
 constexpr uint32_t kMaxLeafTriangles = 64;  // so that 3 x 64 corners fit 8-bit indices
 

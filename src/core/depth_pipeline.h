@@ -38,7 +38,7 @@ struct PipelineParams {
 
 // A render's optional per-env arrays: all null in a render that has none. Only pointers, so that
 // "the call has per-env inputs" is "some byte here is not zero" (sensor/render_call.cpp): a field
-// added here reaches the feature set without a list kept by hand (tests/test_render_call.cpp).
+// added here reaches the feature set without a list kept by hand (tests/sensor/test_render_call.cpp).
 struct PerEnvInputs {
   const float* intrinsics;     // (num_envs x 4) or null: the desc's
   const float* mounts;         // (num_envs x 7) or null: the desc's

@@ -2,7 +2,7 @@
 // "Parallel Random Numbers: As Easy as 1, 2, 3", SC'11: ten rounds of a keyed bijection on a
 // 128-bit counter. A pure function of (counter, key), so the sensor noise keyed by (seed, env,
 // frame, pixel) is the same bits on the CPU and the GPU, for any thread count and tracing path,
-// with no generator state anywhere (tests/test_philox.cpp checks the Random123 known-answer
+// with no generator state anywhere (tests/core/test_philox.cpp checks the Random123 known-answer
 // vectors).
 #pragma once
 

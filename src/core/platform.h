@@ -30,7 +30,7 @@ namespace wr {
 // The robust ray/box test relies on that for the 0 * inf slabs of axis-parallel rays.
 // On the host they are written out as glibc's fminf/fmaxf compute them, bit for bit (on a tie of
 // +0 and -0 the second operand, as x86's minss/maxss; of two NaNs the first; checked by
-// tests/test_platform.cpp): GCC calls libm for __builtin_fmaxf, a call per pixel where these are
+// tests/core/test_platform.cpp): GCC calls libm for __builtin_fmaxf, a call per pixel where these are
 // a compare and a select.
 WR_HD float fmin_(float a, float b) {
 #if defined(__CUDA_ARCH__)

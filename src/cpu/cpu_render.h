@@ -47,7 +47,7 @@ void cpu_render(ThreadPool& pool, const CpuRenderJob& job);
 // consecutive tiles of one env's traced area, width x height (fewer at the env's end), or the
 // whole area where `whole_envs` (a render whose output pixels read other pixels: resampling, edge
 // dropout). For width x height x num_envs below 2^32 (the sensor's limit, sensor.cpp) num_tasks
-// stays below 2^32, the pool's task numbering; tests/test_cpu_task_numbering.cpp checks that at
+// stays below 2^32, the pool's task numbering; tests/cpu/test_cpu_task_numbering.cpp checks that at
 // the limit.
 struct CpuRenderTasks {
   uint32_t tiles_x, tiles_per_env;  // kCpuTileSize-square tiles of one area

@@ -1,7 +1,7 @@
 // The CPU backend's SIMD path: one tile of pixels of one env traced as packets of rays
 // that share the camera's origin (src/cpu/packet_traversal.h). One entry point per
 // instruction set, each in its own translation unit compiled for it; cpu_simd.h picks the
-// one this CPU runs. Depth is bit-identical to the scalar path (tests/test_cpu_packet.cpp).
+// one this CPU runs. Depth is bit-identical to the scalar path (tests/cpu/test_cpu_packet.cpp).
 #pragma once
 
 #include <cstdint>

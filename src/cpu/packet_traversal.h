@@ -11,7 +11,7 @@
 // where the scalar rule skips them (box missed, or entered beyond the closest hit), and a lane
 // takes hits only in the leaves whose box it entered along with every ancestor's. The
 // closest hit is the lowest (t, triangle id) over every triangle the test accepts, so the
-// depth equals the scalar path's bit for bit (tests/test_cpu_packet.cpp checks it).
+// depth equals the scalar path's bit for bit (tests/cpu/test_cpu_packet.cpp checks it).
 //
 // A packet whose rays do not share the signs of their direction components and the axis
 // permutation of the triangle test (tiles across which the dominant axis or a sign changes)

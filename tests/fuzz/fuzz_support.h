@@ -100,7 +100,7 @@ class Bytes {
 };
 
 // One CPU context of one thread for every input: no thread starts per input (the thread pool and
-// its TSan-checked concurrency are tests/test_concurrency.cpp's), and the BVH builds on the
+// its TSan-checked concurrency are tests/reliability/test_concurrency.cpp's), and the BVH builds on the
 // calling thread. Never released: LeakSanitizer sees it reachable.
 inline wr_context context() {
   static const wr_context c = [] {

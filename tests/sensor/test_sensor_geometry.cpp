@@ -1,8 +1,8 @@
 // The depth sensor against closed-form geometry, through the public C API (libwr.so) only: a
 // plane, the inside of a closed box, image orientation and principal point, zero-area triangles
 // and watertightness at shared vertices and edges. The conventions every expected value is
-// computed from are in sensor_image_check.h; poses (tests/test_sensor_poses.cpp) and clipping,
-// batching and threads (tests/test_sensor_clip_batch_threads.cpp) are tested next to this file.
+// computed from are in sensor_image_check.h; poses (tests/sensor/test_sensor_poses.cpp) and clipping,
+// batching and threads (tests/sensor/test_sensor_clip_batch_threads.cpp) are tested next to this file.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>

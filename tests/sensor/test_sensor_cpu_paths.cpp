@@ -1,7 +1,7 @@
 // The CPU tracing paths through the public API (wr_context_set_cpu_path and friends): every path
 // this CPU runs renders the same images bit for bit, the default resolves to a concrete path,
 // and bad requests fail with a message naming the culprit while leaving the context as it was.
-// (tests/test_cpu_packet.cpp checks the packet code itself on harder scenes.)
+// (tests/cpu/test_cpu_packet.cpp checks the packet code itself on harder scenes.)
 #include <cstdint>
 #include <cstdio>
 #include <random>

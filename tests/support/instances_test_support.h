@@ -24,7 +24,7 @@
 namespace wr_test::instance_tests {
 
 using namespace wr_test::embree_tests;
-using wr_test::embree_tests::Mesh;  // not tests/mesh_builders.h's
+using wr_test::embree_tests::Mesh;  // not tests/support/mesh_builders.h's
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
 constexpr uint32_t kNone = UINT32_MAX;
