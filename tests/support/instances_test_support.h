@@ -19,6 +19,7 @@
 
 #include <wr/wr.h>
 
+#include "api_test_support.h"  // REQUIRE_OK
 #include "embree_reference_scenes.h"
 
 namespace wr_test::instance_tests {
@@ -28,13 +29,6 @@ using wr_test::embree_tests::Mesh;  // not tests/support/mesh_builders.h's
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
 constexpr uint32_t kNone = UINT32_MAX;
-
-#define REQUIRE_OK(call)                                                   \
-  do {                                                                     \
-    const wr_status s_ = (call);                                           \
-    INFO(#call << ": " << wr_status_string(s_) << " " << wr_last_error()); \
-    REQUIRE(s_ == WR_SUCCESS);                                             \
-  } while (0)
 
 // The prototypes: a trunk-like box, a leg-like slab, and a closed octahedron (slanted faces).
 inline Mesh box_mesh(const Vector3d& half) {

@@ -13,16 +13,10 @@
 
 #include <catch2/catch.hpp>
 
+#include "api_test_support.h"  // REQUIRE_OK (tests/support/, the library's test support)
 #include "wr_mujoco.h"
 
 namespace wr_mujoco_test {
-
-#define WRM_REQUIRE_OK(call)                                               \
-  do {                                                                     \
-    const wr_status s_ = (call);                                           \
-    INFO(#call << ": " << wr_status_string(s_) << " " << wr_last_error()); \
-    REQUIRE(s_ == WR_SUCCESS);                                             \
-  } while (0)
 
 struct ModelDeleter {
   void operator()(mjModel* m) const { mj_deleteModel(m); }
@@ -56,7 +50,7 @@ inline Data forward(const mjModel* m, const std::vector<double>& qpos = {}) {
 
 struct Context {
   wr_context ctx = nullptr;
-  Context() { WRM_REQUIRE_OK(wr_context_create_cpu(2, &ctx)); }
+  Context() { REQUIRE_OK(wr_context_create_cpu(2, &ctx)); }
   ~Context() { wr_context_release(ctx); }
 };
 
@@ -140,7 +134,7 @@ inline WrImages render(const wr_mujoco::Scene& scene, const wr_mujoco::Camera& c
   const uint32_t N = static_cast<uint32_t>(ds.size());
   wr_sensor_options opts = cam.sensor_options();
   wr_sensor sensor = nullptr;
-  WRM_REQUIRE_OK(wr_sensor_create_ex(scene.handle(), &cam.desc, &opts, N, &sensor));
+  REQUIRE_OK(wr_sensor_create_ex(scene.handle(), &cam.desc, &opts, N, &sensor));
   std::vector<float> poses(7 * size_t(N)), inst(7 * size_t(N) * scene.num_slots());
   for (uint32_t e = 0; e < N; ++e) {
     cam.fill_pose(ds[e], poses.data() + 7 * e);

@@ -183,7 +183,7 @@ TEST_CASE("mjBatch: poses from mjb_output's arrays, and the batch rendered as mj
   // Render the batch's poses; each env against mj_ray on its simulation.
   wr_sensor_options opts = cam.sensor_options();
   wr_sensor sensor = nullptr;
-  WRM_REQUIRE_OK(wr_sensor_create_ex(scene.handle(), &cam.desc, &opts, nsim, &sensor));
+  REQUIRE_OK(wr_sensor_create_ex(scene.handle(), &cam.desc, &opts, nsim, &sensor));
   const size_t hw = size_t(cam.desc.width) * cam.desc.height;
   std::vector<float> depth(nsim * hw);
   wr_render_args args;
@@ -192,7 +192,7 @@ TEST_CASE("mjBatch: poses from mjb_output's arrays, and the batch rendered as mj
   args.instance_poses = inst.data();
   args.out = depth.data();
   args.out_bytes = depth.size() * sizeof(float);
-  WRM_REQUIRE_OK(wr_sensor_render_ex(sensor, &args));
+  REQUIRE_OK(wr_sensor_render_ex(sensor, &args));
   wr_sensor_release(sensor);
   for (int s = 0; s < nsim; ++s)
     require_exact_agreement(("mjBatch sim " + std::to_string(s)).c_str(), depth.data() + s * hw,

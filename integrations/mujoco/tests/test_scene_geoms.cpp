@@ -174,7 +174,7 @@ TEST_CASE("plane geoms (infinite and bounded) agree with mj_ray where the camera
   opts.plane_half_extent = 7.5;
   wr_mujoco::Scene scene = wr_mujoco::Scene::build(c.ctx, m.get(), opts);
   float lo[3], hi[3];
-  WRM_REQUIRE_OK(wr_scene_bounds(scene.handle(), lo, hi));
+  REQUIRE_OK(wr_scene_bounds(scene.handle(), lo, hi));
   CHECK(lo[0] == Approx(-7.5));
   CHECK(hi[1] == Approx(7.5));
   const wr_mujoco::Mesh floor = wr_mujoco::geom_mesh(m.get(), mj_name2id(m.get(), mjOBJ_GEOM, "floor"));
@@ -232,10 +232,10 @@ TEST_CASE("a static hfield merged into the terrain has the triangles of wr_scene
   hd.origin[2] = 0.1f;
   hd.base_depth = static_cast<float>(size[3]);
   wr_scene reference = nullptr;
-  WRM_REQUIRE_OK(wr_scene_create_heightfield(c.ctx, &hd, &reference));
+  REQUIRE_OK(wr_scene_create_heightfield(c.ctx, &hd, &reference));
   uint64_t n_ours = 0, n_ref = 0;
-  WRM_REQUIRE_OK(wr_scene_num_triangles(scene.handle(), &n_ours));
-  WRM_REQUIRE_OK(wr_scene_num_triangles(reference, &n_ref));
+  REQUIRE_OK(wr_scene_num_triangles(scene.handle(), &n_ours));
+  REQUIRE_OK(wr_scene_num_triangles(reference, &n_ref));
   CHECK(n_ours == n_ref);
   // Rays from every side onto the solid: surface, walls, base and misses.
   const size_t n = 4000;
@@ -250,8 +250,8 @@ TEST_CASE("a static hfield merged into the terrain has the triangles of wr_scene
       o[3 * i + k] = static_cast<float>(target[k] - 4.0 * dir[k]);
     }
   }
-  WRM_REQUIRE_OK(wr_scene_intersect(scene.handle(), o.data(), d.data(), nullptr, n, t_ours.data(), nullptr, nullptr));
-  WRM_REQUIRE_OK(wr_scene_intersect(reference, o.data(), d.data(), nullptr, n, t_ref.data(), nullptr, nullptr));
+  REQUIRE_OK(wr_scene_intersect(scene.handle(), o.data(), d.data(), nullptr, n, t_ours.data(), nullptr, nullptr));
+  REQUIRE_OK(wr_scene_intersect(reference, o.data(), d.data(), nullptr, n, t_ref.data(), nullptr, nullptr));
   wr_scene_release(reference);
   size_t hits = 0, agree = 0;
   for (size_t i = 0; i < n; ++i) {
