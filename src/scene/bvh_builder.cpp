@@ -24,6 +24,7 @@
 #include <system_error>
 #include <thread>
 
+#include "scene/build_executor.h"
 #include "scene/leaf_block_writer.h"
 
 namespace wr {
@@ -89,13 +90,11 @@ class Builder {
         bounds_(num_tris, scratch_allocator<Aabb>()),
         ids_(num_tris, scratch_allocator<uint32_t>()),
         scratch_(2ull * num_tris, scratch_allocator<BvhNode>()),
-        corner_words_(num_tris, scratch_allocator<uint32_t>()) {
-    unsigned threads = options.num_threads ? options.num_threads : std::thread::hardware_concurrency();
-    threads_ = std::max(1u, threads);
-    spare_threads_ = static_cast<int>(threads_) - 1;
+        corner_words_(num_tris, scratch_allocator<uint32_t>()),
+        executor_(options.num_threads) {
     std::atomic<uint32_t> left_out{0};
     std::mutex corners_mutex;
-    for_each_chunk(num_tris, [&](uint32_t begin, uint32_t end) {
+    executor_.for_each_chunk(num_tris, [&](uint32_t begin, uint32_t end) {
       uint32_t zero_area = 0;
       Aabb corners;
       for (uint32_t t = begin; t < end; ++t) {
@@ -185,32 +184,6 @@ class Builder {
   // Centre of the bounds of the triangle at position i of ids_, computed where needed (as
   // cheap as loading a stored one).
   Float4 centroid(uint32_t i) const { return 0.5f * (bounds_[i].lo + bounds_[i].hi); }
-
-  // Runs fn(begin, end) over [0, n) in one chunk per build thread (the caller's included).
-  // fn must not throw. A thread that cannot be started leaves its chunk to the caller.
-  // Smaller n than min_parallel is not worth a thread.
-  template <class Fn>
-  void for_each_chunk(uint32_t n, const Fn& fn, uint32_t min_parallel = 65536) const {
-    const uint32_t chunks = n < min_parallel ? 1u : threads_, step = (n + chunks - 1) / chunks;
-    std::vector<std::thread> workers;
-    workers.reserve(chunks);
-    for (uint32_t c = 1; c < chunks; ++c) {
-      const uint32_t begin = std::min(n, c * step), end = std::min(n, (c + 1) * step);
-      try {
-        workers.emplace_back([&fn, begin, end] { fn(begin, end); });
-      } catch (const std::system_error&) {
-        fn(begin, end);
-      } catch (...) {
-        // No memory for the thread's start-up state (std::bad_alloc): the threads already
-        // started read fn and this frame, so they finish before the error leaves it (and a
-        // joinable std::thread destroyed while unwinding would end the process).
-        for (std::thread& w : workers) w.join();
-        throw;
-      }
-    }
-    fn(0, std::min(n, step));
-    for (std::thread& w : workers) w.join();
-  }
 
   struct Split {
     int axis = -1;
@@ -308,25 +281,19 @@ class Builder {
 
     SubtreeSize left_size, right_size;
     uint32_t end;
-    std::thread worker;
-    if (n >= kParallelThreshold && take_thread()) {
-      try {
-        worker = std::thread([this, left_slot, left, left_desc, &left_bounds, &left_size] {
-          CornerTable worker_table;
-          guarded_build(left_slot, left, left_desc, left_bounds, &worker_table, &left_size);
-        });
-      } catch (const std::system_error&) {
-        spare_threads_.fetch_add(1);  // no thread to be had: this one builds both below
-      }
-    }
-    if (worker.joinable()) {
+    std::thread worker;  // the left subtree on its own thread, where one is to be had
+    const bool parallel = n >= kParallelThreshold &&
+                          executor_.start(&worker, [this, left_slot, left, left_desc, &left_bounds, &left_size] {
+                            CornerTable worker_table;
+                            guarded_build(left_slot, left, left_desc, left_bounds, &worker_table, &left_size);
+                          });
+    if (parallel) {  // (else this thread builds both, below)
       // In parallel the right subtree cannot wait for the left's size: it starts where the
       // left's worst case ends. (Where nodes sit in scratch does not change the result:
       // flatten() lays the tree out by its structure alone.)
       const uint32_t right_desc = left_desc + 2 * (left.count() - 1);
       end = guarded_build(right_slot, right, right_desc, right_bounds, table, &right_size);
-      worker.join();
-      spare_threads_.fetch_add(1);
+      executor_.finish(&worker);
     } else {
       const uint32_t left_end = build(left_slot, left, left_desc, left_bounds, table, &left_size);
       end = build(right_slot, right, left_end, right_bounds, table, &right_size);
@@ -347,13 +314,6 @@ class Builder {
       if (!error_) error_ = std::current_exception();
       return first_desc;
     }
-  }
-
-  bool take_thread() {
-    int spare = spare_threads_.load();
-    while (spare > 0)
-      if (spare_threads_.compare_exchange_weak(spare, spare - 1)) return true;
-    return false;
   }
 
   static int bin_of(float c, float lo, float scale, int bins) {
@@ -440,18 +400,15 @@ class Builder {
     const Float4 lo4 = load3(lo), scale4 = load3(scale);
     Bins binned;
     const uint32_t n = range.count();
-    if (n >= kParallelBinning && take_thread()) {  // the top levels, where subtrees are not yet parallel
-      Bins first_half;
-      const uint32_t mid = range.begin + n / 2;
-      std::thread worker;
-      try {
-        worker = std::thread([&] { bin_range(range.begin, mid, lo4, scale4, bins, &first_half); });
-      } catch (const std::system_error&) {  // no thread to be had: bin that half here
-        bin_range(range.begin, mid, lo4, scale4, bins, &first_half);
-      }
+    // The top levels, where subtrees are not yet parallel, bin their halves on two threads (the
+    // merge is exact: the same bins as one pass).
+    Bins first_half;
+    const uint32_t mid = range.begin + n / 2;
+    std::thread worker;
+    if (n >= kParallelBinning &&
+        executor_.start(&worker, [&] { bin_range(range.begin, mid, lo4, scale4, bins, &first_half); })) {
       bin_range(mid, range.end, lo4, scale4, bins, &binned);
-      if (worker.joinable()) worker.join();
-      spare_threads_.fetch_add(1);
+      executor_.finish(&worker);
       binned.merge(first_half, bins);
     } else {
       bin_range(range.begin, range.end, lo4, scale4, bins, &binned);
@@ -540,7 +497,7 @@ class Builder {
   // block where the walk meets it. The root's two subtrees are laid out at once (their sizes
   // are known from the build, so where the right one starts is too); the bytes are those of
   // one walk from the root.
-  Bvh flatten(const SubtreeSize& size) const {
+  Bvh flatten(const SubtreeSize& size) {
     Bvh bvh{TrackedVector<BvhNode>(result_allocator<BvhNode>(MemoryTag::kBvhNodes)),
             TrackedVector<uint32_t>(result_allocator<uint32_t>(MemoryTag::kBvhTriangles)),
             TrackedVector<uint32_t>(result_allocator<uint32_t>(MemoryTag::kBvhParents))};
@@ -565,23 +522,18 @@ class Builder {
     const auto left = [&] { flatten_subtree(root.first, 2, 4, 0, &bvh); };
     const auto right = [&] { flatten_subtree(root.first + 1, 3, right_pairs, root_left_size_.words, &bvh); };
     constexpr uint32_t kMinParallelNodes = 8192;
-    if (threads_ < 2 || size.nodes < kMinParallelNodes) {
-      left();
-      right();
-      return bvh;
-    }
     std::exception_ptr left_error;
     std::thread worker;
-    try {
-      worker = std::thread([&left, &left_error] {
-        try {
-          left();
-        } catch (...) {
-          left_error = std::current_exception();
-        }
-      });
-    } catch (const std::system_error&) {
-      left();  // no thread to be had: this one does both
+    if (size.nodes < kMinParallelNodes || !executor_.start(&worker, [&left, &left_error] {
+          try {
+            left();
+          } catch (...) {
+            left_error = std::current_exception();
+          }
+        })) {
+      left();  // one thread, or no thread to be had: this one does both
+      right();
+      return bvh;
     }
     std::exception_ptr right_error;
     try {
@@ -589,7 +541,7 @@ class Builder {
     } catch (...) {
       right_error = std::current_exception();
     }
-    if (worker.joinable()) worker.join();
+    executor_.finish(&worker);
     if (left_error) std::rethrow_exception(left_error);
     if (right_error) std::rethrow_exception(right_error);
     return bvh;
@@ -640,8 +592,7 @@ class Builder {
   TrackedVector<uint32_t> corner_words_;  // (num_tris) per leaf-order slot: its corner word
   Aabb corner_bounds_;                    // of every input triangle, zero-area ones included
   SubtreeSize root_left_size_;            // of the root's left subtree (flatten)
-  unsigned threads_ = 1;                  // build threads, the caller's included
-  std::atomic<int> spare_threads_{0};
+  BuildExecutor executor_;                // the build threads, the caller's included
   std::mutex error_mutex_;
   std::exception_ptr error_;
 };
