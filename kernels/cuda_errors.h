@@ -1,6 +1,6 @@
 // What a failed CUDA runtime call means for the C API: its wr_status, and the messages for a
 // machine whose driver cannot run this library. Header-only and free of kernels, so that the
-// mapping is unit-tested on any machine (tests/test_cuda_errors_classification.cpp); the CUDA
+// mapping is unit-tested on any machine (tests/kernels/test_cuda_error_status.cpp); the CUDA
 // backend (cuda_device.cpp) reports every failure through it.
 #pragma once
 

@@ -6,7 +6,7 @@
 // arguments every backend needs, owns the handles, and makes one call into the backend per
 // function.
 //
-// Every function may throw StatusError (common/status_error.h) with a message that starts with
+// Every function may throw StatusError (errors/status_error.h) with a message that starts with
 // `function` (the C API function's name) and names the culprit; a throw leaves every object as it
 // was. Host-side objects (MeshScene, CameraSensor) stay the API's: a backend reads them and records its own
 // allocations in their ledgers.

@@ -3,7 +3,7 @@
 // without FMA contraction: -ffp-contract=off, nvcc --fmad=false), where libm's logf/cosf and
 // CUDA's differ in their last bits. The noise models (noise.h) use them so that one seed gives one
 // image on every backend. Accuracy: a few units in the last place over the ranges used, far below
-// any sensor noise (tests/test_noise.cpp checks them against libm).
+// any sensor noise (tests/core/test_det_math.cpp checks them against libm).
 #pragma once
 
 #include "platform.h"
