@@ -13,6 +13,8 @@
 
 #include <Eigen/Geometry>
 
+#include "triangle_mesh.h"
+
 #include <wr/wr.h>
 
 namespace wr_bench {
@@ -42,12 +44,7 @@ Stats summarize(std::vector<double> s);
 
 // ---- the mesh, read once --------------------------------------------------------------------
 
-struct Mesh {
-  std::vector<float> vertices;    // (num_vertices x 3)
-  std::vector<uint32_t> indices;  // (num_triangles x 3)
-  size_t num_vertices() const { return vertices.size() / 3; }
-  size_t num_triangles() const { return indices.size() / 3; }
-};
+using Mesh = wr_tools::TriangleMesh;  // tools/common/triangle_mesh.h
 
 // Every shape merged into one mesh, polygons fan-triangulated by tinyobjloader.
 Mesh read_obj(const std::string& path);

@@ -50,30 +50,20 @@ inline double deg(double degrees) { return degrees * kPi / 180.0; }
 
 // ---- Meshes --------------------------------------------------------------------------------
 
-struct Mesh {
-  std::vector<float> vertices;              // (num_vertices x 3), x y z
-  std::vector<uint32_t> indices;            // (num_triangles x 3): what warp-raycaster gets
-  std::vector<uint32_t> reference_indices;  // (num_reference_triangles x 3): what Embree gets,
-                                            // `indices` minus the zero-area triangles, which
-                                            // the contract says are never hit
+// The project's mesh builder (tools/common/triangle_mesh.h; `indices`: what warp-raycaster gets)
+// with what Embree gets beside it.
+struct Mesh : wr_tools::TriangleMesh {
+  std::vector<uint32_t> reference_indices;  // (num_reference_triangles x 3): `indices` minus the
+                                            // zero-area triangles, which the contract says are
+                                            // never hit
   uint32_t add_vertex(const Vector3d& p) {
-    const uint32_t i = static_cast<uint32_t>(vertices.size() / 3);
-    vertices.push_back(static_cast<float>(p.x()));
-    vertices.push_back(static_cast<float>(p.y()));
-    vertices.push_back(static_cast<float>(p.z()));
-    return i;
+    return vertex(static_cast<float>(p.x()), static_cast<float>(p.y()), static_cast<float>(p.z()));
   }
   void triangle(uint32_t a, uint32_t b, uint32_t c) {
-    for (uint32_t i : {a, b, c}) {
-      indices.push_back(i);
-      reference_indices.push_back(i);
-    }
+    TriangleMesh::triangle(a, b, c);
+    reference_indices.insert(reference_indices.end(), {a, b, c});
   }
-  void add_degenerate_triangle(uint32_t a, uint32_t b, uint32_t c) {
-    for (uint32_t i : {a, b, c}) indices.push_back(i);
-  }
-  uint64_t num_vertices() const { return vertices.size() / 3; }
-  uint64_t num_triangles() const { return indices.size() / 3; }
+  void add_degenerate_triangle(uint32_t a, uint32_t b, uint32_t c) { TriangleMesh::triangle(a, b, c); }
 };
 
 // A closed box: 8 shared corners, 12 triangles. half: half extents along the box's own axes.

@@ -8,22 +8,15 @@
 
 #include <Eigen/Core>
 
+#include "triangle_mesh.h"  // tools/common: the one mesh builder
+
 namespace wr_test {
 
-// An indexed triangle mesh with shared vertices, in the layout wr_scene_create takes.
-struct Mesh {
-  std::vector<float> vertices;    // (num_vertices x 3)
-  std::vector<uint32_t> indices;  // (num_triangles x 3)
-
+// The project's mesh builder (wr_tools::TriangleMesh), with Eigen's points.
+struct Mesh : wr_tools::TriangleMesh {
+  using TriangleMesh::vertex;
   // Appends a vertex (rounded to float) and returns its index.
-  uint32_t vertex(float x, float y, float z) {
-    vertices.insert(vertices.end(), {x, y, z});
-    return uint32_t(vertices.size() / 3 - 1);
-  }
   uint32_t vertex(const Eigen::Vector3d& p) { return vertex(float(p.x()), float(p.y()), float(p.z())); }
-  void triangle(uint32_t a, uint32_t b, uint32_t c) { indices.insert(indices.end(), {a, b, c}); }
-  uint64_t num_vertices() const { return vertices.size() / 3; }
-  uint64_t num_triangles() const { return indices.size() / 3; }
   // Vertex i as stored, i.e. after rounding to float.
   Eigen::Vector3d position(uint32_t i) const {
     return Eigen::Vector3d(vertices[3 * i], vertices[3 * i + 1], vertices[3 * i + 2]);

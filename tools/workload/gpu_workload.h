@@ -7,21 +7,15 @@
 #include <random>
 #include <vector>
 
+#include "triangle_mesh.h"
+
 namespace wr_bench {
 
 // The cameras: 87 degrees horizontal field of view, plane depth, clipped at kFarClip metres.
 constexpr float kHfovDegrees = 87.0f;
 constexpr float kFarClip = 10.0f;
 
-struct Mesh {
-  std::vector<float> vertices;    // (num_vertices x 3)
-  std::vector<uint32_t> indices;  // (num_triangles x 3)
-  uint32_t vertex(float x, float y, float z) {
-    vertices.insert(vertices.end(), {x, y, z});
-    return uint32_t(vertices.size() / 3 - 1);
-  }
-  void triangle(uint32_t a, uint32_t b, uint32_t c) { indices.insert(indices.end(), {a, b, c}); }
-};
+using Mesh = wr_tools::TriangleMesh;  // tools/common/triangle_mesh.h
 
 // A heightfield of (n x n) quads of `cell` metres (2 n^2 triangles) over [0, n * cell]^2, in
 // bands along +Y: rolling bumps, stairs (0.12 m steps every 0.4 m, rising 2.9 m then dropping

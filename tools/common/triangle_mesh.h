@@ -1,0 +1,25 @@
+// An indexed triangle mesh being built, in the layout wr_scene_create takes: the one mesh type
+// of the tests (tests/support/mesh_builders.h), the GPU workload (tools/workload) and the peer
+// benchmarks (benchmarks/peers). Header only, standard library only.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace wr_tools {
+
+struct TriangleMesh {
+  std::vector<float> vertices;    // (num_vertices x 3): x y z
+  std::vector<uint32_t> indices;  // (num_triangles x 3): 0-based rows of vertices
+
+  // Appends a vertex and returns its index.
+  uint32_t vertex(float x, float y, float z) {
+    vertices.insert(vertices.end(), {x, y, z});
+    return static_cast<uint32_t>(vertices.size() / 3 - 1);
+  }
+  void triangle(uint32_t a, uint32_t b, uint32_t c) { indices.insert(indices.end(), {a, b, c}); }
+  uint64_t num_vertices() const { return vertices.size() / 3; }
+  uint64_t num_triangles() const { return indices.size() / 3; }
+};
+
+}  // namespace wr_tools
