@@ -55,24 +55,26 @@ class BuildExecutor {
   template <class Fn>
   void for_each_chunk(uint32_t n, const Fn& fn, uint32_t min_parallel = 65536) {
     const uint32_t chunks = n < min_parallel ? 1u : threads_, step = (n + chunks - 1) / chunks;
-    std::vector<std::thread> workers(chunks > 0 ? chunks - 1 : 0);
-    std::vector<bool> started(workers.size(), false);
-    const auto join_started = [&] {
-      for (size_t w = 0; w < workers.size(); ++w)
-        if (started[w]) finish(&workers[w]);
-    };
+    std::vector<std::thread> workers;  // the started ones
+    workers.reserve(chunks);
     for (uint32_t c = 1; c < chunks; ++c) {
       const uint32_t begin = std::min(n, c * step), end = std::min(n, (c + 1) * step);
+      std::thread worker;
+      bool started;
       try {
-        started[c - 1] = start(&workers[c - 1], [&fn, begin, end] { fn(begin, end); });
+        started = start(&worker, [&fn, begin, end] { fn(begin, end); });
       } catch (...) {  // out of memory starting it: the threads started read fn and this frame
-        join_started();
+        for (std::thread& w : workers) finish(&w);
         throw;
       }
-      if (!started[c - 1]) fn(begin, end);
+      if (started) {
+        workers.push_back(std::move(worker));  // reserved: cannot throw
+      } else {
+        fn(begin, end);
+      }
     }
     fn(0, std::min(n, step));
-    join_started();
+    for (std::thread& w : workers) finish(&w);
   }
 
  private:

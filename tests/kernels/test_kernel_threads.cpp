@@ -51,6 +51,25 @@ std::vector<float> sentinel_floats(size_t n) {
   return v;
 }
 
+// The bundled small terrain (assets/parkour_small.obj; WR_SOURCE_DIR, set by CTest, else run from
+// the source root).
+wr::Mesh small_terrain() {
+  const char* dir = std::getenv("WR_SOURCE_DIR");
+  return wr::load_obj(std::string(dir ? dir : ".") + "/assets/parkour_small.obj");
+}
+
+// The tree a CUDA context builds of a mesh.
+wr::Bvh gpu_bvh(const float* vertices, const uint32_t* indices, uint64_t num_triangles) {
+  return wr::build_bvh(vertices, indices, num_triangles, wr::cuda::bvh_build_options());
+}
+wr::Bvh gpu_bvh(const wr::Mesh& m) { return gpu_bvh(m.vertices.data(), m.indices.data(), m.num_triangles()); }
+
+// A closed box of 0.6 x 0.4 x 0.2 m about its origin: the instances' prototype. (8 x 3), (12 x 3).
+const std::vector<float> kBoxVertices = {-0.3f, -0.2f, -0.1f, 0.3f, -0.2f, -0.1f, 0.3f, 0.2f, -0.1f, -0.3f, 0.2f, -0.1f,
+                                         -0.3f, -0.2f, 0.1f,  0.3f, -0.2f, 0.1f,  0.3f, 0.2f, 0.1f,  -0.3f, 0.2f, 0.1f};
+const std::vector<uint32_t> kBoxTriangles = {0, 1, 2, 0, 2, 3, 4, 6, 5, 4, 7, 6, 0, 4, 5, 0, 5, 1,
+                                             1, 5, 6, 1, 6, 2, 2, 6, 7, 2, 7, 3, 3, 7, 4, 3, 4, 0};
+
 size_t guards_touched(const std::vector<float>& v, size_t n) {
   size_t touched = 0;
   for (size_t i = n; i < v.size(); ++i) touched += bits(v[i]) != kSentinel;
@@ -88,11 +107,8 @@ static wr::ExplicitRays explicit_rays(const float* origins, const float* directi
 }
 
 TEST_CASE("an emulated depth launch equals the CPU backend bit for bit, for every tile shape") {
-  const char* dir = std::getenv("WR_SOURCE_DIR");  // set by CTest; else run from the source root
-  const wr::Mesh mesh = wr::load_obj(std::string(dir ? dir : ".") + "/assets/parkour_small.obj");
-  // The tree a CUDA context builds.
-  const wr::Bvh bvh =
-      wr::build_bvh(mesh.vertices.data(), mesh.indices.data(), mesh.indices.size() / 3, wr::cuda::bvh_build_options());
+  const wr::Mesh mesh = small_terrain();
+  const wr::Bvh bvh = gpu_bvh(mesh);
 
   wr_camera_desc desc;
   wr_camera_desc_pinhole(&desc, 37, 23, 87.0f);
@@ -171,8 +187,7 @@ TEST_CASE("an emulated depth launch over a BVH deeper than the stack: each overf
 
 TEST_CASE("an emulated intersect launch equals the CPU backend, and marks the rays the CPU rejects") {
   const wr_test::SoupScene soup = wr_test::random_soup(21, 2000, 10.0f);
-  const wr::Bvh bvh =
-      wr::build_bvh(soup.vertices.data(), soup.indices.data(), soup.num_triangles(), wr::cuda::bvh_build_options());
+  const wr::Bvh bvh = gpu_bvh(soup.vertices.data(), soup.indices.data(), soup.num_triangles());
   std::mt19937 rng(5);
   std::uniform_real_distribution<float> pos(-6, 6), dir(-1, 1), far(0, 12);
   const uint64_t count = 1000;  // not a multiple of the block size: threads past the end exist
@@ -285,6 +300,21 @@ struct PipelineRig {
   uint32_t num_envs;
 };
 
+// A rig over `terrain` (its GPU tree) with a 41 x 27 pinhole camera of 87 degrees, edited by `edit`
+// before its template is built; the pipeline is each case's.
+template <class Edit = void (*)(wr_camera_desc&)>
+PipelineRig pipeline_rig(
+    const wr::Mesh& terrain, uint32_t num_envs, Edit edit = [](wr_camera_desc&) {}) {
+  PipelineRig r;
+  r.bvh = gpu_bvh(terrain);
+  wr_camera_desc_pinhole(&r.desc, 41, 27, 87.0f);
+  edit(r.desc);
+  r.num_envs = num_envs;
+  r.rays.resize(size_t(r.desc.width) * r.desc.height);
+  wr::build_ray_template(r.desc, r.rays.data());
+  return r;
+}
+
 struct PipelineOutputs {
   std::vector<uint16_t> out;  // as bytes of the dtype, two per uint16 (float32: two of them)
   std::vector<uint8_t> bad_mask;
@@ -367,16 +397,8 @@ void emulated_pipeline(const PipelineRig& r, const wr::PipelineCall& c, Pipeline
 }  // namespace
 
 TEST_CASE("an emulated launch of the pipeline's kernels equals the CPU backend's pipeline bit for bit") {
-  const char* dir = std::getenv("WR_SOURCE_DIR");
-  const wr::Mesh mesh = wr::load_obj(std::string(dir ? dir : ".") + "/assets/parkour_small.obj");
-  PipelineRig r;
-  r.bvh =
-      wr::build_bvh(mesh.vertices.data(), mesh.indices.data(), mesh.indices.size() / 3, wr::cuda::bvh_build_options());
-  wr_camera_desc_pinhole(&r.desc, 41, 27, 87.0f);
-  r.desc.miss_value = 2.0f;
-  r.num_envs = 5;
-  r.rays.resize(size_t(r.desc.width) * r.desc.height);
-  wr::build_ray_template(r.desc, r.rays.data());
+  const wr::Mesh mesh = small_terrain();
+  PipelineRig r = pipeline_rig(mesh, 5, [](wr_camera_desc& d) { d.miss_value = 2.0f; });
   float lo[3], hi[3];
   wr_test::vertex_bounds(mesh.vertices, lo, hi);
   hi[2] += 2.0f;
@@ -447,25 +469,13 @@ TEST_CASE("an emulated launch of the pipeline's kernels equals the CPU backend's
 }
 
 TEST_CASE("an emulated launch of the pipeline's kernels through instances equals the CPU backend bit for bit") {
-  const char* dir = std::getenv("WR_SOURCE_DIR");
-  const wr::Mesh mesh = wr::load_obj(std::string(dir ? dir : ".") + "/assets/parkour_small.obj");
-  PipelineRig r;
-  r.bvh =
-      wr::build_bvh(mesh.vertices.data(), mesh.indices.data(), mesh.indices.size() / 3, wr::cuda::bvh_build_options());
-  wr_camera_desc_pinhole(&r.desc, 41, 27, 87.0f);
-  r.num_envs = 4;
-  r.rays.resize(size_t(r.desc.width) * r.desc.height);
-  wr::build_ray_template(r.desc, r.rays.data());
+  const wr::Mesh mesh = small_terrain();
+  PipelineRig r = pipeline_rig(mesh, 4);
   // Two prototypes (a box, and the terrain's own mesh shrunk), 3 slots per env and a global one.
-  const std::vector<float> box = {-0.3f, -0.2f, -0.1f, 0.3f, -0.2f, -0.1f, 0.3f, 0.2f, -0.1f, -0.3f, 0.2f, -0.1f,
-                                  -0.3f, -0.2f, 0.1f,  0.3f, -0.2f, 0.1f,  0.3f, 0.2f, 0.1f,  -0.3f, 0.2f, 0.1f};
-  const std::vector<uint32_t> box_tris = {0, 1, 2, 0, 2, 3, 4, 6, 5, 4, 7, 6, 0, 4, 5, 0, 5, 1,
-                                          1, 5, 6, 1, 6, 2, 2, 6, 7, 2, 7, 3, 3, 7, 4, 3, 4, 0};
   std::vector<float> small = mesh.vertices;
   for (float& v : small) v *= 0.05f;
-  const wr::Bvh protos[2] = {
-      wr::build_bvh(box.data(), box_tris.data(), 12, wr::cuda::bvh_build_options()),
-      wr::build_bvh(small.data(), mesh.indices.data(), mesh.indices.size() / 3, wr::cuda::bvh_build_options())};
+  const wr::Bvh protos[2] = {gpu_bvh(kBoxVertices.data(), kBoxTriangles.data(), kBoxTriangles.size() / 3),
+                             gpu_bvh(small.data(), mesh.indices.data(), mesh.num_triangles())};
   const wr::BvhView views[2] = {protos[0].view(), protos[1].view()};
   const uint32_t prototype[4] = {0, 1, 0, 1}, group[4] = {0, 1, 2, 3};
   const wr::InstanceView table{views, prototype, group, 3, 1};
@@ -528,21 +538,15 @@ TEST_CASE(
   // blocks prepare their env's instances in shared memory (a few instances) or leave each ray to
   // (more than kMaxBlockInstanceBytes hold): the kernels' instantiations, each against the CPU job
   // compiled for the same set.
-  const char* dir = std::getenv("WR_SOURCE_DIR");
-  const wr::Mesh mesh = wr::load_obj(std::string(dir ? dir : ".") + "/assets/parkour_small.obj");
-  const wr::Bvh bvh =
-      wr::build_bvh(mesh.vertices.data(), mesh.indices.data(), mesh.indices.size() / 3, wr::cuda::bvh_build_options());
+  const wr::Mesh mesh = small_terrain();
+  const wr::Bvh bvh = gpu_bvh(mesh);
   wr_camera_desc desc;
   wr_camera_desc_pinhole(&desc, 29, 19, 87.0f);
   desc.miss_value = 3.0f;
   const uint32_t num_envs = 3, slots = 2;
   std::vector<wr::TemplateRay> rays(size_t(desc.width) * desc.height);
   wr::build_ray_template(desc, rays.data());
-  const std::vector<float> box = {-0.3f, -0.2f, -0.1f, 0.3f, -0.2f, -0.1f, 0.3f, 0.2f, -0.1f, -0.3f, 0.2f, -0.1f,
-                                  -0.3f, -0.2f, 0.1f,  0.3f, -0.2f, 0.1f,  0.3f, 0.2f, 0.1f,  -0.3f, 0.2f, 0.1f};
-  const std::vector<uint32_t> box_tris = {0, 1, 2, 0, 2, 3, 4, 6, 5, 4, 7, 6, 0, 4, 5, 0, 5, 1,
-                                          1, 5, 6, 1, 6, 2, 2, 6, 7, 2, 7, 3, 3, 7, 4, 3, 4, 0};
-  const wr::Bvh proto = wr::build_bvh(box.data(), box_tris.data(), 12, wr::cuda::bvh_build_options());
+  const wr::Bvh proto = gpu_bvh(kBoxVertices.data(), kBoxTriangles.data(), kBoxTriangles.size() / 3);
   const wr::BvhView views[1] = {proto.view()};
   float lo[3], hi[3];
   wr_test::vertex_bounds(mesh.vertices, lo, hi);

@@ -175,4 +175,5 @@ TEST_CASE("polygons without area or crossing themselves still give n - 2 triangl
   const Polygon bridged = place({{0, 0}, {4, 0}, {4, 4}, {0, 4}, {0, 0}, {1, 1}, {1, 3}, {3, 3}, {3, 1}, {1, 1}},
                                 Plane{{0, 0, 0}, {1, 0, 0}, {0, 1, 0}});
   check_counts(bridged, triangulate(bridged));
+  check_covers(bridged, triangulate(bridged));  // the 4 x 4 square less its 2 x 2 hole
 }
