@@ -27,9 +27,8 @@ struct WarpTiles {
   uint64_t num_warps;
   uint64_t blocks;  // of block_threads threads
 
-  WR_HD_MEMBER static WarpTiles make(uint32_t width, uint32_t height, uint32_t num_envs,
-                                     uint32_t tile_w_shift = kTileWShift, uint32_t block_threads = kBlockThreads,
-                                     bool env_blocks = false) {
+  WR_HD static WarpTiles make(uint32_t width, uint32_t height, uint32_t num_envs, uint32_t tile_w_shift = kTileWShift,
+                              uint32_t block_threads = kBlockThreads, bool env_blocks = false) {
     WarpTiles g;
     g.width = width;
     g.height = height;
@@ -47,14 +46,14 @@ struct WarpTiles {
 
   // The env whose pixels every thread of block `block` renders (made with env_blocks; past the
   // last env for the one block of a launch over no env).
-  WR_HD_MEMBER uint32_t env_of_block(uint64_t block, uint32_t block_threads = kBlockThreads) const {
+  WR_HD uint32_t env_of_block(uint64_t block, uint32_t block_threads = kBlockThreads) const {
     return static_cast<uint32_t>(block * (block_threads / 32) / warps_per_env);
   }
 
   // The pixel (u, v) of env `env` that global thread `thread` renders; false when the thread
   // falls outside every image (past the last warp, in a partial tile's overhang, or in an env's
   // padding to whole blocks).
-  WR_HD_MEMBER bool pixel_of(uint64_t thread, uint32_t* env, uint32_t* u, uint32_t* v) const {
+  WR_HD bool pixel_of(uint64_t thread, uint32_t* env, uint32_t* u, uint32_t* v) const {
     const uint64_t warp = thread / 32;
     const uint32_t lane = static_cast<uint32_t>(thread % 32);
     if (warp >= num_warps) return false;

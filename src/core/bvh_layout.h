@@ -112,7 +112,6 @@ WR_HD void load_leaf_vertex(const LeafBlock& block, uint32_t v, float out[3]) {
 // The watertight test (ray_triangle.h) reads coordinates in the ray's own axis order, an index
 // known only at run time; on the GPU a float[3] copy indexed that way would live in local
 // memory (a store and a load per coordinate), so the test reads the block directly instead.
-// (Free functions, not members: WR_HD may be `static inline`, see platform.h.)
 struct LeafVertex {
   const uint32_t* words;  // (3) x, y, z as float bits
 };

@@ -30,8 +30,8 @@ constexpr int kTraversalStackSize = 64;
 // tested). The default probe does nothing and compiles away (the kernel's PTX is the same with
 // or without this hook).
 struct NoTraversalProbe {
-  WR_HD_MEMBER void inner_node() const {}
-  WR_HD_MEMBER void leaf(uint32_t /*triangles*/) const {}
+  WR_HD void inner_node() const {}
+  WR_HD void leaf(uint32_t /*triangles*/) const {}
 };
 
 struct TraceResult {

@@ -203,7 +203,7 @@ WR_HD void advance_history(const PipelineParams& p, const PipelineState& s, uint
 struct WindowImage {
   const float* image;  // (win_h x win_w)
   uint32_t x0, y0, width;
-  WR_HD_MEMBER float operator()(uint32_t u, uint32_t v) const {
+  WR_HD float operator()(uint32_t u, uint32_t v) const {
     return image[static_cast<uint64_t>(v - y0) * width + (u - x0)];
   }
 };
@@ -211,7 +211,7 @@ struct WindowImage {
 // The clean depth of one pixel, wherever it is asked for (a pixel whose noise reads no neighbour).
 struct OnePixel {
   float depth;
-  WR_HD_MEMBER float operator()(uint32_t, uint32_t) const { return depth; }
+  WR_HD float operator()(uint32_t, uint32_t) const { return depth; }
 };
 
 // The crop's sample of camera pixel (u, v): noise (noise.h) on its clean depth (`clean(u, v)`,
@@ -226,7 +226,7 @@ WR_HD float camera_sample(const Clean& clean, uint32_t u, uint32_t v, const Pipe
 struct CropSamples {
   const float* samples;
   uint32_t width;
-  WR_HD_MEMBER float operator()(uint32_t i, uint32_t j) const { return samples[static_cast<uint64_t>(j) * width + i]; }
+  WR_HD float operator()(uint32_t i, uint32_t j) const { return samples[static_cast<uint64_t>(j) * width + i]; }
 };
 
 // Output pixel (x, y) of an env, before its dtype, from the env's crop samples. Without
@@ -244,7 +244,7 @@ WR_HD float output_from_samples(const float* samples, uint32_t x, uint32_t y, co
 // resampling, no edge dropout): `depth` is that pixel's clean depth.
 struct OneSample {
   float sample;
-  WR_HD_MEMBER float operator()(uint32_t, uint32_t) const { return sample; }
+  WR_HD float operator()(uint32_t, uint32_t) const { return sample; }
 };
 WR_HD float output_from_pixel(float depth, uint32_t x, uint32_t y, const PipelineParams& p, uint32_t env,
                               uint64_t frame, float offset) {

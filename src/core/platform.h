@@ -5,22 +5,22 @@
 
 #include <stdint.h>
 
+// WR_HD marks every function of src/core, free or member: host and device under nvcc, plain
+// `inline` on the host.
+// A host translation unit compiled for a wider instruction set than the rest of the library
+// (src/cpu/packet_tile_avx2.cpp, packet_tile_avx512.cpp) is built with WR_ISA_TAG set to its
+// instruction set (src/CMakeLists.txt): its copies of these functions then carry that ABI tag
+// in their linker names (wr::ray_triangle[abi:avx512]), so the linker, which keeps one copy of
+// an inline function program-wide, can never hand an AVX-512 copy to code that runs on a CPU
+// without AVX-512. tests/cpu/check_isa_symbols.cmake checks the objects for untagged copies.
+#define WR_STRINGIFY_(x) #x
+#define WR_STRINGIFY(x) WR_STRINGIFY_(x)
 #if defined(__CUDACC__)
 #define WR_HD __host__ __device__ __forceinline__
-#elif !defined(WR_HD)
-#define WR_HD inline
-#endif
-// A host translation unit compiled for a wider instruction set than the rest of the library
-// (src/cpu/packet_*.cpp) defines WR_HD as `static inline` before including anything: its
-// copies of these functions then stay private to it, and the linker can never hand an AVX-512
-// copy of an inline function to code that runs on a CPU without AVX-512.
-// Member functions cannot be `static`: they take WR_HD_MEMBER (plain `inline` on the host). Of
-// those, only empty ones (NoTraversalProbe's) may reach the wider-instruction-set translation
-// units, since the linker keeps one copy of an inline member program-wide.
-#if defined(__CUDACC__)
-#define WR_HD_MEMBER __host__ __device__ __forceinline__
+#elif defined(WR_ISA_TAG)
+#define WR_HD inline __attribute__((abi_tag(WR_STRINGIFY(WR_ISA_TAG))))
 #else
-#define WR_HD_MEMBER inline
+#define WR_HD inline
 #endif
 
 namespace wr {

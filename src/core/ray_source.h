@@ -9,8 +9,8 @@
 
 namespace wr {
 
-// A source is a tag type and an overload of source_ray (free functions, not members: a member
-// cannot be WR_HD's `static inline` in the wider-instruction-set translation units, platform.h).
+// A source is a tag type and an overload of source_ray, so a new source adds a type and an
+// overload and changes no caller.
 
 // A depth camera's rays: one origin per env (the camera's position in the world: the env's body
 // pose times the mount), and per pixel (u, v) a direction of the shared template (camera.h,

@@ -8,9 +8,8 @@
 
 namespace wr {
 
-// A kind is a tag type naming where its device reads it (View) and an overload of trace_terrain;
-// free functions, not members, since a member cannot be WR_HD's `static inline` (platform.h) in
-// the wider-instruction-set translation units.
+// A kind is a tag type naming where its device reads it (View) and an overload of trace_terrain,
+// so a new kind adds a type and an overload and changes no caller.
 
 // The triangle BVH of any mesh (bvh_layout.h, built by scene/bvh_builder.cpp), traced by the one
 // traversal (bvh_traverse.h) in the caller's variant.

@@ -2,8 +2,6 @@
 // (x86-64-v4: F, VL, DQ, BW): 4x4 packets, 16 lanes in one register.
 // This file alone is compiled with those instructions (src/CMakeLists.txt); cpu_simd.cpp
 // calls it only on a CPU that has them.
-#define WR_HD static inline  // private copies of src/core (see core/platform.h)
-
 #include "cpu/packet_traversal.h"
 
 namespace wr {

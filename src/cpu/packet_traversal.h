@@ -17,8 +17,8 @@
 // permutation of the triangle test (tiles across which the dominant axis or a sign changes)
 // takes the mixed variant, which selects those per lane (kUniform = false).
 //
-// Included only by the per-instruction-set translation units (packet_tile_*.cpp), which
-// define WR_HD as `static inline` first; everything here has internal linkage.
+// Included only by the per-instruction-set translation units (packet_tile_*.cpp), built with
+// WR_ISA_TAG (core/platform.h); everything defined here has internal linkage.
 #pragma once
 
 #include <string.h>
