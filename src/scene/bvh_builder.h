@@ -2,31 +2,42 @@
 //
 // Wald, "On fast Construction of SAH-based Bounding Volume Hierarchies", IEEE RT 2007:
 // centroids are binned per axis, the surface area heuristic is evaluated at every bin
-// boundary, and the range is partitioned in place. Subtrees above a size threshold are
-// built on their own threads.
+// boundary, and the range is partitioned in place (sah_binning.h). Subtrees above a size
+// threshold are built on their own threads (build_executor.h); the tree is then laid out
+// (bvh_flatten.h).
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
 #include "core/bvh_layout.h"
+#include "scene/build_boxes.h"
 #include "memory/tracked_allocator.h"
 
 namespace wr {
 
+// Another way to choose a node's split than binning (tests/support/bvh_full_sweep.h: the SAH at
+// every split position, the reference a binned build is judged against). split() may reorder
+// items[range] (ids and bounds together); it returns the SAH cost of its split relative to the
+// node's area (infinity: none) and, in *mid, where the right side starts (in (begin, end)).
+class BvhSplitter {
+ public:
+  virtual ~BvhSplitter() = default;
+  virtual float split(const BuildItems& items, Range range, const Aabb& box, uint32_t* mid) const = 0;
+};
+
 struct BvhBuildOptions {
-  unsigned num_threads = 0;        // 0: one per hardware thread
-  int num_bins = 32;               // SAH bins per axis
-  uint32_t max_leaf_size = 16;     // larger ranges are always split (at most kMaxLeafTriangles)
-  float traversal_cost = 4.0f;     // SAH cost of visiting an inner node. 4 (with leaves of up
-                                   // to 16): the CPU's 4x4 packets test a triangle for 16 rays
-                                   // in a few instructions but wait on memory at every node, so
-                                   // fewer, fuller leaves trace faster and take less memory
-                                   // (benchmarks/results/cpu-design-decisions-2026-11-30.md) ...
-  float intersection_cost = 1.0f;  // ... relative to testing one triangle
-  MemoryLedger* ledger = nullptr;  // where the result and the transient build arrays are accounted
-  bool full_sweep = false;         // reference quality: SAH at every split position (slow; tests
-                                   // and benchmarks use it to judge the binned build)
+  unsigned num_threads = 0;               // 0: one per hardware thread
+  int num_bins = 32;                      // SAH bins per axis (2 to 64)
+  uint32_t max_leaf_size = 16;            // larger ranges are always split (at most kMaxLeafTriangles)
+  float traversal_cost = 4.0f;            // SAH cost of visiting an inner node. 4 (with leaves of up
+                                          // to 16): the CPU's 4x4 packets test a triangle for 16 rays
+                                          // in a few instructions but wait on memory at every node, so
+                                          // fewer, fuller leaves trace faster and take less memory
+                                          // (benchmarks/results/cpu-design-decisions-2026-11-30.md) ...
+  float intersection_cost = 1.0f;         // ... relative to testing one triangle
+  MemoryLedger* ledger = nullptr;         // where the result and the transient build arrays are accounted
+  const BvhSplitter* splitter = nullptr;  // null: binned SAH
 };
 
 // Zero-area triangles are left out (they are never hit), so the leaves may hold fewer

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/bvh_traverse.h"
+#include "bvh_full_sweep.h"
 #include "random_scenes.h"
 #include "scene/bvh_builder.h"
 #include "scene/obj_loader.h"
@@ -185,12 +186,13 @@ TEST_CASE("binned SAH beats a median split on a scene with very uneven density")
 }
 
 TEST_CASE("binned SAH is within 2% of a full SAH sweep (build quality), and the sweep is a valid BVH") {
-  // Full sweep: the SAH at every split position of every axis (BvhBuildOptions::full_sweep),
-  // the reference a binned build approximates (Wald 2007). Costs use the builder's own
+  // Full sweep: the SAH at every split position of every axis (support/bvh_full_sweep.h), the
+  // reference a binned build approximates (Wald 2007). Costs use the builder's own
   // traversal/intersection weights.
   const wr::BvhBuildOptions binned;
+  const wr_test::FullSweepSplitter full_sweep;
   wr::BvhBuildOptions sweep;
-  sweep.full_sweep = true;
+  sweep.splitter = &full_sweep;
   auto compare = [&](const char* name, const std::vector<float>& v, const std::vector<uint32_t>& idx) {
     const wr::Bvh a = wr::build_bvh(v.data(), idx.data(), idx.size() / 3, binned);
     const wr::Bvh b = wr::build_bvh(v.data(), idx.data(), idx.size() / 3, sweep);
