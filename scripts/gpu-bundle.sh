@@ -23,8 +23,8 @@
 # programs and libwr may need at most GLIBC_2.34 (kMaxGlibc below), which this script checks on
 # every file it bundles (objdump -T). That is why libstdc++ is linked in rather than shipped
 # (Debian 12's libstdc++.so.6 needs GLIBC_2.36, its libgcc_s.so.1 2.35; the programs use the GPU
-# machine's libgcc_s: CMakeLists.txt, WR_STATIC_CXX_RUNTIME). tinyobjloader (under libwr), Embree
-# and TBB are shared libraries that need the GPU machine's libstdc++; their GLIBCXX need is
+# machine's libgcc_s: CMakeLists.txt, WR_STATIC_CXX_RUNTIME). Embree and TBB
+# are shared libraries that need the GPU machine's libstdc++; their GLIBCXX need is
 # recorded, and gpu-check.sh checks it there.
 #
 #   usage: scripts/gpu-bundle.sh [dir]     (default: build-gpu-bundle; the build itself goes

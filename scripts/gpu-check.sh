@@ -117,7 +117,7 @@ if [ -n "$prebuilt_arg" ]; then
         stop="the driver ($driver_version) supports CUDA $driver_cuda, the bundle was built with CUDA $bundle_cuda: run scripts/gpu-check.sh without --prebuilt, or make the bundle with an older toolkit"
       fi
       # The programs link libstdc++ in, but the shared libraries they load that are written in
-      # C++ (tinyobjloader under libwr, Embree and TBB) use this machine's libstdc++
+      # C++ (Embree and TBB) use this machine's libstdc++
       # (bundle.txt: glibcxx_floor). Where it is too old, test_reference_embree alone is left out
       # (it says nothing about the CUDA backend); anything else stops the run here.
       missing=$(for b in "$prebuilt"/bin/*; do

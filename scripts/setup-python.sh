@@ -5,7 +5,7 @@
 # since the last install (a hash of them is kept in .venv/). The build folder build-python/
 # persists, so a reinstall recompiles only what changed. Quiet when nothing is to be done.
 # Needs only python3 (>= 3.9, with venv), CMake, a C++17 compiler and the library's own build
-# needs (tiny_obj_loader.h; nvcc for the CUDA backend); no Debian package of its own.
+# needs (nvcc for the CUDA backend); no Debian package of its own.
 #   WR_PYTHON=<interpreter> chooses the interpreter .venv/ is made from (default: python3).
 set -euo pipefail
 cd "$(dirname "$0")/.."

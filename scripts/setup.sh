@@ -14,7 +14,7 @@ with_python=1
 packages=(
   cmake g++ make               # build
   libeigen3-dev                # host-side math (tests, demo, benchmarks)
-  libtinyobjloader-dev         # OBJ reading: its header, compiled into libwr (src/scene)
+  libtinyobjloader-dev         # an OBJ reader independent of libwr's (benchmarks/peers)
   catch2                       # tests (Catch2 v2)
   libbenchmark-dev             # Google Benchmark (benchmarks/)
   libstb-dev                   # stb_image_write (demo PNG)

@@ -1,4 +1,6 @@
-// Wavefront OBJ loading (tinyobjloader underneath).
+// Wavefront OBJ loading: one strict pass over the file, which reads what a depth sensor needs
+// (vertex positions and faces) and refuses, by file and line, what lenient readers take
+// silently ("v nan 0 0" or "1.5abc" read as numbers, an out-of-range face index as a warning).
 #pragma once
 
 #include <string>

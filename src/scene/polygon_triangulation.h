@@ -1,8 +1,8 @@
-// Splits a polygon of n corners into n - 2 triangles, keeping its winding. Done here and
-// not by tinyobjloader (which is asked for untriangulated faces): its ear clipper tests
-// corners against a sign that depends on where the origin is, and silently drops the
-// triangles it cannot place: in our trials it lost triangles from about a quarter of
-// random simple (star-shaped) concave polygons of 5 to 12 corners away from the origin.
+// Splits a polygon of n corners into n - 2 triangles, keeping its winding, for the OBJ reader.
+// Written here because a common ear clipper (tinyobjloader's) tests corners against a sign
+// that depends on where the origin is, and silently drops the triangles it cannot place: in
+// our trials it lost triangles from about a quarter of random simple (star-shaped) concave
+// polygons of 5 to 12 corners away from the origin.
 //
 // Triangles and convex polygons are easy: a quad is cut along its shorter diagonal (the
 // better choice for a non-planar quad, and what tinyobjloader does), larger polygons are

@@ -409,7 +409,7 @@ TEST_CASE("memory: wr_scene_load_obj keeps exactly host_bytes (parse temporaries
   const Cycle c = run_cycle<wr_scene>([&](wr_scene* out) { return wr_scene_load_obj(ctx.handle, path.c_str(), out); },
                                       wr_scene_memory, wr_scene_release);
   check_cycle(c);
-  // Parsing allocates far more than it keeps (file bytes, tinyobjloader's arrays, the mesh),
+  // Parsing allocates far more than it keeps (the file's bytes, the growing mesh),
   // so the equality above really says the temporaries are gone.
   CHECK(c.alloc_calls > 10);
 

@@ -28,7 +28,7 @@ if(NOT out STREQUAL VERSION)
   message(FATAL_ERROR "the installed libwr says version '${out}' (wr_version_string), the project is ${VERSION}")
 endif()
 
-# The exported package asks for no package of the build's (tinyobjloader, Threads, CUDA ...):
+# The exported package asks for no package of the build's (Threads, CUDA ...):
 # libwr's dependencies are private and linked in.
 file(GLOB_RECURSE package_files "${prefix}/*/warp_raycaster*.cmake")
 if(NOT package_files)

@@ -12,7 +12,7 @@
 // (replaced_operator_new.h; libwr.so's calls bind to them by ELF symbol interposition, as in
 // test_memory_accounting.cpp). That is every allocation the library makes: its tracked arrays
 // (TrackedAllocator calls ::operator new), the handles (std::make_unique), every std::string,
-// std::vector scratch, std::thread's start-up state, tinyobjloader's containers and
+// std::vector scratch, std::thread's start-up state, the OBJ reader's arrays and
 // std::filesystem's paths. A hook inside TrackedAllocator would see only the tracked arrays, and
 // it would be code in the library that only tests use. What this does not reach is what libc
 // allocates with malloc on the library's behalf (fopen's FILE, a thread's stack and TLS): those
