@@ -52,8 +52,8 @@ Vec3 segment_pose(const float body[7], Vec3 joint, float pitch, float length, fl
 
 }  // namespace
 
-TriangleMesh box_mesh(float sx, float sy, float sz) {
-  TriangleMesh m;
+wr_tools::TriangleMesh box_mesh(float sx, float sy, float sz) {
+  wr_tools::TriangleMesh m;
   for (int i = 0; i < 8; ++i) {  // corner i: bit 0 x, bit 1 y, bit 2 z
     m.vertices.push_back((i & 1 ? 0.5f : -0.5f) * sx);
     m.vertices.push_back((i & 2 ? 0.5f : -0.5f) * sy);

@@ -8,18 +8,13 @@
 #pragma once
 
 #include <cstdint>
-#include <vector>
+
+#include "triangle_mesh.h"  // tools/common
 
 namespace wr_demo {
 
-/// A triangle mesh as wr_scene_create takes it: (V x 3) float vertices, (T x 3) uint32 indices.
-struct TriangleMesh {
-  std::vector<float> vertices;
-  std::vector<uint32_t> indices;
-};
-
 /// A box of full extents sx x sy x sz metres centred on the origin, axis-aligned: 8 vertices, 12 triangles.
-TriangleMesh box_mesh(float sx, float sy, float sz);
+wr_tools::TriangleMesh box_mesh(float sx, float sy, float sz);
 
 constexpr uint32_t kQuadrupedSlots = 9;    // trunk + 4 legs x (thigh, shank)
 constexpr uint32_t kTrunkPrototype = 0;    // the trunk box

@@ -248,7 +248,7 @@ SensorHandle make_sensor(wr_scene scene, const wr_camera_desc& desc, const wr_se
   return SensorHandle(s, &wr_sensor_release);
 }
 
-wr::Scene scene_from_mesh(const wr::Context& ctx, const wr_demo::TriangleMesh& m) {
+wr::Scene scene_from_mesh(const wr::Context& ctx, const wr_tools::TriangleMesh& m) {
   return wr::Scene::from_arrays(ctx, m.vertices.data(), m.vertices.size() / 3, m.indices.data(), m.indices.size() / 3);
 }
 

@@ -1,6 +1,8 @@
 // An indexed triangle mesh being built, in the layout wr_scene_create takes: the one mesh type
-// of the tests (tests/support/mesh_builders.h), the GPU workload (tools/workload) and the peer
-// benchmarks (benchmarks/peers). Header only, standard library only.
+// of the tests (tests/support/mesh_builders.h), the tools (the parkour terrain, the GPU
+// workload), the demo and the peer benchmarks (benchmarks/peers). Header only, standard library
+// only. (The library's own wr::Mesh, src/scene/mesh.h, is what it loads files into; wr_mujoco's
+// Mesh holds a geom's shape in double, before it is posed.)
 #pragma once
 
 #include <cstdint>

@@ -20,6 +20,8 @@
 #include <string>
 #include <vector>
 
+#include "triangle_mesh.h"  // tools/common
+
 namespace wr {
 namespace terrain {
 
@@ -89,19 +91,16 @@ struct TerrainOptions {
 /// A generated terrain. Tile t = ty * tiles_x + tx covers
 /// [tx * tile, (tx + 1) * tile] x [ty * tile, (ty + 1) * tile] in x, y; the terrain spans
 /// [0, tiles_x * tile] x [0, tiles_y * tile], ground height 0 along every tile border.
-struct TerrainMesh {
+/// The mesh (tools/common/triangle_mesh.h): the heightfield's vertices and triangles first, then
+/// the boxes'.
+struct TerrainMesh : wr_tools::TriangleMesh {
   TerrainOptions options;            ///< as given (resolution_m as requested, not snapped)
-  std::vector<float> vertices;       ///< (num_vertices x 3) x, y, z; heightfield first, then boxes
-  std::vector<uint32_t> indices;     ///< (num_triangles x 3) 0-based; heightfield first, then boxes
   std::vector<float> spawn_points;   ///< (num_tiles x 3) a flat, obstacle-free spot on each tile; z = ground there
   std::vector<TileKind> tile_kinds;  ///< (num_tiles) the feature of each tile
   uint32_t cells_per_tile = 0;       ///< heightfield cells along a tile side
   float spacing_m = 0.0f;            ///< actual heightfield spacing: tile_size_m / cells_per_tile
   uint32_t num_heightfield_triangles = 0;  ///< 2 * (tiles_x * cells) * (tiles_y * cells)
   uint32_t num_boxes = 0;                  ///< closed boxes (hurdles + boxes), 8 vertices and 12 triangles each
-
-  size_t num_vertices() const { return vertices.size() / 3; }
-  size_t num_triangles() const { return indices.size() / 3; }
 };
 
 /// Builds the terrain. Throws std::invalid_argument naming the offending option when the
