@@ -21,6 +21,7 @@
 #include "scene/bvh_flatten.h"
 #include "scene/leaf_block_writer.h"
 #include "scene/sah_binning.h"
+#include "scene/zero_area_triangle.h"
 
 namespace wr {
 namespace {
@@ -104,17 +105,11 @@ class Builder {
 
   const float* vertex(uint32_t i) const { return vertices_ + 3ull * i; }
 
-  // Zero-area triangles (repeated or collinear corners) can never be hit, and the contract
-  // says they never are; leaving them out of the BVH makes that exact, where the float
-  // watertight test could round a collinear triangle into a sliver. The cross product of
-  // float differences is evaluated in double, where it is exact for all but extreme inputs.
+  // Zero-area triangles can never be hit, and the contract says they never are; leaving them
+  // out of the BVH makes that exact (zero_area_triangle.h).
   bool has_zero_area(uint32_t t) const {
-    const float* a = vertex(indices_[3ull * t]);
-    const float* b = vertex(indices_[3ull * t + 1]);
-    const float* c = vertex(indices_[3ull * t + 2]);
-    const double ux = double(b[0]) - a[0], uy = double(b[1]) - a[1], uz = double(b[2]) - a[2];
-    const double vx = double(c[0]) - a[0], vy = double(c[1]) - a[1], vz = double(c[2]) - a[2];
-    return uy * vz - uz * vy == 0.0 && uz * vx - ux * vz == 0.0 && ux * vy - uy * vx == 0.0;
+    return triangle_has_zero_area(vertex(indices_[3ull * t]), vertex(indices_[3ull * t + 1]),
+                                  vertex(indices_[3ull * t + 2]));
   }
 
   // No triangle can be hit: a root whose box is empty (lo = +inf, hi = -inf) rejects every

@@ -26,7 +26,7 @@ void border_sample(uint64_t k, uint32_t nx, uint32_t ny, uint32_t* ix, uint32_t*
 
 }  // namespace
 
-Mesh triangulate_heightfield(const char* function, const wr_heightfield_desc& d) {
+void check_heightfield(const char* function, const wr_heightfield_desc& d) {
   if (!d.heights) bad_field(function, "desc->heights", "is NULL");
   require_element_aligned(function, d.heights, "desc->heights");
   if (d.num_x < 2) bad_field(function, "desc->num_x", "= " + std::to_string(d.num_x) + ": must be at least 2");
@@ -42,10 +42,8 @@ Mesh triangulate_heightfield(const char* function, const wr_heightfield_desc& d)
   for (int i = 0; i < 3; ++i) require_finite_field(function, "desc->origin[" + std::to_string(i) + "]", d.origin[i]);
   require_non_negative_field(function, "desc->base_depth", d.base_depth);
 
-  const uint64_t nx = d.num_x, ny = d.num_y, cells = (nx - 1) * (ny - 1);
-  const bool base = d.base_depth > 0.0f;
-  const uint64_t border = 2 * (nx + ny) - 4;  // samples round the border = its edges
-  const uint64_t triangles = 2 * cells + (base ? 2 * border + 2 : 0);
+  const uint64_t nx = d.num_x, ny = d.num_y;
+  const uint64_t triangles = heightfield_num_cell_triangles(d) + heightfield_num_side_triangles(d);
   if (triangles > 2147483647ull)
     fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": desc->num_x x desc->num_y = " + std::to_string(nx) +
                                         " x " + std::to_string(ny) + " gives " + std::to_string(triangles) +
@@ -53,33 +51,78 @@ Mesh triangulate_heightfield(const char* function, const wr_heightfield_desc& d)
   // Checked before anything is allocated, so that a huge grid of one bad sample fails fast.
   for (uint64_t iy = 0; iy < ny; ++iy)
     for (uint64_t ix = 0; ix < nx; ++ix) {
-      const uint64_t k = layout == WR_HEIGHTFIELD_X_FASTEST ? iy * nx + ix : ix * ny + iy;
+      const uint64_t k = heightfield_index(d, ix, iy);
       if (!std::isfinite(d.heights[k]))
         fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": desc->heights[" + std::to_string(k) +
                                             "] (sample ix = " + std::to_string(ix) + ", iy = " + std::to_string(iy) +
                                             ") = " + num(d.heights[k]) + ": must be finite");
     }
+  if (d.base_depth > 0.0f && !std::isfinite(d.origin[2] - d.base_depth))
+    fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": desc->origin[2] - desc->base_depth = " +
+                                        num(d.origin[2] - d.base_depth) + ": the base's height overflows float");
+}
 
-  Mesh mesh;
-  mesh.vertices.reserve(3 * (nx * ny + (base ? border : 0)));
-  mesh.indices.reserve(3 * triangles);
+void heightfield_sample(const char* function, const wr_heightfield_desc& d, uint64_t ix, uint64_t iy, float out[3]) {
   // Each coordinate is computed in float as wr.h writes it, so that a caller who triangulates
   // the grid by that formula gets the same bits.
+  const uint64_t k = heightfield_index(d, ix, iy);
+  const float x = d.origin[0] + static_cast<float>(ix) * d.spacing_x;
+  const float y = d.origin[1] + static_cast<float>(iy) * d.spacing_y;
+  const float z = d.origin[2] + d.z_scale * d.heights[k];
+  // Finite inputs can still overflow float here; the caller must hear of its fields, not of
+  // a vertex array it never passed.
+  if (!std::isfinite(x) || !std::isfinite(y) || !std::isfinite(z))
+    fail(WR_ERROR_INVALID_ARGUMENT,
+         std::string(function) + ": sample ix = " + std::to_string(ix) + ", iy = " + std::to_string(iy) + " lies at (" +
+             num(x) + ", " + num(y) + ", " + num(z) +
+             "): desc->origin + (ix desc->spacing_x, iy desc->spacing_y, desc->z_scale desc->heights[" +
+             std::to_string(k) + "]) overflows float");
+  out[0] = x, out[1] = y, out[2] = z;
+}
+
+Mesh heightfield_sides(const char* function, const wr_heightfield_desc& d) {
+  Mesh sides;
+  if (!(d.base_depth > 0.0f)) return sides;
+  const uint64_t border = heightfield_num_border_samples(d);
+  sides.vertices.resize(2 * 3 * border);
+  const float z = d.origin[2] - d.base_depth;
+  for (uint64_t k = 0; k < border; ++k) {
+    uint32_t ix, iy;
+    border_sample(k, d.num_x, d.num_y, &ix, &iy);
+    float* top = &sides.vertices[3 * k];
+    heightfield_sample(function, d, ix, iy, top);
+    float* bottom = &sides.vertices[3 * (border + k)];
+    bottom[0] = top[0], bottom[1] = top[1], bottom[2] = z;
+  }
+  sides.indices.reserve(3 * heightfield_num_side_triangles(d));
+  // A wall under each border edge k -> k + 1: two triangles (top k, top k + 1, base k + 1) and
+  // (top k, base k + 1, base k).
+  for (uint64_t k = 0; k < border; ++k) {
+    const uint32_t t0 = uint32_t(k), t1 = uint32_t((k + 1) % border);
+    const uint32_t b0 = uint32_t(border + k), b1 = uint32_t(border + (k + 1) % border);
+    sides.indices.insert(sides.indices.end(), {t0, t1, b1, t0, b1, b0});
+  }
+  // The bottom: the base's four corners (border samples 0, nx - 1, nx + ny - 2, 2 nx + ny - 3).
+  const uint64_t nx = d.num_x, ny = d.num_y;
+  const uint32_t c0 = uint32_t(border), c1 = uint32_t(border + nx - 1), c2 = uint32_t(border + nx + ny - 2),
+                 c3 = uint32_t(border + 2 * nx + ny - 3);
+  sides.indices.insert(sides.indices.end(), {c0, c1, c2, c0, c2, c3});
+  return sides;
+}
+
+Mesh triangulate_heightfield(const char* function, const wr_heightfield_desc& d) {
+  check_heightfield(function, d);
+  const uint64_t nx = d.num_x, ny = d.num_y;
+  const bool base = d.base_depth > 0.0f;
+  const uint64_t border = heightfield_num_border_samples(d);
+  Mesh mesh;
+  mesh.vertices.reserve(3 * (nx * ny + (base ? border : 0)));
+  mesh.indices.reserve(3 * (heightfield_num_cell_triangles(d) + heightfield_num_side_triangles(d)));
   for (uint64_t iy = 0; iy < ny; ++iy)
     for (uint64_t ix = 0; ix < nx; ++ix) {
-      const uint64_t k = layout == WR_HEIGHTFIELD_X_FASTEST ? iy * nx + ix : ix * ny + iy;
-      const float x = d.origin[0] + static_cast<float>(ix) * d.spacing_x;
-      const float y = d.origin[1] + static_cast<float>(iy) * d.spacing_y;
-      const float z = d.origin[2] + d.z_scale * d.heights[k];
-      // Finite inputs can still overflow float here; the caller must hear of its fields, not of
-      // a vertex array it never passed.
-      if (!std::isfinite(x) || !std::isfinite(y) || !std::isfinite(z))
-        fail(WR_ERROR_INVALID_ARGUMENT,
-             std::string(function) + ": sample ix = " + std::to_string(ix) + ", iy = " + std::to_string(iy) +
-                 " lies at (" + num(x) + ", " + num(y) + ", " + num(z) +
-                 "): desc->origin + (ix desc->spacing_x, iy desc->spacing_y, desc->z_scale desc->heights[" +
-                 std::to_string(k) + "]) overflows float");
-      mesh.vertices.insert(mesh.vertices.end(), {x, y, z});
+      float p[3];
+      heightfield_sample(function, d, ix, iy, p);
+      mesh.vertices.insert(mesh.vertices.end(), p, p + 3);
     }
   const auto sample = [nx](uint64_t ix, uint64_t iy) { return static_cast<uint32_t>(iy * nx + ix); };
   for (uint64_t iy = 0; iy + 1 < ny; ++iy)
@@ -88,31 +131,15 @@ Mesh triangulate_heightfield(const char* function, const wr_heightfield_desc& d)
       mesh.indices.insert(mesh.indices.end(), {a, b, sample(ix + 1, iy), a, b, sample(ix, iy + 1)});
     }
   if (base) {
-    const float z = d.origin[2] - d.base_depth;
-    if (!std::isfinite(z))
-      fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": desc->origin[2] - desc->base_depth = " + num(z) +
-                                          ": the base's height overflows float");
-    const uint32_t first = static_cast<uint32_t>(nx * ny);  // the border's samples at the base
-    for (uint64_t k = 0; k < border; ++k) {
+    // The sides' own mesh, its vertices mapped onto this one: the border's top samples are the
+    // grid's, its base samples follow the grid's.
+    const Mesh sides = heightfield_sides(function, d);
+    mesh.vertices.insert(mesh.vertices.end(), sides.vertices.begin() + 3 * border, sides.vertices.end());
+    for (uint32_t v : sides.indices) {
       uint32_t ix, iy;
-      border_sample(k, d.num_x, d.num_y, &ix, &iy);
-      const float* top = &mesh.vertices[3 * sample(ix, iy)];
-      mesh.vertices.insert(mesh.vertices.end(), {top[0], top[1], z});
+      if (v < border) border_sample(v, d.num_x, d.num_y, &ix, &iy);
+      mesh.indices.push_back(v < border ? sample(ix, iy) : static_cast<uint32_t>(nx * ny + (v - border)));
     }
-    // A wall under each border edge k -> k + 1: two triangles (top k, top k + 1, base k + 1) and
-    // (top k, base k + 1, base k).
-    for (uint64_t k = 0; k < border; ++k) {
-      uint32_t ix0, iy0, ix1, iy1;
-      border_sample(k, d.num_x, d.num_y, &ix0, &iy0);
-      border_sample((k + 1) % border, d.num_x, d.num_y, &ix1, &iy1);
-      const uint32_t t0 = sample(ix0, iy0), t1 = sample(ix1, iy1);
-      const uint32_t b0 = first + static_cast<uint32_t>(k), b1 = first + static_cast<uint32_t>((k + 1) % border);
-      mesh.indices.insert(mesh.indices.end(), {t0, t1, b1, t0, b1, b0});
-    }
-    // The bottom: the base's four corners (border samples 0, nx - 1, nx + ny - 2, 2 nx + ny - 3).
-    const uint32_t c0 = first, c1 = first + uint32_t(nx - 1), c2 = first + uint32_t(nx + ny - 2),
-                   c3 = first + uint32_t(2 * nx + ny - 3);
-    mesh.indices.insert(mesh.indices.end(), {c0, c1, c2, c0, c2, c3});
   }
   return mesh;
 }
