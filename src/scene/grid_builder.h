@@ -1,0 +1,38 @@
+// The grid terrain of a height field (core/grid_terrain.h), built from wr_scene_create_heightfield's
+// desc: the same vertices and triangles as triangulate_heightfield (scene/heightfield.h) makes for
+// the BVH, held as the grid's samples and a min-max pyramid. O(samples) time.
+#pragma once
+
+#include <wr/wr.h>
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "core/grid_terrain.h"
+#include "scene/bvh_builder.h"
+
+namespace wr {
+
+struct GridTerrainData {
+  std::vector<float> xs, ys;  // (cells_x + 1), (cells_y + 1) vertex x of each column, y of each row
+  std::vector<float> zs;      // ((cells_y + 1) x (cells_x + 1)) vertex z
+  std::vector<float> bounds;  // (2 x nodes above the cells) z min and max
+  uint32_t cells_x = 0, cells_y = 0, top = 0;
+  uint32_t level_offset[kMaxGridLevels] = {};
+  std::unique_ptr<Bvh> sides;  // a base's walls and bottom; null without a base
+
+  GridView view() const;
+  // Bytes of the samples (x, y, z) and of the pyramid, the sides' BVH apart.
+  uint64_t sample_bytes() const { return 4 * (xs.size() + ys.size() + zs.size()); }
+  uint64_t pyramid_bytes() const { return 4 * bounds.size(); }
+};
+
+// Checks `desc` as triangulate_heightfield does (same messages, `function` first) and builds its
+// grid terrain into *out. Returns false, *out untouched, when a cell's triangles have zero area
+// (columns or rows that float cannot tell apart: origin far from 0 against a small spacing):
+// such a field is only traced as a BVH, which leaves those triangles out.
+bool build_grid_terrain(const char* function, const wr_heightfield_desc& desc, const BvhBuildOptions& sides_options,
+                        GridTerrainData* out);
+
+}  // namespace wr
