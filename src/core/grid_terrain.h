@@ -12,7 +12,8 @@
 // coordinates in x and y and the z range of its samples; level 0 is read from the four corners,
 // the levels above are stored. The walk is stackless: children are visited in an order fixed by
 // the signs of the ray's x and y direction (the near corner first), and from a node the walk
-// goes to its next sibling in that order, or up to the parent's, by index arithmetic alone.
+// goes to its next sibling in that order, or up to the parent's, by index arithmetic alone. A ray
+// with no x and y component (a height scan's) skips the walk: the cell under it is looked up.
 //
 // Exactness: a node is entered when the robust box test (ray_box.h), the BVH's own, passes with
 // the closest hit so far as tmax; a cell's two triangles take the BVH's watertight test
@@ -41,7 +42,8 @@ struct GridView {
   const float* bounds;  // z min and max of each node of levels 1 .. top: level l's
                         // (height(l) x width(l)) nodes from node level_offset[l] on, 2 floats each
   uint32_t cells_x, cells_y;
-  uint32_t top;  // the level whose one node covers every cell
+  float cells_per_x, cells_per_y;  // cells_x / (xs[cells_x] - xs[0]), and in y: where a point's cell is looked up
+  uint32_t top;                    // the level whose one node covers every cell
   uint32_t level_offset[kMaxGridLevels];
   BvhView sides;         // a base's walls and bottom; sides.nodes null without a base
   uint32_t sides_first;  // their first triangle id: 2 cells_x cells_y
@@ -60,14 +62,24 @@ WR_HD float grid_z(const GridView& g, uint64_t ix, uint64_t iy) {
   return load_readonly(g.zs + iy * (uint64_t(g.cells_x) + 1) + ix);
 }
 
-// The robust box test of node (level, i, j) within [tmin, tmax].
+// The robust box test of node (level, i, j) within [tmin, tmax]: intersect_ray_box's slab values
+// and interval test. Its x and y slabs come from the small column and row arrays; a ray they
+// already keep out (its x-y interval empty, so the whole one is) loads no z range.
 template <class Variant>
 WR_HD bool grid_node_hit(const GridView& g, const RayBox& rb, uint32_t level, uint32_t i, uint32_t j, float tmin,
                          float tmax, float* entry) {
-  const uint64_t x0 = uint64_t(i) << level, y0 = uint64_t(j) << level;
-  const uint64_t span = uint64_t(1) << level;
-  const uint64_t x1 = x0 + span < g.cells_x ? x0 + span : g.cells_x;
-  const uint64_t y1 = y0 + span < g.cells_y ? y0 + span : g.cells_y;
+  const uint32_t x0 = i << level, y0 = j << level;
+  const uint32_t x1 = g.cells_x - x0 > (1u << level) ? x0 + (1u << level) : g.cells_x;
+  const uint32_t y1 = g.cells_y - y0 > (1u << level) ? y0 + (1u << level) : g.cells_y;
+  const float xa = load_readonly(g.xs + x0), xb = load_readonly(g.xs + x1);
+  const float ya = load_readonly(g.ys + y0), yb = load_readonly(g.ys + y1);
+  const float nx = ((rb.neg[0] ? xb : xa) - rb.org.x) * rb.inv_dir.x;
+  const float fx = ((rb.neg[0] ? xa : xb) - rb.org.x) * rb.inv_dir.x;
+  const float ny = ((rb.neg[1] ? yb : ya) - rb.org.y) * rb.inv_dir.y;
+  const float fy = ((rb.neg[1] ? ya : yb) - rb.org.y) * rb.inv_dir.y;
+  float near_xy, far_xy;
+  slab_near_far(nx, fx, ny, fy, tmin, tmax, tmin, tmax, &near_xy, &far_xy);
+  if (!(near_xy <= far_xy * kRobustFarScale)) return false;  // the z slab can only narrow it
   float zmin, zmax;
   if (level == 0) {
     const float a = grid_z(g, x0, y0), b = grid_z(g, x1, y0), c = grid_z(g, x0, y1), d = grid_z(g, x1, y1);
@@ -79,9 +91,9 @@ WR_HD bool grid_node_hit(const GridView& g, const RayBox& rb, uint32_t level, ui
     zmin = load_readonly(g.bounds + 2 * node);
     zmax = load_readonly(g.bounds + 2 * node + 1);
   }
-  const float bmin[3] = {load_readonly(g.xs + x0), load_readonly(g.ys + y0), zmin};
-  const float bmax[3] = {load_readonly(g.xs + x1), load_readonly(g.ys + y1), zmax};
-  return intersect_ray_box<Variant>(rb, bmin, bmax, tmin, tmax, entry);
+  const float nz = ((rb.neg[2] ? zmax : zmin) - rb.org.z) * rb.inv_dir.z;
+  const float fz = ((rb.neg[2] ? zmin : zmax) - rb.org.z) * rb.inv_dir.z;
+  return slab_interval<Variant>(nx, fx, ny, fy, nz, fz, tmin, tmax, entry);
 }
 
 // Cell (ix, iy)'s two triangles, as intersect_leaf takes a leaf's.
@@ -105,70 +117,177 @@ WR_HD void grid_cell(const GridView& g, const RayTriangle& rt, uint32_t ix, uint
   }
 }
 
+// The pyramid walk (the file's comment) through node (level, i, j) and its subtree, improving
+// *best. A node's four
+// children are visited near corner first (the low one along x when the ray goes up x), then the
+// one across the axis the ray moves along most, then the other, then the far corner: place k of
+// the order is the child (k & 1, k >> 1), or (k >> 1, k & 1) for a ray that moves more along y,
+// each bit flipped where the ray goes down that axis.
+template <class Variant>
+WR_HD void grid_walk(const GridView& g, const RayBox& rb, const RayTriangle& rt, float tmin, uint32_t start_level,
+                     uint32_t start_i, uint32_t start_j, TraceResult* best) {
+  const uint32_t fx = rb.neg[0] ? 1u : 0u, fy = rb.neg[1] ? 1u : 0u;
+  const bool y_major = fabs_(rb.inv_dir.y) < fabs_(rb.inv_dir.x);
+  // Child k of node (pi, pj) of the level above, and the place of child (i, j) in its parent.
+  const auto child = [&](uint32_t pi, uint32_t pj, uint32_t k, uint32_t* i, uint32_t* j) {
+    const uint32_t a = y_major ? k >> 1 : k & 1, b = y_major ? k & 1 : k >> 1;
+    *i = 2 * pi + (a ^ fx), *j = 2 * pj + (b ^ fy);
+  };
+  const auto place = [&](uint32_t i, uint32_t j) {
+    const uint32_t a = (i & 1) ^ fx, b = (j & 1) ^ fy;
+    return y_major ? (a << 1) | b : a | (b << 1);
+  };
+  uint32_t level = start_level, i = start_i, j = start_j, k = 0;
+  for (;;) {
+    float entry;
+    bool next_sibling = true;
+    if (grid_node_hit<Variant>(g, rb, level, i, j, tmin, best->t, &entry)) {
+      if (level > 0) {  // down to its first child: k = -1, then on to the first that exists
+        --level;
+        i = 2 * i, j = 2 * j;  // the parent as (i >> 1, j >> 1)
+        k = ~0u;
+        next_sibling = true;
+      } else {
+        grid_cell(g, rt, i, j, tmin, best);
+        k = place(i, j);
+      }
+    } else {
+      k = place(i, j);
+    }
+    // On to the next child of the same parent that exists, or up to the parent's next.
+    while (next_sibling) {
+      if (level == start_level) return;
+      const uint32_t w = grid_level_size(g.cells_x, level), h = grid_level_size(g.cells_y, level);
+      const uint32_t pi = i >> 1, pj = j >> 1;
+      while (++k < 4) {
+        uint32_t ci, cj;
+        child(pi, pj, k, &ci, &cj);
+        if (ci < w && cj < h) {
+          i = ci, j = cj;
+          next_sibling = false;
+          break;
+        }
+      }
+      if (next_sibling) {
+        ++level;
+        i = pi, j = pj;
+        k = place(i, j);
+      }
+    }
+  }
+}
+
+// The walk of a ray that moves in x or y. It starts below the top: at the lowest level where
+// at most 2 x 2 nodes cover the cells under the ray's part inside the field's box, widened by its
+// rounding and a cell on each side, and walks those nodes' subtrees in the ray's order (a camera
+// ray that ends within metres then skips the levels whose nodes all its rays share).
+template <class Variant>
+WR_HD void grid_trace(const GridView& g, const RayBox& rb, const RayTriangle& rt, Vec3 org, Vec3 dir, float tmin,
+                      TraceResult* best) {
+  // The field's box: the columns' and rows' span, the top node's z range.
+  float zmin, zmax;
+  if (g.top == 0) {
+    const float a = grid_z(g, 0, 0), b = grid_z(g, 1, 0), c = grid_z(g, 0, 1), d = grid_z(g, 1, 1);
+    const float lo0 = a < b ? a : b, lo1 = c < d ? c : d, hi0 = a < b ? b : a, hi1 = c < d ? d : c;
+    zmin = lo0 < lo1 ? lo0 : lo1;
+    zmax = hi0 < hi1 ? hi1 : hi0;
+  } else {
+    zmin = load_readonly(g.bounds + 2 * uint64_t(g.level_offset[g.top]));
+    zmax = load_readonly(g.bounds + 2 * uint64_t(g.level_offset[g.top]) + 1);
+  }
+  const float bmin[3] = {load_readonly(g.xs), load_readonly(g.ys), zmin};
+  const float bmax[3] = {load_readonly(g.xs + g.cells_x), load_readonly(g.ys + g.cells_y), zmax};
+  const float near[3] = {rb.neg[0] ? bmax[0] : bmin[0], rb.neg[1] ? bmax[1] : bmin[1], rb.neg[2] ? bmax[2] : bmin[2]};
+  const float far[3] = {rb.neg[0] ? bmin[0] : bmax[0], rb.neg[1] ? bmin[1] : bmax[1], rb.neg[2] ? bmin[2] : bmax[2]};
+  float t0, t1;
+  slab_near_far((near[0] - rb.org.x) * rb.inv_dir.x, (far[0] - rb.org.x) * rb.inv_dir.x,
+                (near[1] - rb.org.y) * rb.inv_dir.y, (far[1] - rb.org.y) * rb.inv_dir.y,
+                (near[2] - rb.org.z) * rb.inv_dir.z, (far[2] - rb.org.z) * rb.inv_dir.z, tmin, best->t, &t0, &t1);
+  t1 *= kRobustFarScale;
+  if (!(t0 <= t1)) return;  // the field's box is missed, as the top node's test would find
+  // The segment's x and y span, widened by far more than its rounding (about 2^-22 of the
+  // magnitudes involved), as cells of the mean spacing, a cell more on each side.
+  const auto cells = [](float o, float d, float t0_, float t1_, float first, float per_unit, uint32_t n, uint32_t* lo,
+                        uint32_t* hi) {
+    const float a = o + t0_ * d, b = o + t1_ * d;
+    const float slack = (fabs_(o) + fabs_(t0_ * d) + fabs_(t1_ * d)) * 4.0e-6f;
+    float l = ((a < b ? a : b) - slack - first) * per_unit - 1.0f;
+    float h = ((a < b ? b : a) + slack - first) * per_unit + 1.0f;
+    l = l > 0.0f ? l : 0.0f;  // NaN to 0 as well
+    h = h < float(n - 1) ? h : float(n - 1);
+    *lo = l < float(n - 1) ? uint32_t(l) : n - 1;
+    *hi = h > 0.0f ? uint32_t(h) : 0;  // NaN to 0 as well
+    if (!(h == h) || !(l == l)) *lo = 0, *hi = n - 1;
+  };
+  uint32_t il, ih, jl, jh;
+  cells(org.x, dir.x, t0, t1, load_readonly(g.xs), g.cells_per_x, g.cells_x, &il, &ih);
+  cells(org.y, dir.y, t0, t1, load_readonly(g.ys), g.cells_per_y, g.cells_y, &jl, &jh);
+  if (ih < il) ih = il;
+  if (jh < jl) jh = jl;
+  uint32_t level = 0;
+  while (level < g.top && ((ih >> level) > (il >> level) + 1 || (jh >> level) > (jl >> level) + 1)) ++level;
+  // The (up to) 2 x 2 nodes, near ones first, the axis the ray moves along most inside.
+  const uint32_t c0 = il >> level, c1 = ih >> level, r0 = jl >> level, r1 = jh >> level;
+  const uint32_t cols[2] = {rb.neg[0] ? c1 : c0, rb.neg[0] ? c0 : c1};
+  const uint32_t rows[2] = {rb.neg[1] ? r1 : r0, rb.neg[1] ? r0 : r1};
+  const uint32_t num_cols = c1 > c0 ? 2 : 1, num_rows = r1 > r0 ? 2 : 1;
+  const bool y_major = fabs_(rb.inv_dir.y) < fabs_(rb.inv_dir.x);
+  for (uint32_t k = 0; k < 4; ++k) {
+    const uint32_t a = y_major ? k >> 1 : k & 1, b = y_major ? k & 1 : k >> 1;
+    if (a < num_cols && b < num_rows) grid_walk<Variant>(g, rb, rt, tmin, level, cols[a], rows[b], best);
+  }
+}
+
 }  // namespace detail
+
+// The column whose closed span [xs[i], xs[i + 1]] holds x, the lowest one where two do, or
+// `cells` (none): a guess from the mean spacing, moved until it holds.
+WR_HD uint32_t grid_column(const float* xs, uint32_t cells, float per_unit, float x) {
+  if (!(x >= load_readonly(xs)) || !(x <= load_readonly(xs + cells))) return cells;  // NaN too
+  float guess = (x - load_readonly(xs)) * per_unit;
+  guess = guess < 0.0f ? 0.0f : guess;
+  uint32_t i = guess < float(cells - 1) ? uint32_t(guess) : cells - 1;
+  while (i > 0 && x <= load_readonly(xs + i)) --i;
+  while (i + 1 < cells && x > load_readonly(xs + i + 1)) ++i;
+  return i;
+}
+
+// A ray with no x and y component (a height scan's) meets only the cells whose closed span holds
+// its (x, y): up to two columns and two rows where it lies on their common edge. Their triangles
+// decide it, as the pyramid would (it enters no other cell's box, and the watertight test, whose
+// shear is exact for this ray, accepts only a triangle that holds the point).
+WR_HD void grid_vertical(const GridView& g, const RayTriangle& rt, Vec3 org, float tmin, TraceResult* best) {
+  const uint32_t i = grid_column(g.xs, g.cells_x, g.cells_per_x, org.x);
+  const uint32_t j = grid_column(g.ys, g.cells_y, g.cells_per_y, org.y);
+  if (i == g.cells_x || j == g.cells_y) return;
+  const bool two_columns = i + 1 < g.cells_x && org.x == load_readonly(g.xs + i + 1);
+  const bool two_rows = j + 1 < g.cells_y && org.y == load_readonly(g.ys + j + 1);
+  detail::grid_cell(g, rt, i, j, tmin, best);
+  if (two_columns) detail::grid_cell(g, rt, i + 1, j, tmin, best);
+  if (two_rows) detail::grid_cell(g, rt, i, j + 1, tmin, best);
+  if (two_columns && two_rows) detail::grid_cell(g, rt, i + 1, j + 1, tmin, best);
+}
 
 // Nearest hit of org + t dir, t in [tmin, tmax], among the grid's triangles: what
 // trace_closest_hit gives over the same triangles in a BVH. kStackSize: the sides' BVH's.
 template <class Variant, int kStackSize = kTraversalStackSize>
 WR_HD TraceResult trace_terrain(GridTerrain, const GridView& g, Vec3 org, Vec3 dir, float tmin, float tmax) {
   TraceResult best{tmax, kInvalidIndex, false};
-  const RayBox rb = make_ray_box(org, dir);
   const RayTriangle rt = make_ray_triangle(org, dir);
-  // The child nearest the ray's start along x (and y): the high one when the ray goes down x.
-  const uint32_t fx = rb.neg[0] ? 1u : 0u, fy = rb.neg[1] ? 1u : 0u;
-  uint32_t level = g.top, i = 0, j = 0;
-  for (;;) {
-    float entry;
-    if (detail::grid_node_hit<Variant>(g, rb, level, i, j, tmin, best.t, &entry)) {
-      if (level > 0) {  // down to the first child (in the ray's order) that exists
-        --level;
-        const uint32_t w = grid_level_size(g.cells_x, level), h = grid_level_size(g.cells_y, level);
-        const uint32_t ci = 2 * i + fx, cj = 2 * j + fy;
-        // (2i, 2j) always exists; a near child past the grid's edge is skipped for its neighbour.
-        if (ci < w && cj < h) {
-          i = ci, j = cj;
-        } else if (cj < h) {
-          i = 2 * i + 1 - fx, j = cj;  // k = 1: (fx ^ 1, fy); ci >= w, so the other column
-        } else if (ci < w) {
-          i = ci, j = 2 * j + 1 - fy;
-        } else {
-          i = 2 * i, j = 2 * j;
-        }
-        continue;
-      }
-      detail::grid_cell(g, rt, i, j, tmin, &best);
+  if (dir.x == 0.0f && dir.y == 0.0f)
+    grid_vertical(g, rt, org, tmin, &best);
+  else
+    detail::grid_trace<Variant>(g, make_ray_box(org, dir), rt, org, dir, tmin, &best);
+  if (g.sides.nodes) {
+    const TraceResult s = trace_closest_hit<Variant, kStackSize>(g.sides, org, dir, tmin, best.t);
+    // The sides' ids come after every cell's: on a tie of t the cell's stays.
+    if (s.triangle != kInvalidIndex && (best.triangle == kInvalidIndex || s.t < best.t)) {
+      best.t = s.t;
+      best.triangle = g.sides_first + s.triangle;
     }
-    // On to the next sibling in the ray's order, or up to the parent's.
-    for (;;) {
-      if (level == g.top) {
-        if (g.sides.nodes) {
-          const TraceResult s = trace_closest_hit<Variant, kStackSize>(g.sides, org, dir, tmin, best.t);
-          // The sides' ids come after every cell's: on a tie of t the cell's stays.
-          if (s.triangle != kInvalidIndex && (best.triangle == kInvalidIndex || s.t < best.t)) {
-            best.t = s.t;
-            best.triangle = g.sides_first + s.triangle;
-          }
-          best.overflowed = s.overflowed;
-        }
-        return best;
-      }
-      const uint32_t w = grid_level_size(g.cells_x, level), h = grid_level_size(g.cells_y, level);
-      const uint32_t pi = i >> 1, pj = j >> 1;
-      uint32_t k = ((i & 1) ^ fx) | (((j & 1) ^ fy) << 1);  // this node's place in the ray's order
-      bool moved = false;
-      while (++k < 4) {
-        const uint32_t ci = 2 * pi + ((k & 1) ^ fx), cj = 2 * pj + ((k >> 1) ^ fy);
-        if (ci < w && cj < h) {
-          i = ci, j = cj;
-          moved = true;
-          break;
-        }
-      }
-      if (moved) break;
-      ++level;
-      i = pi, j = pj;
-    }
+    best.overflowed = s.overflowed;
   }
+  return best;
 }
 
 }  // namespace wr

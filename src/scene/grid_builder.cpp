@@ -15,6 +15,8 @@ GridView GridTerrainData::view() const {
   g.bounds = bounds.data();
   g.cells_x = cells_x;
   g.cells_y = cells_y;
+  g.cells_per_x = float(cells_x) / (xs.back() - xs.front());
+  g.cells_per_y = float(cells_y) / (ys.back() - ys.front());
   g.top = top;
   for (int l = 0; l < kMaxGridLevels; ++l) g.level_offset[l] = level_offset[l];
   if (sides) g.sides = sides->view();

@@ -113,6 +113,10 @@ std::vector<Ray> adversarial_rays(const wr::GridTerrainData& g, uint32_t seed, i
       if (iy + 1 < g.ys.size())
         rays.push_back({Vec3{p.x, 0.5f * (g.ys[iy] + g.ys[iy + 1]), 20.0f}, Vec3{0, 0, -1}, 0.0f, inf});
     }
+  // Vertical rays anywhere, the field's edges and beyond included (-0 components too).
+  for (int k = 0; k < 400; ++k)
+    rays.push_back(
+        {Vec3{in_x(0.3f), in_y(0.3f), 5.0f}, Vec3{k % 2 ? -0.0f : 0.0f, k % 3 ? 0.0f : -0.0f, -2.0f}, 0.0f, inf});
   // From random points towards samples exactly (through a vertex shared by up to six triangles).
   for (int k = 0; k < 400; ++k) {
     const Vec3 p = sample_of(rng() % g.xs.size(), rng() % g.ys.size());
