@@ -1,0 +1,200 @@
+// The grid terrain kind (src/core/grid_terrain.h) against the triangle BVH on the same height
+// field and the same rays, one CPU thread, scalar traversal for both (the per-ray cores: the CPU
+// backend's packet path is the BVH's alone). Memory per sample and build time of both kinds.
+//
+// The field: an extreme-parkour-sized terrain (10 x 40 tiles of 18 x 4 m and a 5 m border at
+// 0.05 m: 3801 x 3401 samples, 25.8 M triangles), its tiles flat, stairs, pits, slopes and
+// blocks, with a few centimetres of noise (a stand-in for legged_gym's generator, same size and
+// kinds of features). Rays: the parkour camera (106 x 60, 1.6 m up, pitched down 0.5 rad) at 256
+// random poses, and IsaacLab's default height scan (a 1.6 x 1.0 m grid at 0.1 m: 17 x 11 = 187
+// vertical rays from 20 m up) at 4096 random poses.
+//   build-bench/benchmarks/wr-bench-grid-terrain [--benchmark_filter=Camera]
+// Speed is measured here, never asserted by tests. Quote ratios from one run.
+#include <benchmark/benchmark.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "core/bvh_traverse.h"
+#include "core/grid_terrain.h"
+#include "scene/bvh_builder.h"
+#include "scene/grid_builder.h"
+#include "scene/heightfield.h"
+
+namespace {
+
+constexpr uint32_t kNx = 3801, kNy = 3401;
+constexpr float kSpacing = 0.05f;
+
+// Metres of height at (x, y) metres: the tile's feature plus noise. Tiles of 18 x 4 m from
+// (5, 5) m on; the border is flat.
+float parkour_height(float x, float y, uint32_t ix, uint32_t iy) {
+  const uint32_t h = (ix * 73856093u) ^ (iy * 19349663u);
+  const float noise = 0.02f * (float((h >> 8) & 1023u) / 1023.0f - 0.5f);
+  const float u = x - 5.0f, v = y - 5.0f;
+  if (u < 0 || v < 0 || u >= 180.0f || v >= 160.0f) return noise;
+  const int tx = int(u / 18.0f), ty = int(v / 4.0f);
+  const float lu = u - 18.0f * float(tx);  // along the tile
+  switch ((tx * 7 + ty * 3) % 5) {
+    case 0: return noise;
+    case 1: return 0.15f * std::floor(lu / 0.35f) * (lu < 9.0f ? 1.0f : 0.0f) + noise;  // stairs up
+    case 2: return (int(lu / 1.5f) % 3 == 2 ? -1.0f : 0.0f) + noise;                    // pits
+    case 3: return 0.18f * lu + noise;                                                  // a slope
+    default: return (int(lu / 2.0f) % 2 ? 0.45f : 0.0f) + noise;                        // blocks
+  }
+}
+
+struct Terrain {
+  std::vector<float> heights;
+  wr_heightfield_desc desc;
+  wr::Bvh bvh;
+  wr::GridTerrainData grid;
+  double bvh_build_s = 0, grid_build_s = 0;
+  uint64_t bvh_bytes = 0;
+
+  Terrain() {
+    heights.resize(size_t(kNx) * kNy);
+    for (uint32_t iy = 0; iy < kNy; ++iy)
+      for (uint32_t ix = 0; ix < kNx; ++ix)
+        heights[size_t(iy) * kNx + ix] = parkour_height(float(ix) * kSpacing, float(iy) * kSpacing, ix, iy);
+    wr_heightfield_desc_init(&desc);
+    desc.heights = heights.data();
+    desc.num_x = kNx;
+    desc.num_y = kNy;
+    desc.spacing_x = desc.spacing_y = kSpacing;
+    const auto t0 = std::chrono::steady_clock::now();
+    const wr::Mesh mesh = wr::triangulate_heightfield("bench", desc);
+    const auto t1 = std::chrono::steady_clock::now();
+    bvh = wr::build_bvh(mesh.vertices.data(), mesh.indices.data(), mesh.num_triangles());
+    const auto t2 = std::chrono::steady_clock::now();
+    wr::build_grid_terrain("bench", desc, wr::BvhBuildOptions{}, &grid);
+    const auto t3 = std::chrono::steady_clock::now();
+    bvh_build_s = std::chrono::duration<double>(t2 - t0).count();
+    grid_build_s = std::chrono::duration<double>(t3 - t2).count();
+    (void)t1;
+    bvh_bytes = bvh.nodes.size() * sizeof(wr::BvhNode) + 4 * (bvh.leaf_words.size() + bvh.parents.size());
+  }
+};
+
+Terrain& terrain() {
+  static Terrain t;
+  return t;
+}
+
+struct Rays {
+  std::vector<wr::Vec3> org, dir;
+};
+
+// A random pose over the tiles: position, yaw.
+struct Pose {
+  float x, y, yaw;
+};
+std::vector<Pose> poses(int n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> x(6.0f, 184.0f), y(6.0f, 164.0f), yaw(-3.14159f, 3.14159f);
+  std::vector<Pose> p(n);
+  for (Pose& q : p) q = Pose{x(rng), y(rng), yaw(rng)};
+  return p;
+}
+
+// The parkour camera: 106 x 60, 87 x 58 degrees, 1.6 m up, pitched down 0.5 rad.
+Rays camera_rays(int n) {
+  Rays r;
+  const float fx = std::tan(0.5f * 87.0f * 3.14159265f / 180.0f), fy = std::tan(0.5f * 58.0f * 3.14159265f / 180.0f);
+  const float pitch = 0.5f, cp = std::cos(pitch), sp = std::sin(pitch);
+  for (const Pose& p : poses(n, 1)) {
+    const float cy = std::cos(p.yaw), sy = std::sin(p.yaw);
+    const float z = 1.6f + parkour_height(p.x, p.y, 0, 0);
+    for (int v = 0; v < 60; ++v)
+      for (int u = 0; u < 106; ++u) {
+        // forward + a left + b up, in the body frame pitched down, then yawed.
+        const float a = fx * (1.0f - 2.0f * (float(u) + 0.5f) / 106.0f),
+                    b = fy * (1.0f - 2.0f * (float(v) + 0.5f) / 60.0f);
+        const float lx = cp + b * sp, ly = a, dz = -sp + b * cp;
+        r.org.push_back(wr::Vec3{p.x, p.y, z});
+        r.dir.push_back(wr::Vec3{cy * lx - sy * ly, sy * lx + cy * ly, dz});
+      }
+  }
+  return r;
+}
+
+// IsaacLab's default height scan: GridPatternCfg(resolution=0.1, size=[1.6, 1.0]), 20 m up,
+// yaw-aligned, straight down.
+Rays height_scan_rays(int n) {
+  Rays r;
+  for (const Pose& p : poses(n, 2)) {
+    const float cy = std::cos(p.yaw), sy = std::sin(p.yaw);
+    for (int j = 0; j < 11; ++j)
+      for (int i = 0; i < 17; ++i) {
+        const float lx = -0.8f + 0.1f * float(i), ly = -0.5f + 0.1f * float(j);
+        r.org.push_back(wr::Vec3{p.x + cy * lx - sy * ly, p.y + sy * lx + cy * ly, 20.0f});
+        r.dir.push_back(wr::Vec3{0, 0, -1});
+      }
+  }
+  return r;
+}
+
+void report(benchmark::State& state, size_t rays, uint64_t hits) {
+  state.SetItemsProcessed(int64_t(state.iterations()) * int64_t(rays));
+  state.counters["hit_fraction"] = double(hits) / double(rays);
+}
+
+template <bool kGrid>
+void trace_all(benchmark::State& state, const Rays& r, float tmax) {
+  const Terrain& t = terrain();
+  const wr::BvhView bvh = t.bvh.view();
+  const wr::GridView grid = t.grid.view();
+  uint64_t hits = 0;
+  for (auto _ : state) {
+    hits = 0;
+    for (size_t k = 0; k < r.org.size(); ++k) {
+      const wr::TraceResult h =
+          kGrid ? wr::trace_terrain<wr::HostTraversal>(wr::GridTerrain{}, grid, r.org[k], r.dir[k], 0.0f, tmax)
+                : wr::trace_closest_hit<wr::HostTraversal>(bvh, r.org[k], r.dir[k], 0.0f, tmax);
+      hits += h.triangle != wr::kInvalidIndex;
+    }
+    benchmark::DoNotOptimize(hits);
+  }
+  report(state, r.org.size(), hits);
+}
+
+void BM_CameraRays_Bvh(benchmark::State& s) {
+  static const Rays r = camera_rays(256);
+  trace_all<false>(s, r, 10.0f);
+}
+void BM_CameraRays_Grid(benchmark::State& s) {
+  static const Rays r = camera_rays(256);
+  trace_all<true>(s, r, 10.0f);
+}
+void BM_HeightScan_Bvh(benchmark::State& s) {
+  static const Rays r = height_scan_rays(4096);
+  trace_all<false>(s, r, INFINITY);
+}
+void BM_HeightScan_Grid(benchmark::State& s) {
+  static const Rays r = height_scan_rays(4096);
+  trace_all<true>(s, r, INFINITY);
+}
+
+// Build time and bytes per sample of both kinds (measured once, when the terrain is made).
+void BM_Memory(benchmark::State& state) {
+  const Terrain& t = terrain();
+  for (auto _ : state) benchmark::DoNotOptimize(t.bvh_bytes);
+  const double samples = double(kNx) * kNy;
+  state.counters["bvh_bytes_per_sample"] = double(t.bvh_bytes) / samples;
+  state.counters["grid_bytes_per_sample"] = double(t.grid.sample_bytes() + t.grid.pyramid_bytes()) / samples;
+  state.counters["bvh_build_s"] = t.bvh_build_s;
+  state.counters["grid_build_s"] = t.grid_build_s;
+}
+
+BENCHMARK(BM_Memory)->Iterations(1);
+BENCHMARK(BM_CameraRays_Bvh)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_CameraRays_Grid)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_HeightScan_Bvh)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_HeightScan_Grid)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();
