@@ -32,8 +32,8 @@
 
 namespace wr {
 
-// Levels of the pyramid: cells_x and cells_y < 2^31.
-constexpr int kMaxGridLevels = 32;
+// Levels of the pyramid: up to 2^23 cells along x and y (a field larger than that is a BVH).
+constexpr int kMaxGridLevels = 24;
 
 struct GridView {
   const float* xs;      // (cells_x + 1) vertex x of each column of samples
@@ -62,38 +62,99 @@ WR_HD float grid_z(const GridView& g, uint64_t ix, uint64_t iy) {
   return load_readonly(g.zs + iy * (uint64_t(g.cells_x) + 1) + ix);
 }
 
-// The robust box test of node (level, i, j) within [tmin, tmax]: intersect_ray_box's slab values
-// and interval test. Its x and y slabs come from the small column and row arrays; a ray they
-// already keep out (its x-y interval empty, so the whole one is) loads no z range.
+// The z range of node (level, i, j): a cell's from its four corners, a node above from the pyramid.
+WR_HD void grid_node_z(const GridView& g, uint32_t level, uint32_t i, uint32_t j, float* zmin, float* zmax) {
+  if (level == 0) {
+    const float a = grid_z(g, i, j), b = grid_z(g, i + 1, j), c = grid_z(g, i, j + 1), d = grid_z(g, i + 1, j + 1);
+    const float lo0 = a < b ? a : b, lo1 = c < d ? c : d, hi0 = a < b ? b : a, hi1 = c < d ? d : c;
+    *zmin = lo0 < lo1 ? lo0 : lo1;
+    *zmax = hi0 < hi1 ? hi1 : hi0;
+  } else {
+    const uint64_t node = g.level_offset[level] + uint64_t(j) * grid_level_size(g.cells_x, level) + i;
+    *zmin = load_readonly(g.bounds + 2 * node);
+    *zmax = load_readonly(g.bounds + 2 * node + 1);
+  }
+}
+
+// The robust box test of a node whose slab distances in x and y are (nx, fx) and (ny, fy):
+// intersect_ray_box's interval test. A ray the x and y slabs already keep out (an empty
+// interval, so the whole one is) loads no z range.
+template <class Variant>
+WR_HD bool grid_box_hit(const GridView& g, const RayBox& rb, uint32_t level, uint32_t i, uint32_t j, float nx, float fx,
+                        float ny, float fy, float tmin, float tmax, float* entry) {
+  float near_xy, far_xy;
+  slab_near_far(nx, fx, ny, fy, tmin, tmax, tmin, tmax, &near_xy, &far_xy);
+  if (!(near_xy <= far_xy * kRobustFarScale)) return false;  // the z slab can only narrow it
+  float zmin, zmax;
+  grid_node_z(g, level, i, j, &zmin, &zmax);
+  const float nz = ((rb.neg[2] ? zmax : zmin) - rb.org.z) * rb.inv_dir.z;
+  const float fz = ((rb.neg[2] ? zmin : zmax) - rb.org.z) * rb.inv_dir.z;
+  return slab_interval<Variant>(nx, fx, ny, fy, nz, fz, tmin, tmax, entry);
+}
+
+// The slab distance of column (row) plane x: (x - org) / dir, as intersect_ray_box computes it.
+WR_HD float grid_plane_t(const float* planes, uint32_t k, float org, float inv_dir) {
+  return (load_readonly(planes + k) - org) * inv_dir;
+}
+
+// The robust box test of node (level, i, j) within [tmin, tmax]: its box spans columns
+// [i 2^level, (i + 1) 2^level) and rows likewise, the pyramid's z range.
 template <class Variant>
 WR_HD bool grid_node_hit(const GridView& g, const RayBox& rb, uint32_t level, uint32_t i, uint32_t j, float tmin,
                          float tmax, float* entry) {
   const uint32_t x0 = i << level, y0 = j << level;
   const uint32_t x1 = g.cells_x - x0 > (1u << level) ? x0 + (1u << level) : g.cells_x;
   const uint32_t y1 = g.cells_y - y0 > (1u << level) ? y0 + (1u << level) : g.cells_y;
-  const float xa = load_readonly(g.xs + x0), xb = load_readonly(g.xs + x1);
-  const float ya = load_readonly(g.ys + y0), yb = load_readonly(g.ys + y1);
-  const float nx = ((rb.neg[0] ? xb : xa) - rb.org.x) * rb.inv_dir.x;
-  const float fx = ((rb.neg[0] ? xa : xb) - rb.org.x) * rb.inv_dir.x;
-  const float ny = ((rb.neg[1] ? yb : ya) - rb.org.y) * rb.inv_dir.y;
-  const float fy = ((rb.neg[1] ? ya : yb) - rb.org.y) * rb.inv_dir.y;
-  float near_xy, far_xy;
-  slab_near_far(nx, fx, ny, fy, tmin, tmax, tmin, tmax, &near_xy, &far_xy);
-  if (!(near_xy <= far_xy * kRobustFarScale)) return false;  // the z slab can only narrow it
-  float zmin, zmax;
-  if (level == 0) {
-    const float a = grid_z(g, x0, y0), b = grid_z(g, x1, y0), c = grid_z(g, x0, y1), d = grid_z(g, x1, y1);
-    const float lo0 = a < b ? a : b, lo1 = c < d ? c : d, hi0 = a < b ? b : a, hi1 = c < d ? d : c;
-    zmin = lo0 < lo1 ? lo0 : lo1;
-    zmax = hi0 < hi1 ? hi1 : hi0;
-  } else {
-    const uint64_t node = g.level_offset[level] + uint64_t(j) * grid_level_size(g.cells_x, level) + i;
-    zmin = load_readonly(g.bounds + 2 * node);
-    zmax = load_readonly(g.bounds + 2 * node + 1);
-  }
-  const float nz = ((rb.neg[2] ? zmax : zmin) - rb.org.z) * rb.inv_dir.z;
-  const float fz = ((rb.neg[2] ? zmin : zmax) - rb.org.z) * rb.inv_dir.z;
-  return slab_interval<Variant>(nx, fx, ny, fy, nz, fz, tmin, tmax, entry);
+  const float ta = grid_plane_t(g.xs, x0, rb.org.x, rb.inv_dir.x), tb = grid_plane_t(g.xs, x1, rb.org.x, rb.inv_dir.x);
+  const float ua = grid_plane_t(g.ys, y0, rb.org.y, rb.inv_dir.y), ub = grid_plane_t(g.ys, y1, rb.org.y, rb.inv_dir.y);
+  return grid_box_hit<Variant>(g, rb, level, i, j, rb.neg[0] ? tb : ta, rb.neg[0] ? ta : tb, rb.neg[1] ? ub : ua,
+                               rb.neg[1] ? ua : ub, tmin, tmax, entry);
+}
+
+// The children of node (level, i, j), level >= 1, tested at once: child (2i + a, 2j + b) is bit
+// a + 2b of the result, its entry distance entry[a + 2b]. They share their planes: three columns
+// and three rows (two where the grid's edge leaves one child), each plane's distance computed once.
+template <class Variant>
+WR_HD uint32_t grid_children_hit(const GridView& g, const RayBox& rb, uint32_t level, uint32_t i, uint32_t j,
+                                 float tmin, float tmax, float entry[4]) {
+  const uint32_t c = level - 1, span = 1u << c;
+  const uint32_t w = grid_level_size(g.cells_x, c), h = grid_level_size(g.cells_y, c);
+  const uint32_t ci = 2 * i, cj = 2 * j;
+  const uint32_t cols = ci + 1 < w ? 2 : 1, rows = cj + 1 < h ? 2 : 1;
+  const uint32_t x0 = ci << c, y0 = cj << c;
+  const uint32_t xm = g.cells_x - x0 > span ? x0 + span : g.cells_x;
+  const uint32_t ym = g.cells_y - y0 > span ? y0 + span : g.cells_y;
+  const uint32_t x1 = cols == 2 && g.cells_x - xm > span ? xm + span : g.cells_x;
+  const uint32_t y1 = rows == 2 && g.cells_y - ym > span ? ym + span : g.cells_y;
+  const float tx[3] = {grid_plane_t(g.xs, x0, rb.org.x, rb.inv_dir.x), grid_plane_t(g.xs, xm, rb.org.x, rb.inv_dir.x),
+                       grid_plane_t(g.xs, x1, rb.org.x, rb.inv_dir.x)};
+  const float ty[3] = {grid_plane_t(g.ys, y0, rb.org.y, rb.inv_dir.y), grid_plane_t(g.ys, ym, rb.org.y, rb.inv_dir.y),
+                       grid_plane_t(g.ys, y1, rb.org.y, rb.inv_dir.y)};
+  uint32_t mask = 0;
+  for (uint32_t b = 0; b < rows; ++b)
+    for (uint32_t a = 0; a < cols; ++a) {
+      const float nx = rb.neg[0] ? tx[a + 1] : tx[a], fx = rb.neg[0] ? tx[a] : tx[a + 1];
+      const float ny = rb.neg[1] ? ty[b + 1] : ty[b], fy = rb.neg[1] ? ty[b] : ty[b + 1];
+      float near_xy, far_xy;  // as grid_box_hit: no z range for a ray the x and y slabs keep out
+      slab_near_far(nx, fx, ny, fy, tmin, tmax, tmin, tmax, &near_xy, &far_xy);
+      if (near_xy <= far_xy * kRobustFarScale) mask |= 1u << (a + 2 * b);
+    }
+  if (!mask) return 0;
+  // The z range of each child the x and y slabs let through.
+  float zmin[4], zmax[4];
+  for (uint32_t k = 0; k < 4; ++k)
+    if (mask >> k & 1u) grid_node_z(g, c, ci + (k & 1), cj + (k >> 1), &zmin[k], &zmax[k]);
+  for (uint32_t b = 0; b < rows; ++b)
+    for (uint32_t a = 0; a < cols; ++a) {
+      const uint32_t k = a + 2 * b;
+      if (!(mask >> k & 1u)) continue;
+      const float nx = rb.neg[0] ? tx[a + 1] : tx[a], fx = rb.neg[0] ? tx[a] : tx[a + 1];
+      const float ny = rb.neg[1] ? ty[b + 1] : ty[b], fy = rb.neg[1] ? ty[b] : ty[b + 1];
+      const float nz = ((rb.neg[2] ? zmax[k] : zmin[k]) - rb.org.z) * rb.inv_dir.z;
+      const float fz = ((rb.neg[2] ? zmin[k] : zmax[k]) - rb.org.z) * rb.inv_dir.z;
+      if (!slab_interval<Variant>(nx, fx, ny, fy, nz, fz, tmin, tmax, &entry[k])) mask &= ~(1u << k);
+    }
+  return mask;
 }
 
 // Cell (ix, iy)'s two triangles, as intersect_leaf takes a leaf's.
@@ -117,63 +178,48 @@ WR_HD void grid_cell(const GridView& g, const RayTriangle& rt, uint32_t ix, uint
   }
 }
 
-// The pyramid walk (the file's comment) through node (level, i, j) and its subtree, improving
-// *best. A node's four
-// children are visited near corner first (the low one along x when the ray goes up x), then the
-// one across the axis the ray moves along most, then the other, then the far corner: place k of
-// the order is the child (k & 1, k >> 1), or (k >> 1, k & 1) for a ray that moves more along y,
-// each bit flipped where the ray goes down that axis.
+// The pyramid walk (the file's comment) through node (start_level, i, j) and its subtree,
+// improving *best. A node's children are tested at once and visited nearest entry first; a child
+// whose entry lies beyond the closest hit found since is dropped (as a BVH's stack entry is). The
+// children still to visit are kept per level, at most kMaxGridLevels - 1 levels of 28 bytes.
 template <class Variant>
 WR_HD void grid_walk(const GridView& g, const RayBox& rb, const RayTriangle& rt, float tmin, uint32_t start_level,
                      uint32_t start_i, uint32_t start_j, TraceResult* best) {
-  const uint32_t fx = rb.neg[0] ? 1u : 0u, fy = rb.neg[1] ? 1u : 0u;
-  const bool y_major = fabs_(rb.inv_dir.y) < fabs_(rb.inv_dir.x);
-  // Child k of node (pi, pj) of the level above, and the place of child (i, j) in its parent.
-  const auto child = [&](uint32_t pi, uint32_t pj, uint32_t k, uint32_t* i, uint32_t* j) {
-    const uint32_t a = y_major ? k >> 1 : k & 1, b = y_major ? k & 1 : k >> 1;
-    *i = 2 * pi + (a ^ fx), *j = 2 * pj + (b ^ fy);
+  float entry;
+  if (!grid_node_hit<Variant>(g, rb, start_level, start_i, start_j, tmin, best->t, &entry)) return;
+  if (start_level == 0) {
+    grid_cell(g, rt, start_i, start_j, tmin, best);
+    return;
+  }
+  struct Pending {  // the children of node (i, j) of the level above
+    float entry[4];
+    uint32_t mask, i, j;
   };
-  const auto place = [&](uint32_t i, uint32_t j) {
-    const uint32_t a = (i & 1) ^ fx, b = (j & 1) ^ fy;
-    return y_major ? (a << 1) | b : a | (b << 1);
-  };
-  uint32_t level = start_level, i = start_i, j = start_j, k = 0;
+  Pending pending[kMaxGridLevels - 1];
+  uint32_t level = start_level - 1;  // the level whose pending children are being visited
+  pending[level].i = start_i, pending[level].j = start_j;
+  pending[level].mask =
+      grid_children_hit<Variant>(g, rb, start_level, start_i, start_j, tmin, best->t, pending[level].entry);
   for (;;) {
-    float entry;
-    bool next_sibling = true;
-    if (grid_node_hit<Variant>(g, rb, level, i, j, tmin, best->t, &entry)) {
-      if (level > 0) {  // down to its first child: k = -1, then on to the first that exists
-        --level;
-        i = 2 * i, j = 2 * j;  // the parent as (i >> 1, j >> 1)
-        k = ~0u;
-        next_sibling = true;
-      } else {
-        grid_cell(g, rt, i, j, tmin, best);
-        k = place(i, j);
-      }
-    } else {
-      k = place(i, j);
+    Pending& p = pending[level];
+    uint32_t pick = 4;
+    for (uint32_t k = 0; k < 4; ++k)
+      if ((p.mask >> k & 1u) && (pick == 4 || p.entry[k] < p.entry[pick])) pick = k;
+    if (pick == 4 || p.entry[pick] > best->t * kRobustFarScale) {  // as conservative as the box test
+      if (level + 1 == start_level) return;
+      ++level;
+      continue;
     }
-    // On to the next child of the same parent that exists, or up to the parent's next.
-    while (next_sibling) {
-      if (level == start_level) return;
-      const uint32_t w = grid_level_size(g.cells_x, level), h = grid_level_size(g.cells_y, level);
-      const uint32_t pi = i >> 1, pj = j >> 1;
-      while (++k < 4) {
-        uint32_t ci, cj;
-        child(pi, pj, k, &ci, &cj);
-        if (ci < w && cj < h) {
-          i = ci, j = cj;
-          next_sibling = false;
-          break;
-        }
-      }
-      if (next_sibling) {
-        ++level;
-        i = pi, j = pj;
-        k = place(i, j);
-      }
+    p.mask &= ~(1u << pick);
+    const uint32_t ci = 2 * p.i + (pick & 1), cj = 2 * p.j + (pick >> 1);
+    if (level == 0) {
+      grid_cell(g, rt, ci, cj, tmin, best);
+      continue;
     }
+    Pending& q = pending[level - 1];
+    q.i = ci, q.j = cj;
+    q.mask = grid_children_hit<Variant>(g, rb, level, ci, cj, tmin, best->t, q.entry);
+    --level;
   }
 }
 

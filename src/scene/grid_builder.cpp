@@ -42,6 +42,8 @@ bool build_grid_terrain(const char* function, const wr_heightfield_desc& d, cons
       if (ix == 0) g.ys[iy] = p[1];
       g.zs[iy * nx + ix] = p[2];
     }
+  // A pyramid of at most kMaxGridLevels levels (core/grid_terrain.h).
+  if (g.cells_x > (1u << (kMaxGridLevels - 1)) || g.cells_y > (1u << (kMaxGridLevels - 1))) return false;
   // Strictly increasing columns and rows give every cell triangle a non-zero xy area: its cross
   // product's z, -(x1 - x0)(y1 - y0), is not 0 in double (zero_area_triangle.h's rule).
   for (uint64_t ix = 0; ix + 1 < nx; ++ix)

@@ -30,8 +30,9 @@ struct GridTerrainData {
 
 // Checks `desc` as triangulate_heightfield does (same messages, `function` first) and builds its
 // grid terrain into *out. Returns false, *out untouched, when a cell's triangles have zero area
-// (columns or rows that float cannot tell apart: origin far from 0 against a small spacing):
-// such a field is only traced as a BVH, which leaves those triangles out.
+// (columns or rows that float cannot tell apart: origin far from 0 against a small spacing),
+// which the BVH leaves out, or when more than 2^23 cells lie along x or y: such a field is only
+// traced as a BVH.
 bool build_grid_terrain(const char* function, const wr_heightfield_desc& desc, const BvhBuildOptions& sides_options,
                         GridTerrainData* out);
 
