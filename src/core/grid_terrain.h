@@ -10,10 +10,11 @@
 // for Fast, Accurate, and Scalable Dynamic Height Field Rendering", I3D 2008): node (l, i, j)
 // covers cells [i 2^l, (i + 1) 2^l) x [j 2^l, (j + 1) 2^l), its box the columns' and rows' vertex
 // coordinates in x and y and the z range of its samples; level 0 is read from the four corners,
-// the levels above are stored. The walk is stackless: children are visited in an order fixed by
-// the signs of the ray's x and y direction (the near corner first), and from a node the walk
-// goes to its next sibling in that order, or up to the parent's, by index arithmetic alone. A ray
-// with no x and y component (a height scan's) skips the walk: the cell under it is looked up.
+// the levels above are stored. The walk starts at the lowest level where at most 2 x 2 nodes
+// cover the ray's footprint in the field, tests a node's four children at once (they share their
+// planes) and visits them nearest entry first, keeping per level the children still to visit
+// (no pointers: a node's children are found by index arithmetic). A ray with no x and y
+// component (a height scan's) skips the walk: the cell under it is looked up.
 //
 // Exactness: a node is entered when the robust box test (ray_box.h), the BVH's own, passes with
 // the closest hit so far as tmax; a cell's two triangles take the BVH's watertight test
