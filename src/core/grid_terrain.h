@@ -179,17 +179,42 @@ WR_HD void grid_cell(const GridView& g, const RayTriangle& rt, uint32_t ix, uint
   }
 }
 
+// What the walk asks of a grid (View), as static functions: node_hit (a node's box test),
+// children_hit (its children's, at once) and cell (a cell's triangles). A class template, so that
+// a kind defined after the walk (grid_mesh_terrain.h) is found where the walk is instantiated.
+template <class View>
+struct GridOps;
+
+template <>
+struct GridOps<GridView> {
+  template <class Variant>
+  static WR_HD bool node_hit(const GridView& g, const RayBox& rb, uint32_t level, uint32_t i, uint32_t j, float tmin,
+                             float tmax, float* entry) {
+    return grid_node_hit<Variant>(g, rb, level, i, j, tmin, tmax, entry);
+  }
+  template <class Variant>
+  static WR_HD uint32_t children_hit(const GridView& g, const RayBox& rb, uint32_t level, uint32_t i, uint32_t j,
+                                     float tmin, float tmax, float entry[4]) {
+    return grid_children_hit<Variant>(g, rb, level, i, j, tmin, tmax, entry);
+  }
+  static WR_HD void cell(const GridView& g, const RayTriangle& rt, uint32_t i, uint32_t j, float tmin,
+                         TraceResult* best) {
+    grid_cell(g, rt, i, j, tmin, best);
+  }
+};
+
 // The pyramid walk (the file's comment) through node (start_level, i, j) and its subtree,
-// improving *best. A node's children are tested at once and visited nearest entry first; a child
-// whose entry lies beyond the closest hit found since is dropped (as a BVH's stack entry is). The
-// children still to visit are kept per level, at most kMaxGridLevels - 1 levels of 28 bytes.
-template <class Variant>
-WR_HD void grid_walk(const GridView& g, const RayBox& rb, const RayTriangle& rt, float tmin, uint32_t start_level,
+// improving *best; View: a height field's grid (GridView) or a grid-topology mesh's
+// (grid_mesh_terrain.h), through its GridOps. A node's children are tested at once and visited nearest entry first; a
+// child whose entry lies beyond the closest hit found since is dropped (as a BVH's stack entry is). The children still
+// to visit are kept per level, at most kMaxGridLevels - 1 levels of 28 bytes.
+template <class Variant, class View>
+WR_HD void grid_walk(const View& g, const RayBox& rb, const RayTriangle& rt, float tmin, uint32_t start_level,
                      uint32_t start_i, uint32_t start_j, TraceResult* best) {
   float entry;
-  if (!grid_node_hit<Variant>(g, rb, start_level, start_i, start_j, tmin, best->t, &entry)) return;
+  if (!GridOps<View>::template node_hit<Variant>(g, rb, start_level, start_i, start_j, tmin, best->t, &entry)) return;
   if (start_level == 0) {
-    grid_cell(g, rt, start_i, start_j, tmin, best);
+    GridOps<View>::cell(g, rt, start_i, start_j, tmin, best);
     return;
   }
   struct Pending {  // the children of node (i, j) of the level above
@@ -199,8 +224,8 @@ WR_HD void grid_walk(const GridView& g, const RayBox& rb, const RayTriangle& rt,
   Pending pending[kMaxGridLevels - 1];
   uint32_t level = start_level - 1;  // the level whose pending children are being visited
   pending[level].i = start_i, pending[level].j = start_j;
-  pending[level].mask =
-      grid_children_hit<Variant>(g, rb, start_level, start_i, start_j, tmin, best->t, pending[level].entry);
+  pending[level].mask = GridOps<View>::template children_hit<Variant>(g, rb, start_level, start_i, start_j, tmin,
+                                                                      best->t, pending[level].entry);
   for (;;) {
     Pending& p = pending[level];
     uint32_t pick = 4;
@@ -214,12 +239,12 @@ WR_HD void grid_walk(const GridView& g, const RayBox& rb, const RayTriangle& rt,
     p.mask &= ~(1u << pick);
     const uint32_t ci = 2 * p.i + (pick & 1), cj = 2 * p.j + (pick >> 1);
     if (level == 0) {
-      grid_cell(g, rt, ci, cj, tmin, best);
+      GridOps<View>::cell(g, rt, ci, cj, tmin, best);
       continue;
     }
     Pending& q = pending[level - 1];
     q.i = ci, q.j = cj;
-    q.mask = grid_children_hit<Variant>(g, rb, level, ci, cj, tmin, best->t, q.entry);
+    q.mask = GridOps<View>::template children_hit<Variant>(g, rb, level, ci, cj, tmin, best->t, q.entry);
     --level;
   }
 }

@@ -24,6 +24,20 @@ GridView GridTerrainData::view() const {
   return g;
 }
 
+bool grid_levels(uint32_t cells_x, uint32_t cells_y, uint32_t* top, uint32_t level_offset[kMaxGridLevels],
+                 uint64_t* nodes) {
+  // Level l has grid_level_size(cells, l) nodes a side; the top has one.
+  *nodes = 0;
+  *top = 0;
+  for (int l = 0; l < kMaxGridLevels; ++l) level_offset[l] = 0;
+  while (grid_level_size(cells_x, *top) > 1 || grid_level_size(cells_y, *top) > 1) {
+    if (++*top == kMaxGridLevels) return false;
+    level_offset[*top] = static_cast<uint32_t>(*nodes);
+    *nodes += uint64_t(grid_level_size(cells_x, *top)) * grid_level_size(cells_y, *top);
+  }
+  return true;
+}
+
 bool build_grid_terrain(const char* function, const wr_heightfield_desc& d, const BvhBuildOptions& sides_options,
                         GridTerrainData* out) {
   check_heightfield(function, d);
@@ -42,8 +56,6 @@ bool build_grid_terrain(const char* function, const wr_heightfield_desc& d, cons
       if (ix == 0) g.ys[iy] = p[1];
       g.zs[iy * nx + ix] = p[2];
     }
-  // A pyramid of at most kMaxGridLevels levels (core/grid_terrain.h).
-  if (g.cells_x > (1u << (kMaxGridLevels - 1)) || g.cells_y > (1u << (kMaxGridLevels - 1))) return false;
   // Strictly increasing columns and rows give every cell triangle a non-zero xy area: its cross
   // product's z, -(x1 - x0)(y1 - y0), is not 0 in double (zero_area_triangle.h's rule).
   for (uint64_t ix = 0; ix + 1 < nx; ++ix)
@@ -51,14 +63,8 @@ bool build_grid_terrain(const char* function, const wr_heightfield_desc& d, cons
   for (uint64_t iy = 0; iy + 1 < ny; ++iy)
     if (!(g.ys[iy] < g.ys[iy + 1])) return false;
 
-  // Level l has grid_level_size(cells, l) nodes a side; the top has one.
   uint64_t nodes = 0;
-  g.top = 0;
-  while (grid_level_size(g.cells_x, g.top) > 1 || grid_level_size(g.cells_y, g.top) > 1) {
-    ++g.top;
-    g.level_offset[g.top] = static_cast<uint32_t>(nodes);
-    nodes += uint64_t(grid_level_size(g.cells_x, g.top)) * grid_level_size(g.cells_y, g.top);
-  }
+  if (!grid_levels(g.cells_x, g.cells_y, &g.top, g.level_offset, &nodes)) return false;
   g.bounds.resize(2 * nodes);
   for (uint32_t l = 1; l <= g.top; ++l) {
     const uint32_t w = grid_level_size(g.cells_x, l), h = grid_level_size(g.cells_y, l);

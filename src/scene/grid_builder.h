@@ -28,6 +28,12 @@ struct GridTerrainData {
   uint64_t pyramid_bytes() const { return 4 * bounds.size(); }
 };
 
+// The pyramid's levels over cells_x x cells_y cells: *top (the level of one node) and each
+// level's first node (level_offset[1 .. top]); returns the nodes of levels 1 .. top, or false
+// where more than kMaxGridLevels levels would be needed.
+bool grid_levels(uint32_t cells_x, uint32_t cells_y, uint32_t* top, uint32_t level_offset[kMaxGridLevels],
+                 uint64_t* nodes);
+
 // Checks `desc` as triangulate_heightfield does (same messages, `function` first) and builds its
 // grid terrain into *out. Returns false, *out untouched, when a cell's triangles have zero area
 // (columns or rows that float cannot tell apart: origin far from 0 against a small spacing),

@@ -1,0 +1,140 @@
+// The grid kind for grid-topology meshes (terrain.h): the triangle meshes legged_gym's and
+// IsaacLab's convert_heightfield_to_trimesh return, taken as they are, traced through their grid
+// with the walk of grid_terrain.h, the same hits as a BVH over the same arrays, bit for bit.
+//
+// Such a mesh keeps a grid's topology but not its geometry: with a slope threshold, vertices move
+// by one cell in x or y to make vertical walls (legged_gym: terrain_utils.py,
+// convert_heightfield_to_trimesh; Rudin et al., "Learning to Walk in Minutes Using Massively
+// Parallel Deep Reinforcement Learning", CoRL 2021). So the vertices are kept as given, a cell's
+// box is that of its own four vertices, and every node above keeps its whole box.
+//
+// Layout (what scene/grid_mesh_builder.cpp recognises): rows x cols vertices, vertex (r, c) at
+// r cols + c; cell (r, c) of (rows - 1) x (cols - 1) holds triangles 2 (r (cols - 1) + c) + 0 =
+// (v(r, c), v(r + 1, c + 1), v(r, c + 1)) and + 1 = (v(r, c), v(r + 1, c), v(r + 1, c + 1)), in
+// that vertex order. Node (level, i, j) covers cells [i 2^level, ...) of r and [j 2^level, ...) of c.
+//
+// Memory: 12 bytes per vertex, 24 per node above the cells (about a third of the cells) and, where
+// the mesh has zero-area triangles (moved vertices make some), a bit per triangle: under 21 bytes
+// per sample.
+#pragma once
+
+#include "grid_terrain.h"
+
+namespace wr {
+
+struct GridMeshView {
+  const float* vertices;      // (rows x cols x 3) as the caller gave them
+  const float* boxes;         // min x y z, max x y z of each node of levels 1 .. top: level l's
+                              // (height(l) x width(l)) nodes from node level_offset[l] on
+  const uint32_t* zero_area;  // bit 2 cell + k: triangle k of that cell (cell r (cols - 1) + c) has
+                              // zero area, never hit (the BVH leaves it out); null when none has
+  uint32_t cells_x, cells_y;  // rows - 1 and cols - 1: i runs over rows, j over columns
+  uint32_t top;
+  uint32_t level_offset[kMaxGridLevels];
+};
+
+struct GridMeshTerrain {
+  using View = GridMeshView;
+};
+
+namespace detail {
+
+WR_HD const float* grid_vertex(const GridMeshView& g, uint64_t r, uint64_t c) {
+  return g.vertices + 3 * (r * (uint64_t(g.cells_y) + 1) + c);
+}
+
+// The box of node (level, i, j): a cell's from its four vertices, a node above as stored.
+WR_HD void grid_node_box(const GridMeshView& g, uint32_t level, uint32_t i, uint32_t j, float bmin[3], float bmax[3]) {
+  if (level == 0) {
+    const float* v[4] = {grid_vertex(g, i, j), grid_vertex(g, i, j + 1), grid_vertex(g, i + 1, j),
+                         grid_vertex(g, i + 1, j + 1)};
+    for (int a = 0; a < 3; ++a) {
+      float lo = load_readonly(v[0] + a), hi = lo;
+      for (int k = 1; k < 4; ++k) {
+        const float x = load_readonly(v[k] + a);
+        lo = x < lo ? x : lo;
+        hi = x > hi ? x : hi;
+      }
+      bmin[a] = lo, bmax[a] = hi;
+    }
+    return;
+  }
+  const float* b = g.boxes + 6 * (g.level_offset[level] + uint64_t(j) * grid_level_size(g.cells_x, level) + i);
+  for (int a = 0; a < 3; ++a) bmin[a] = load_readonly(b + a), bmax[a] = load_readonly(b + 3 + a);
+}
+
+template <class Variant>
+WR_HD bool grid_node_hit(const GridMeshView& g, const RayBox& rb, uint32_t level, uint32_t i, uint32_t j, float tmin,
+                         float tmax, float* entry) {
+  float bmin[3], bmax[3];
+  grid_node_box(g, level, i, j, bmin, bmax);
+  return intersect_ray_box<Variant>(rb, bmin, bmax, tmin, tmax, entry);
+}
+
+// The children of node (level, i, j), level >= 1: child (2i + a, 2j + b) is bit a + 2b.
+template <class Variant>
+WR_HD uint32_t grid_children_hit(const GridMeshView& g, const RayBox& rb, uint32_t level, uint32_t i, uint32_t j,
+                                 float tmin, float tmax, float entry[4]) {
+  const uint32_t c = level - 1;
+  const uint32_t cols = 2 * i + 1 < grid_level_size(g.cells_x, c) ? 2 : 1;
+  const uint32_t rows = 2 * j + 1 < grid_level_size(g.cells_y, c) ? 2 : 1;
+  uint32_t mask = 0;
+  for (uint32_t b = 0; b < rows; ++b)
+    for (uint32_t a = 0; a < cols; ++a)
+      if (grid_node_hit<Variant>(g, rb, c, 2 * i + a, 2 * j + b, tmin, tmax, &entry[a + 2 * b]))
+        mask |= 1u << (a + 2 * b);
+  return mask;
+}
+
+// Cell (r, c)'s two triangles, as intersect_leaf takes a leaf's.
+WR_HD void grid_cell(const GridMeshView& g, const RayTriangle& rt, uint32_t r, uint32_t c, float tmin,
+                     TraceResult* best) {
+  const float* v00 = grid_vertex(g, r, c);
+  const float* v01 = grid_vertex(g, r, c + 1);
+  const float* v10 = grid_vertex(g, r + 1, c);
+  const float* v11 = grid_vertex(g, r + 1, c + 1);
+  const uint32_t first = 2 * (r * g.cells_y + c);
+  const uint32_t skip = g.zero_area ? load_readonly(g.zero_area + first / 32) >> (first % 32) : 0u;
+  float t;
+  if (!(skip & 1u) && intersect_ray_triangle(rt, v00, v11, v01, tmin, best->t, &t) &&
+      (t < best->t || first < best->triangle)) {
+    best->t = t;
+    best->triangle = first;
+  }
+  if (!(skip & 2u) && intersect_ray_triangle(rt, v00, v10, v11, tmin, best->t, &t) &&
+      (t < best->t || first + 1 < best->triangle)) {
+    best->t = t;
+    best->triangle = first + 1;
+  }
+}
+
+template <>
+struct GridOps<GridMeshView> {
+  template <class Variant>
+  static WR_HD bool node_hit(const GridMeshView& g, const RayBox& rb, uint32_t level, uint32_t i, uint32_t j,
+                             float tmin, float tmax, float* entry) {
+    return grid_node_hit<Variant>(g, rb, level, i, j, tmin, tmax, entry);
+  }
+  template <class Variant>
+  static WR_HD uint32_t children_hit(const GridMeshView& g, const RayBox& rb, uint32_t level, uint32_t i, uint32_t j,
+                                     float tmin, float tmax, float entry[4]) {
+    return grid_children_hit<Variant>(g, rb, level, i, j, tmin, tmax, entry);
+  }
+  static WR_HD void cell(const GridMeshView& g, const RayTriangle& rt, uint32_t i, uint32_t j, float tmin,
+                         TraceResult* best) {
+    grid_cell(g, rt, i, j, tmin, best);
+  }
+};
+
+}  // namespace detail
+
+// Nearest hit of org + t dir, t in [tmin, tmax], among the mesh's triangles: what
+// trace_closest_hit gives over the same triangles in a BVH.
+template <class Variant, int kStackSize = kTraversalStackSize>
+WR_HD TraceResult trace_terrain(GridMeshTerrain, const GridMeshView& g, Vec3 org, Vec3 dir, float tmin, float tmax) {
+  TraceResult best{tmax, kInvalidIndex, false};
+  detail::grid_walk<Variant>(g, make_ray_box(org, dir), make_ray_triangle(org, dir), tmin, g.top, 0, 0, &best);
+  return best;
+}
+
+}  // namespace wr

@@ -1,0 +1,89 @@
+// The grid kind of a grid-topology mesh (grid_mesh_builder.h).
+#include "scene/grid_mesh_builder.h"
+
+#include <utility>
+
+#include "scene/grid_builder.h"
+#include "scene/zero_area_triangle.h"
+
+namespace wr {
+
+GridMeshView GridMeshData::view() const {
+  GridMeshView g{};
+  g.vertices = vertices.data();
+  g.boxes = boxes.data();
+  g.zero_area = zero_area.empty() ? nullptr : zero_area.data();
+  g.cells_x = cells_x;
+  g.cells_y = cells_y;
+  g.top = top;
+  for (int l = 0; l < kMaxGridLevels; ++l) g.level_offset[l] = level_offset[l];
+  return g;
+}
+
+bool build_grid_mesh_terrain(const float* vertices, uint64_t num_vertices, const uint32_t* indices,
+                             uint64_t num_triangles, GridMeshData* out) {
+  // Triangle 0 is (v(0, 0), v(1, 1), v(0, 1)) = (0, cols + 1, 1): it names cols.
+  if (num_triangles < 2 || indices[0] != 0 || indices[2] != 1 || indices[1] < 3) return false;
+  const uint64_t cols = uint64_t(indices[1]) - 1;
+  if (num_vertices % cols != 0) return false;
+  const uint64_t rows = num_vertices / cols;
+  if (rows < 2 || num_triangles != 2 * (rows - 1) * (cols - 1)) return false;
+  if (rows - 1 > (1u << (kMaxGridLevels - 1)) || cols - 1 > (1u << (kMaxGridLevels - 1))) return false;
+  const auto v = [cols](uint64_t r, uint64_t c) { return static_cast<uint32_t>(r * cols + c); };
+  std::vector<uint32_t> zero_area((num_triangles + 31) / 32, 0u);
+  bool any_zero_area = false;
+  for (uint64_t r = 0; r + 1 < rows; ++r)
+    for (uint64_t c = 0; c + 1 < cols; ++c) {
+      const uint32_t* t = indices + 6 * (r * (cols - 1) + c);
+      if (t[0] != v(r, c) || t[1] != v(r + 1, c + 1) || t[2] != v(r, c + 1) || t[3] != v(r, c) || t[4] != v(r + 1, c) ||
+          t[5] != v(r + 1, c + 1))
+        return false;
+      for (int k = 0; k < 2; ++k)
+        if (triangle_has_zero_area(vertices + 3 * uint64_t(t[3 * k]), vertices + 3 * uint64_t(t[3 * k + 1]),
+                                   vertices + 3 * uint64_t(t[3 * k + 2]))) {
+          const uint64_t id = 2 * (r * (cols - 1) + c) + k;
+          zero_area[id / 32] |= 1u << (id % 32);
+          any_zero_area = true;
+        }
+    }
+
+  GridMeshData g;
+  g.cells_x = static_cast<uint32_t>(rows - 1);
+  g.cells_y = static_cast<uint32_t>(cols - 1);
+  uint64_t nodes = 0;
+  if (!grid_levels(g.cells_x, g.cells_y, &g.top, g.level_offset, &nodes)) return false;
+  g.vertices.assign(vertices, vertices + 3 * num_vertices);
+  if (any_zero_area) g.zero_area = std::move(zero_area);
+  g.boxes.resize(6 * nodes);
+  const GridMeshView view = g.view();  // level 0's boxes, from the vertices
+  for (uint32_t l = 1; l <= g.top; ++l) {
+    const uint32_t w = grid_level_size(g.cells_x, l), h = grid_level_size(g.cells_y, l);
+    const uint32_t cw = grid_level_size(g.cells_x, l - 1), ch = grid_level_size(g.cells_y, l - 1);
+    for (uint32_t j = 0; j < h; ++j)
+      for (uint32_t i = 0; i < w; ++i) {
+        float lo[3] = {}, hi[3] = {};  // set by the first child: every node has one
+        bool first = true;
+        for (uint32_t cj = 2 * j; cj < 2 * j + 2 && cj < ch; ++cj)
+          for (uint32_t ci = 2 * i; ci < 2 * i + 2 && ci < cw; ++ci) {
+            float bmin[3], bmax[3];
+            if (l == 1) {
+              detail::grid_node_box(view, 0, ci, cj, bmin, bmax);
+            } else {
+              const float* b = &g.boxes[6 * (g.level_offset[l - 1] + uint64_t(cj) * cw + ci)];
+              for (int a = 0; a < 3; ++a) bmin[a] = b[a], bmax[a] = b[3 + a];
+            }
+            for (int a = 0; a < 3; ++a) {
+              lo[a] = first || bmin[a] < lo[a] ? bmin[a] : lo[a];
+              hi[a] = first || bmax[a] > hi[a] ? bmax[a] : hi[a];
+            }
+            first = false;
+          }
+        float* b = &g.boxes[6 * (g.level_offset[l] + uint64_t(j) * w + i)];
+        for (int a = 0; a < 3; ++a) b[a] = lo[a], b[3 + a] = hi[a];
+      }
+  }
+  *out = std::move(g);
+  return true;
+}
+
+}  // namespace wr

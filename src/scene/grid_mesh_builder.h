@@ -1,0 +1,32 @@
+// The grid kind of a grid-topology mesh (core/grid_mesh_terrain.h): recognises the layout
+// convert_heightfield_to_trimesh gives (legged_gym, IsaacLab) in a mesh's arrays and builds its
+// pyramid of boxes. O(triangles) time.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/grid_mesh_terrain.h"
+
+namespace wr {
+
+struct GridMeshData {
+  std::vector<float> vertices;      // (rows x cols x 3) the caller's, copied
+  std::vector<float> boxes;         // (6 x nodes above the cells)
+  std::vector<uint32_t> zero_area;  // (ceil(triangles / 32)) a bit per zero-area triangle; empty if none
+  uint32_t cells_x = 0, cells_y = 0, top = 0;
+  uint32_t level_offset[kMaxGridLevels] = {};
+
+  GridMeshView view() const;
+  uint64_t bytes() const { return 4 * (vertices.size() + boxes.size() + zero_area.size()); }
+};
+
+// True, and the mesh's grid in *out, when the triangles are grid_mesh_terrain.h's layout over the
+// vertices in their order (rows x cols of them, rows and cols >= 2) and at most 2^23 cells lie
+// along a side; false, *out untouched, otherwise. Zero-area triangles (zero_area_triangle.h, left
+// out of a BVH) are marked, never hit. vertices (num_vertices x 3) finite and indices
+// (num_triangles x 3) in range, as the scene's validation leaves them.
+bool build_grid_mesh_terrain(const float* vertices, uint64_t num_vertices, const uint32_t* indices,
+                             uint64_t num_triangles, GridMeshData* out);
+
+}  // namespace wr

@@ -1,0 +1,166 @@
+// The grid kind for grid-topology meshes (src/core/grid_mesh_terrain.h) against the triangle BVH
+// over the same arrays: every ray's t bit for bit and its triangle id, on the meshes legged_gym's
+// convert_heightfield_to_trimesh makes (reimplemented below from its published source) with slope
+// thresholds 0, 0.75 and 1.5 (vertices moved to make vertical walls) and without one, for both
+// forms of the traversal.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/bvh_traverse.h"
+#include "core/grid_mesh_terrain.h"
+#include "float_bits.h"
+#include "legged_gym_trimesh.h"
+#include "scene/bvh_builder.h"
+#include "scene/grid_mesh_builder.h"
+
+using wr::Vec3;
+
+namespace {
+
+// Terrains of legged_gym's kinds (terrain_utils.py), in raw units of vertical_scale 0.005 m:
+// random uniform noise, pyramid stairs, discrete obstacles and a gap, side by side along x.
+wr_tools::RawField parkour_raw(uint32_t rows, uint32_t cols, uint32_t seed) {
+  wr_tools::RawField f{rows, cols, std::vector<int16_t>(size_t(rows) * cols)};
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> noise(-10, 10), block(0, 40);
+  for (uint32_t r = 0; r < rows; ++r)
+    for (uint32_t c = 0; c < cols; ++c) {
+      const uint32_t part = 4 * r / rows;
+      int h = 0;
+      if (part == 0) h = noise(rng);
+      if (part == 1)
+        h = 30 * int(std::min(std::min(r % (rows / 4), rows / 4 - r % (rows / 4)), std::min(c, cols - 1 - c)) / 3);
+      if (part == 2) h = ((r / 4 + c / 5) % 3 == 0) ? 20 + block(rng) : 0;
+      if (part == 3) h = (c > cols / 3 && c < cols / 2) ? -200 : 10;
+      f.h[size_t(r) * cols + c] = int16_t(h);
+    }
+  return f;
+}
+
+struct Ray {
+  Vec3 o, d;
+  float tmin, tmax;
+};
+
+std::vector<Ray> rays_over(const wr_tools::TriangleMesh& m, uint32_t seed, int random_count) {
+  float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+  for (size_t k = 0; k < m.vertices.size(); ++k) {
+    lo[k % 3] = std::min(lo[k % 3], m.vertices[k]);
+    hi[k % 3] = std::max(hi[k % 3], m.vertices[k]);
+  }
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(0, 1);
+  const float inf = INFINITY, margin = 0.25f * std::max(hi[0] - lo[0], hi[1] - lo[1]);
+  std::vector<Ray> rays;
+  const size_t nv = m.vertices.size() / 3;
+  // Vertical rays onto every vertex (moved ones on the walls they make), from above and below.
+  for (size_t k = 0; k < nv; ++k) {
+    const float* p = &m.vertices[3 * k];
+    rays.push_back({Vec3{p[0], p[1], hi[2] + 5}, Vec3{0, 0, -1}, 0.0f, inf});
+    rays.push_back({Vec3{p[0], p[1], lo[2] - 5}, Vec3{0, 0, 1}, 0.0f, inf});
+  }
+  // Towards vertices from random points, and horizontal rays into the walls.
+  for (int k = 0; k < 2000; ++k) {
+    const float* p = &m.vertices[3 * (rng() % nv)];
+    const Vec3 o{lo[0] - margin + (hi[0] - lo[0] + 2 * margin) * u(rng),
+                 lo[1] - margin + (hi[1] - lo[1] + 2 * margin) * u(rng), lo[2] + (hi[2] - lo[2] + 2) * u(rng)};
+    rays.push_back({o, Vec3{p[0] - o.x, p[1] - o.y, p[2] - o.z}, 0.0f, inf});
+    const float z = lo[2] + (hi[2] - lo[2]) * u(rng);
+    rays.push_back({Vec3{lo[0] - 1, p[1], z}, Vec3{1, 0, 0}, 0.0f, inf});
+    rays.push_back({Vec3{p[0], hi[1] + 1, z}, Vec3{0, -1, 0}, 0.0f, inf});
+  }
+  for (int k = 0; k < random_count; ++k) {
+    const Vec3 o{lo[0] - margin + (hi[0] - lo[0] + 2 * margin) * u(rng),
+                 lo[1] - margin + (hi[1] - lo[1] + 2 * margin) * u(rng), lo[2] - 0.5f + (hi[2] - lo[2] + 2) * u(rng)};
+    const Vec3 to{lo[0] + (hi[0] - lo[0]) * u(rng), lo[1] + (hi[1] - lo[1]) * u(rng), lo[2] + (hi[2] - lo[2]) * u(rng)};
+    Vec3 d{to.x - o.x, to.y - o.y, to.z - o.z};
+    if (k % 4 == 0) d.z = 0.02f * (u(rng) - 0.7f);
+    rays.push_back({o, d, k % 3 == 0 ? 0.3f * u(rng) : 0.0f, k % 5 == 0 ? 2.0f * u(rng) : inf});
+  }
+  // A camera fan from above one corner, across the field.
+  const Vec3 eye{lo[0] - 0.2f, 0.5f * (lo[1] + hi[1]), hi[2] + 1.0f};
+  for (int v = 0; v < 60; ++v)
+    for (int x = 0; x < 106; ++x)
+      rays.push_back({eye, Vec3{1.0f, (float(x) - 52.5f) / 60.0f, -(float(v) + 0.5f) / 60.0f}, 0.05f, 20.0f});
+  return rays;
+}
+
+template <class Variant>
+void check_mesh(const wr_tools::TriangleMesh& m, const std::string& name, int random_count) {
+  INFO(name);
+  const uint64_t nt = m.indices.size() / 3, nv = m.vertices.size() / 3;
+  const wr::Bvh bvh = wr::build_bvh(m.vertices.data(), m.indices.data(), nt);
+  wr::GridMeshData grid;
+  REQUIRE(wr::build_grid_mesh_terrain(m.vertices.data(), nv, m.indices.data(), nt, &grid));
+  const wr::GridMeshView view = grid.view();
+  const std::vector<Ray> rays = rays_over(m, 5, random_count);
+  size_t hits = 0, mismatches = 0;
+  for (size_t k = 0; k < rays.size(); ++k) {
+    const Ray& r = rays[k];
+    const wr::TraceResult a = wr::trace_closest_hit<Variant>(bvh.view(), r.o, r.d, r.tmin, r.tmax);
+    const wr::TraceResult b = wr::trace_terrain<Variant>(wr::GridMeshTerrain{}, view, r.o, r.d, r.tmin, r.tmax);
+    hits += a.triangle != wr::kInvalidIndex;
+    if (a.triangle != b.triangle || !wr_test::same_bits(a.t, b.t)) {
+      if (++mismatches <= 5)
+        UNSCOPED_INFO("ray " << k << ": BVH " << a.triangle << " at " << a.t << ", grid " << b.triangle << " at "
+                             << b.t);
+    }
+  }
+  INFO(rays.size() << " rays, " << hits << " hits");
+  CHECK(mismatches == 0);
+  CHECK(hits > rays.size() / 4);
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("legged_gym's grid meshes: the grid gives the BVH's t and triangle id, ray by ray", "",
+                   wr::HostTraversal, wr::GpuTraversal) {
+  const wr_tools::RawField f = parkour_raw(96, 41, 3);
+  for (double threshold : {-1.0, 0.0, 0.75, 1.5}) {
+    const wr_tools::TriangleMesh m = wr_tools::convert_heightfield_to_trimesh(f, 0.1, 0.005, threshold);
+    size_t moved = 0;
+    for (uint32_t r = 0; r < f.rows; ++r)
+      for (uint32_t c = 0; c < f.cols; ++c) {
+        const float* v = &m.vertices[3 * (size_t(r) * f.cols + c)];
+        moved += v[0] != float(r * 0.1) || v[1] != float(c * 0.1);
+      }
+    INFO("slope threshold " << threshold << ": " << moved << " vertices moved");
+    if (threshold >= 0) CHECK(moved > 50);  // the walls are there to be hit
+    check_mesh<TestType>(m, "parkour 96 x 41", 20000);
+  }
+}
+
+TEST_CASE("a grid mesh is recognised only in convert_heightfield_to_trimesh's layout") {
+  const wr_tools::RawField f = parkour_raw(12, 9, 4);
+  wr_tools::TriangleMesh m = wr_tools::convert_heightfield_to_trimesh(f, 0.1, 0.005, 0.75);
+  wr::GridMeshData grid;
+  REQUIRE(wr::build_grid_mesh_terrain(m.vertices.data(), m.vertices.size() / 3, m.indices.data(), m.indices.size() / 3,
+                                      &grid));
+  CHECK(grid.cells_x == 11);
+  CHECK(grid.cells_y == 8);
+  // 12 bytes a vertex, 24 a node above the cells, and a bit per triangle where some have zero area.
+  CHECK(grid.bytes() == 12 * 12 * 9 + 24 * (6 * 4 + 3 * 2 + 2 * 1 + 1) + 4 * grid.zero_area.size());
+  wr_tools::TriangleMesh swapped = m;  // one triangle's corners in another order
+  std::swap(swapped.indices[7], swapped.indices[8]);
+  CHECK_FALSE(wr::build_grid_mesh_terrain(swapped.vertices.data(), swapped.vertices.size() / 3, swapped.indices.data(),
+                                          swapped.indices.size() / 3, &grid));
+  wr_tools::TriangleMesh fewer = m;  // a triangle short
+  fewer.indices.resize(fewer.indices.size() - 3);
+  CHECK_FALSE(wr::build_grid_mesh_terrain(fewer.vertices.data(), fewer.vertices.size() / 3, fewer.indices.data(),
+                                          fewer.indices.size() / 3, &grid));
+  CHECK(grid.cells_x == 11);  // untouched by the refusals
+  // A zero-area triangle (two corners at one place) is marked, as the BVH leaves it out.
+  wr_tools::TriangleMesh flat = m;
+  for (int a = 0; a < 3; ++a) flat.vertices[3 * 1 + a] = flat.vertices[3 * 0 + a];
+  wr::GridMeshData flat_grid;
+  REQUIRE(wr::build_grid_mesh_terrain(flat.vertices.data(), flat.vertices.size() / 3, flat.indices.data(),
+                                      flat.indices.size() / 3, &flat_grid));
+  REQUIRE(flat_grid.zero_area.size() == (2 * 11 * 8 + 31) / 32);
+  CHECK((flat_grid.zero_area[0] & 1u) == 1u);  // triangle 0: (v0, v10, v1)
+}
