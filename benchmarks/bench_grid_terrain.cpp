@@ -9,6 +9,8 @@
 // random poses, and IsaacLab's default height scan (a 1.6 x 1.0 m grid at 0.1 m: 17 x 11 = 187
 // vertical rays from 20 m up) at 4096 random poses.
 //   build-bench/benchmarks/wr-bench-grid-terrain [--benchmark_filter=Camera]
+// The same field as legged_gym meshes it (convert_heightfield_to_trimesh, slope threshold 0.75:
+// vertices moved into walls) against the grid kind for grid-topology meshes, likewise.
 // Speed is measured here, never asserted by tests. Quote ratios from one run.
 #include <benchmark/benchmark.h>
 
@@ -19,9 +21,12 @@
 #include <vector>
 
 #include "core/bvh_traverse.h"
+#include "core/grid_mesh_terrain.h"
 #include "core/grid_terrain.h"
+#include "legged_gym_trimesh.h"
 #include "scene/bvh_builder.h"
 #include "scene/grid_builder.h"
+#include "scene/grid_mesh_builder.h"
 #include "scene/heightfield.h"
 
 namespace {
@@ -45,6 +50,39 @@ float parkour_height(float x, float y, uint32_t ix, uint32_t iy) {
     case 3: return 0.18f * lu + noise;                                                  // a slope
     default: return (int(lu / 2.0f) % 2 ? 0.45f : 0.0f) + noise;                        // blocks
   }
+}
+
+// The same field as legged_gym meshes it: heights in units of 0.005 m, slope threshold 0.75
+// (IsaacLab's generator's default), vertices moved into vertical walls.
+struct MeshTerrain {
+  wr_tools::TriangleMesh mesh;
+  wr::Bvh bvh;
+  wr::GridMeshData grid;
+  double bvh_build_s = 0, grid_build_s = 0;
+  uint64_t bvh_bytes = 0;
+
+  MeshTerrain() {
+    wr_tools::RawField raw{kNx, kNy, std::vector<int16_t>(size_t(kNx) * kNy)};  // rows along x
+    for (uint32_t r = 0; r < kNx; ++r)
+      for (uint32_t c = 0; c < kNy; ++c)
+        raw.h[size_t(r) * kNy + c] =
+            int16_t(std::lround(parkour_height(float(r) * kSpacing, float(c) * kSpacing, r, c) / 0.005f));
+    mesh = wr_tools::convert_heightfield_to_trimesh(raw, kSpacing, 0.005, 0.75);
+    const auto t0 = std::chrono::steady_clock::now();
+    bvh = wr::build_bvh(mesh.vertices.data(), mesh.indices.data(), mesh.num_triangles());
+    const auto t1 = std::chrono::steady_clock::now();
+    wr::build_grid_mesh_terrain(mesh.vertices.data(), mesh.num_vertices(), mesh.indices.data(), mesh.num_triangles(),
+                                &grid);
+    const auto t2 = std::chrono::steady_clock::now();
+    bvh_build_s = std::chrono::duration<double>(t1 - t0).count();
+    grid_build_s = std::chrono::duration<double>(t2 - t1).count();
+    bvh_bytes = bvh.nodes.size() * sizeof(wr::BvhNode) + 4 * (bvh.leaf_words.size() + bvh.parents.size());
+  }
+};
+
+MeshTerrain& mesh_terrain() {
+  static MeshTerrain t;
+  return t;
 }
 
 struct Terrain {
@@ -142,18 +180,23 @@ void report(benchmark::State& state, size_t rays, uint64_t hits) {
   state.counters["hit_fraction"] = double(hits) / double(rays);
 }
 
-template <bool kGrid>
+// kKind: 0 the height field's BVH, 1 its grid, 2 the legged_gym mesh's BVH, 3 its grid.
+template <int kKind>
 void trace_all(benchmark::State& state, const Rays& r, float tmax) {
-  const Terrain& t = terrain();
-  const wr::BvhView bvh = t.bvh.view();
-  const wr::GridView grid = t.grid.view();
+  const wr::BvhView bvh = kKind == 0 ? terrain().bvh.view() : mesh_terrain().bvh.view();
+  const wr::GridView grid = kKind == 1 ? terrain().grid.view() : wr::GridView{};
+  const wr::GridMeshView grid_mesh = kKind == 3 ? mesh_terrain().grid.view() : wr::GridMeshView{};
   uint64_t hits = 0;
   for (auto _ : state) {
     hits = 0;
     for (size_t k = 0; k < r.org.size(); ++k) {
-      const wr::TraceResult h =
-          kGrid ? wr::trace_terrain<wr::HostTraversal>(wr::GridTerrain{}, grid, r.org[k], r.dir[k], 0.0f, tmax)
-                : wr::trace_closest_hit<wr::HostTraversal>(bvh, r.org[k], r.dir[k], 0.0f, tmax);
+      wr::TraceResult h;
+      if constexpr (kKind == 1)
+        h = wr::trace_terrain<wr::HostTraversal>(wr::GridTerrain{}, grid, r.org[k], r.dir[k], 0.0f, tmax);
+      else if constexpr (kKind == 3)
+        h = wr::trace_terrain<wr::HostTraversal>(wr::GridMeshTerrain{}, grid_mesh, r.org[k], r.dir[k], 0.0f, tmax);
+      else
+        h = wr::trace_closest_hit<wr::HostTraversal>(bvh, r.org[k], r.dir[k], 0.0f, tmax);
       hits += h.triangle != wr::kInvalidIndex;
     }
     benchmark::DoNotOptimize(hits);
@@ -161,22 +204,22 @@ void trace_all(benchmark::State& state, const Rays& r, float tmax) {
   report(state, r.org.size(), hits);
 }
 
-void BM_CameraRays_Bvh(benchmark::State& s) {
+const Rays& cameras() {
   static const Rays r = camera_rays(256);
-  trace_all<false>(s, r, 10.0f);
+  return r;
 }
-void BM_CameraRays_Grid(benchmark::State& s) {
-  static const Rays r = camera_rays(256);
-  trace_all<true>(s, r, 10.0f);
-}
-void BM_HeightScan_Bvh(benchmark::State& s) {
+const Rays& scans() {
   static const Rays r = height_scan_rays(4096);
-  trace_all<false>(s, r, INFINITY);
+  return r;
 }
-void BM_HeightScan_Grid(benchmark::State& s) {
-  static const Rays r = height_scan_rays(4096);
-  trace_all<true>(s, r, INFINITY);
-}
+void BM_CameraRays_Bvh(benchmark::State& s) { trace_all<0>(s, cameras(), 10.0f); }
+void BM_CameraRays_Grid(benchmark::State& s) { trace_all<1>(s, cameras(), 10.0f); }
+void BM_HeightScan_Bvh(benchmark::State& s) { trace_all<0>(s, scans(), INFINITY); }
+void BM_HeightScan_Grid(benchmark::State& s) { trace_all<1>(s, scans(), INFINITY); }
+void BM_MeshCameraRays_Bvh(benchmark::State& s) { trace_all<2>(s, cameras(), 10.0f); }
+void BM_MeshCameraRays_Grid(benchmark::State& s) { trace_all<3>(s, cameras(), 10.0f); }
+void BM_MeshHeightScan_Bvh(benchmark::State& s) { trace_all<2>(s, scans(), INFINITY); }
+void BM_MeshHeightScan_Grid(benchmark::State& s) { trace_all<3>(s, scans(), INFINITY); }
 
 // Build time and bytes per sample of both kinds (measured once, when the terrain is made).
 void BM_Memory(benchmark::State& state) {
@@ -189,11 +232,26 @@ void BM_Memory(benchmark::State& state) {
   state.counters["grid_build_s"] = t.grid_build_s;
 }
 
+void BM_MeshMemory(benchmark::State& state) {
+  const MeshTerrain& t = mesh_terrain();
+  for (auto _ : state) benchmark::DoNotOptimize(t.bvh_bytes);
+  const double samples = double(kNx) * kNy;
+  state.counters["bvh_bytes_per_sample"] = double(t.bvh_bytes) / samples;
+  state.counters["grid_bytes_per_sample"] = double(t.grid.bytes()) / samples;
+  state.counters["bvh_build_s"] = t.bvh_build_s;
+  state.counters["grid_build_s"] = t.grid_build_s;
+}
+
 BENCHMARK(BM_Memory)->Iterations(1);
 BENCHMARK(BM_CameraRays_Bvh)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_CameraRays_Grid)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_HeightScan_Bvh)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_HeightScan_Grid)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_MeshMemory)->Iterations(1);
+BENCHMARK(BM_MeshCameraRays_Bvh)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_MeshCameraRays_Grid)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_MeshHeightScan_Bvh)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_MeshHeightScan_Grid)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 
