@@ -63,66 +63,51 @@ WR_HD void grid_node_box(const GridMeshView& g, uint32_t level, uint32_t i, uint
   for (int a = 0; a < 3; ++a) bmin[a] = load_readonly(b + a), bmax[a] = load_readonly(b + 3 + a);
 }
 
-template <class Variant>
-WR_HD bool grid_node_hit(const GridMeshView& g, const RayBox& rb, uint32_t level, uint32_t i, uint32_t j, float tmin,
-                         float tmax, float* entry) {
-  float bmin[3], bmax[3];
-  grid_node_box(g, level, i, j, bmin, bmax);
-  return intersect_ray_box<Variant>(rb, bmin, bmax, tmin, tmax, entry);
-}
-
-// The children of node (level, i, j), level >= 1: child (2i + a, 2j + b) is bit a + 2b.
-template <class Variant>
-WR_HD uint32_t grid_children_hit(const GridMeshView& g, const RayBox& rb, uint32_t level, uint32_t i, uint32_t j,
-                                 float tmin, float tmax, float entry[4]) {
-  const uint32_t c = level - 1;
-  const uint32_t cols = 2 * i + 1 < grid_level_size(g.cells_x, c) ? 2 : 1;
-  const uint32_t rows = 2 * j + 1 < grid_level_size(g.cells_y, c) ? 2 : 1;
-  uint32_t mask = 0;
-  for (uint32_t b = 0; b < rows; ++b)
-    for (uint32_t a = 0; a < cols; ++a)
-      if (grid_node_hit<Variant>(g, rb, c, 2 * i + a, 2 * j + b, tmin, tmax, &entry[a + 2 * b]))
-        mask |= 1u << (a + 2 * b);
-  return mask;
-}
-
-// Cell (r, c)'s two triangles, as intersect_leaf takes a leaf's.
-WR_HD void grid_cell(const GridMeshView& g, const RayTriangle& rt, uint32_t r, uint32_t c, float tmin,
-                     TraceResult* best) {
-  const float* v00 = grid_vertex(g, r, c);
-  const float* v01 = grid_vertex(g, r, c + 1);
-  const float* v10 = grid_vertex(g, r + 1, c);
-  const float* v11 = grid_vertex(g, r + 1, c + 1);
-  const uint32_t first = 2 * (r * g.cells_y + c);
-  const uint32_t skip = g.zero_area ? load_readonly(g.zero_area + first / 32) >> (first % 32) : 0u;
-  float t;
-  if (!(skip & 1u) && intersect_ray_triangle(rt, v00, v11, v01, tmin, best->t, &t) &&
-      (t < best->t || first < best->triangle)) {
-    best->t = t;
-    best->triangle = first;
-  }
-  if (!(skip & 2u) && intersect_ray_triangle(rt, v00, v10, v11, tmin, best->t, &t) &&
-      (t < best->t || first + 1 < best->triangle)) {
-    best->t = t;
-    best->triangle = first + 1;
-  }
-}
-
+// The walk's questions (grid_terrain.h, GridOps) for a grid-topology mesh.
 template <>
 struct GridOps<GridMeshView> {
   template <class Variant>
   static WR_HD bool node_hit(const GridMeshView& g, const RayBox& rb, uint32_t level, uint32_t i, uint32_t j,
                              float tmin, float tmax, float* entry) {
-    return grid_node_hit<Variant>(g, rb, level, i, j, tmin, tmax, entry);
+    float bmin[3], bmax[3];
+    grid_node_box(g, level, i, j, bmin, bmax);
+    return intersect_ray_box<Variant>(rb, bmin, bmax, tmin, tmax, entry);
   }
+
+  // The children of node (level, i, j), level >= 1: child (2i + a, 2j + b) is bit a + 2b.
   template <class Variant>
   static WR_HD uint32_t children_hit(const GridMeshView& g, const RayBox& rb, uint32_t level, uint32_t i, uint32_t j,
                                      float tmin, float tmax, float entry[4]) {
-    return grid_children_hit<Variant>(g, rb, level, i, j, tmin, tmax, entry);
+    const uint32_t c = level - 1;
+    const uint32_t cols = 2 * i + 1 < grid_level_size(g.cells_x, c) ? 2 : 1;
+    const uint32_t rows = 2 * j + 1 < grid_level_size(g.cells_y, c) ? 2 : 1;
+    uint32_t mask = 0;
+    for (uint32_t b = 0; b < rows; ++b)
+      for (uint32_t a = 0; a < cols; ++a)
+        if (node_hit<Variant>(g, rb, c, 2 * i + a, 2 * j + b, tmin, tmax, &entry[a + 2 * b])) mask |= 1u << (a + 2 * b);
+    return mask;
   }
-  static WR_HD void cell(const GridMeshView& g, const RayTriangle& rt, uint32_t i, uint32_t j, float tmin,
+
+  // Cell (r, c)'s two triangles, as intersect_leaf takes a leaf's.
+  static WR_HD void cell(const GridMeshView& g, const RayTriangle& rt, uint32_t r, uint32_t c, float tmin,
                          TraceResult* best) {
-    grid_cell(g, rt, i, j, tmin, best);
+    const float* v00 = grid_vertex(g, r, c);
+    const float* v01 = grid_vertex(g, r, c + 1);
+    const float* v10 = grid_vertex(g, r + 1, c);
+    const float* v11 = grid_vertex(g, r + 1, c + 1);
+    const uint32_t first = 2 * (r * g.cells_y + c);
+    const uint32_t skip = g.zero_area ? load_readonly(g.zero_area + first / 32) >> (first % 32) : 0u;
+    float t;
+    if (!(skip & 1u) && intersect_ray_triangle(rt, v00, v11, v01, tmin, best->t, &t) &&
+        (t < best->t || first < best->triangle)) {
+      best->t = t;
+      best->triangle = first;
+    }
+    if (!(skip & 2u) && intersect_ray_triangle(rt, v00, v10, v11, tmin, best->t, &t) &&
+        (t < best->t || first + 1 < best->triangle)) {
+      best->t = t;
+      best->triangle = first + 1;
+    }
   }
 };
 

@@ -15,6 +15,7 @@
 #include "core/bvh_traverse.h"
 #include "core/grid_mesh_terrain.h"
 #include "float_bits.h"
+#include "terrain_parity.h"
 #include "legged_gym_trimesh.h"
 #include "scene/bvh_builder.h"
 #include "scene/grid_mesh_builder.h"
@@ -43,10 +44,7 @@ wr_tools::RawField parkour_raw(uint32_t rows, uint32_t cols, uint32_t seed) {
   return f;
 }
 
-struct Ray {
-  Vec3 o, d;
-  float tmin, tmax;
-};
+using Ray = wr_test::TerrainRay;
 
 std::vector<Ray> rays_over(const wr_tools::TriangleMesh& m, uint32_t seed, int random_count) {
   float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
@@ -100,21 +98,10 @@ void check_mesh(const wr_tools::TriangleMesh& m, const std::string& name, int ra
   REQUIRE(wr::build_grid_mesh_terrain(m.vertices.data(), nv, m.indices.data(), nt, &grid));
   const wr::GridMeshView view = grid.view();
   const std::vector<Ray> rays = rays_over(m, 5, random_count);
-  size_t hits = 0, mismatches = 0;
-  for (size_t k = 0; k < rays.size(); ++k) {
-    const Ray& r = rays[k];
-    const wr::TraceResult a = wr::trace_closest_hit<Variant>(bvh.view(), r.o, r.d, r.tmin, r.tmax);
-    const wr::TraceResult b = wr::trace_terrain<Variant>(wr::GridMeshTerrain{}, view, r.o, r.d, r.tmin, r.tmax);
-    hits += a.triangle != wr::kInvalidIndex;
-    if (a.triangle != b.triangle || !wr_test::same_bits(a.t, b.t)) {
-      if (++mismatches <= 5)
-        UNSCOPED_INFO("ray " << k << ": BVH " << a.triangle << " at " << a.t << ", grid " << b.triangle << " at "
-                             << b.t);
-    }
-  }
-  INFO(rays.size() << " rays, " << hits << " hits");
-  CHECK(mismatches == 0);
-  CHECK(hits > rays.size() / 4);
+  const wr_test::TerrainParity parity = wr_test::compare_with_bvh<Variant, wr::GridMeshTerrain>(bvh.view(), view, rays);
+  INFO(rays.size() << " rays, " << parity.hits << " hits");
+  CHECK(parity.mismatches == 0);
+  CHECK(parity.hits > rays.size() / 4);
 }
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include "core/bvh_traverse.h"
 #include "core/grid_terrain.h"
 #include "float_bits.h"
+#include "terrain_parity.h"
 #include "scene/bvh_builder.h"
 #include "scene/grid_builder.h"
 #include "scene/heightfield.h"
@@ -83,10 +84,7 @@ std::vector<Field> fields() {
   return f;
 }
 
-struct Ray {
-  Vec3 o, d;
-  float tmin, tmax;
-};
+using Ray = wr_test::TerrainRay;
 
 // Rays a height field is hard on, for the field `s` (its mesh's vertices).
 std::vector<Ray> adversarial_rays(const wr::GridTerrainData& g, uint32_t seed, int random_count) {
@@ -175,22 +173,10 @@ void check_field(const Field& f, int random_count) {
                wr_test::same_bits(v[2], grid.zs[iy * grid.xs.size() + ix])));
     }
   const std::vector<Ray> rays = adversarial_rays(grid, 17, random_count);
-  size_t hits = 0, mismatches = 0;
-  for (size_t k = 0; k < rays.size(); ++k) {
-    const Ray& r = rays[k];
-    const wr::TraceResult a = wr::trace_closest_hit<Variant>(bvh.view(), r.o, r.d, r.tmin, r.tmax);
-    const wr::TraceResult b = wr::trace_terrain<Variant>(wr::GridTerrain{}, view, r.o, r.d, r.tmin, r.tmax);
-    hits += a.triangle != wr::kInvalidIndex;
-    if (a.triangle != b.triangle || !wr_test::same_bits(a.t, b.t)) {
-      if (++mismatches <= 5)
-        UNSCOPED_INFO("ray " << k << " o (" << r.o.x << ", " << r.o.y << ", " << r.o.z << ") d (" << r.d.x << ", "
-                             << r.d.y << ", " << r.d.z << "): BVH " << a.triangle << " at " << a.t << ", grid "
-                             << b.triangle << " at " << b.t);
-    }
-  }
-  INFO(rays.size() << " rays, " << hits << " hits");
-  CHECK(mismatches == 0);
-  CHECK(hits > 2000);  // the rays do meet the field
+  const wr_test::TerrainParity parity = wr_test::compare_with_bvh<Variant, wr::GridTerrain>(bvh.view(), view, rays);
+  INFO(rays.size() << " rays, " << parity.hits << " hits");
+  CHECK(parity.mismatches == 0);
+  CHECK(parity.hits > 2000);  // the rays do meet the field
 }
 
 }  // namespace
