@@ -13,7 +13,8 @@
 // (v(r, c), v(r + 1, c + 1), v(r, c + 1)) and + 1 = (v(r, c), v(r + 1, c), v(r + 1, c + 1)), in
 // that vertex order. Node (level, i, j) covers cells [i 2^level, ...) of r and [j 2^level, ...) of c.
 //
-// Memory: 12 bytes per vertex, 24 per node above the cells (about a third of the cells) and, where
+// Memory: 12 bytes per vertex, 16 per row and column of cells (where rays can meet them), 24 per
+// node above the cells (about a third of the cells) and, where
 // the mesh has zero-area triangles (moved vertices make some), a bit per triangle: under 21 bytes
 // per sample.
 #pragma once
@@ -28,6 +29,10 @@ struct GridMeshView {
                               // (height(l) x width(l)) nodes from node level_offset[l] on
   const uint32_t* zero_area;  // bit 2 cell + k: triangle k of that cell (cell r (cols - 1) + c) has
                               // zero area, never hit (the BVH leaves it out); null when none has
+  // Where a ray's x span can meet cells (and its y span): for the cell rows r (their x extent is
+  // that of vertex rows r and r + 1), the largest x max of rows 0 .. r, then the smallest x min of
+  // rows r .. end, both non-decreasing, (cells_x) each; the same in y for the cell columns.
+  const float* reach;         // (2 cells_x + 2 cells_y)
   uint32_t cells_x, cells_y;  // rows - 1 and cols - 1: i runs over rows, j over columns
   uint32_t top;
   uint32_t level_offset[kMaxGridLevels];
@@ -111,14 +116,51 @@ struct GridOps<GridMeshView> {
   }
 };
 
+// The cells (of n along one axis) whose extent can meet [lo, hi], as [*first, *last] from the
+// reach arrays (GridMeshView::reach): every cell that meets it lies inside, some inside may not.
+// False when none can.
+WR_HD bool grid_reach(const float* reach, uint32_t n, float lo, float hi, uint32_t* first, uint32_t* last) {
+  const float* max_up_to = reach;  // non-decreasing: the first cell whose reach is >= lo
+  uint32_t a = 0, b = n;
+  while (a < b) {
+    const uint32_t m = a + (b - a) / 2;
+    if (load_readonly(max_up_to + m) >= lo)
+      b = m;
+    else
+      a = m + 1;
+  }
+  *first = a;
+  const float* min_from = reach + n;  // non-decreasing: the last cell whose reach is <= hi
+  a = 0, b = n;
+  while (a < b) {
+    const uint32_t m = a + (b - a) / 2;
+    if (load_readonly(min_from + m) <= hi)
+      a = m + 1;
+    else
+      b = m;
+  }
+  if (a == 0 || *first == n) return false;
+  *last = a - 1;
+  return *first <= *last;
+}
+
 }  // namespace detail
 
 // Nearest hit of org + t dir, t in [tmin, tmax], among the mesh's triangles: what
-// trace_closest_hit gives over the same triangles in a BVH.
+// trace_closest_hit gives over the same triangles in a BVH. The walk starts from the cells the
+// ray's part inside the mesh's box can meet (grid_walk_cells).
 template <class Variant, int kStackSize = kTraversalStackSize>
 WR_HD TraceResult trace_terrain(GridMeshTerrain, const GridMeshView& g, Vec3 org, Vec3 dir, float tmin, float tmax) {
   TraceResult best{tmax, kInvalidIndex, false};
-  detail::grid_walk<Variant>(g, make_ray_box(org, dir), make_ray_triangle(org, dir), tmin, g.top, 0, 0, &best);
+  const RayBox rb = make_ray_box(org, dir);
+  float bmin[3], bmax[3], span[4];
+  detail::grid_node_box(g, g.top, 0, 0, bmin, bmax);
+  if (!detail::grid_segment(rb, org, dir, bmin, bmax, tmin, tmax, span)) return best;
+  uint32_t il, ih, jl, jh;
+  if (!detail::grid_reach(g.reach, g.cells_x, span[0], span[1], &il, &ih) ||
+      !detail::grid_reach(g.reach + 2 * g.cells_x, g.cells_y, span[2], span[3], &jl, &jh))
+    return best;
+  detail::grid_walk_cells<Variant>(g, rb, make_ray_triangle(org, dir), tmin, g.top, il, ih, jl, jh, &best);
   return best;
 }
 

@@ -250,55 +250,39 @@ WR_HD void grid_walk(const View& g, const RayBox& rb, const RayTriangle& rt, flo
   }
 }
 
-// The walk of a ray that moves in x or y. It starts below the top: at the lowest level where
-// at most 2 x 2 nodes cover the cells under the ray's part inside the field's box, widened by its
-// rounding and a cell on each side, and walks those nodes' subtrees in the ray's order (a camera
-// ray that ends within metres then skips the levels whose nodes all its rays share).
-template <class Variant>
-WR_HD void grid_trace(const GridView& g, const RayBox& rb, const RayTriangle& rt, Vec3 org, Vec3 dir, float tmin,
-                      TraceResult* best) {
-  // The field's box: the columns' and rows' span, the top node's z range.
-  float zmin, zmax;
-  if (g.top == 0) {
-    const float a = grid_z(g, 0, 0), b = grid_z(g, 1, 0), c = grid_z(g, 0, 1), d = grid_z(g, 1, 1);
-    const float lo0 = a < b ? a : b, lo1 = c < d ? c : d, hi0 = a < b ? b : a, hi1 = c < d ? d : c;
-    zmin = lo0 < lo1 ? lo0 : lo1;
-    zmax = hi0 < hi1 ? hi1 : hi0;
-  } else {
-    zmin = load_readonly(g.bounds + 2 * uint64_t(g.level_offset[g.top]));
-    zmax = load_readonly(g.bounds + 2 * uint64_t(g.level_offset[g.top]) + 1);
-  }
-  const float bmin[3] = {load_readonly(g.xs), load_readonly(g.ys), zmin};
-  const float bmax[3] = {load_readonly(g.xs + g.cells_x), load_readonly(g.ys + g.cells_y), zmax};
-  const float near[3] = {rb.neg[0] ? bmax[0] : bmin[0], rb.neg[1] ? bmax[1] : bmin[1], rb.neg[2] ? bmax[2] : bmin[2]};
-  const float far[3] = {rb.neg[0] ? bmin[0] : bmax[0], rb.neg[1] ? bmin[1] : bmax[1], rb.neg[2] ? bmin[2] : bmax[2]};
+// Where a ray that moves in x or y can meet a grid: its part inside the grid's box [bmin, bmax]
+// (the robust test's interval within [tmin, tmax]) as an x span and a y span, span[0..1] and
+// span[2..3], widened by far more than their rounding (about 2^-22 of the magnitudes involved).
+// False when the box is missed, as the top node's test would find.
+WR_HD bool grid_segment(const RayBox& rb, Vec3 org, Vec3 dir, const float bmin[3], const float bmax[3], float tmin,
+                        float tmax, float span[4]) {
   float t0, t1;
-  slab_near_far((near[0] - rb.org.x) * rb.inv_dir.x, (far[0] - rb.org.x) * rb.inv_dir.x,
-                (near[1] - rb.org.y) * rb.inv_dir.y, (far[1] - rb.org.y) * rb.inv_dir.y,
-                (near[2] - rb.org.z) * rb.inv_dir.z, (far[2] - rb.org.z) * rb.inv_dir.z, tmin, best->t, &t0, &t1);
+  slab_near_far(((rb.neg[0] ? bmax[0] : bmin[0]) - rb.org.x) * rb.inv_dir.x,
+                ((rb.neg[0] ? bmin[0] : bmax[0]) - rb.org.x) * rb.inv_dir.x,
+                ((rb.neg[1] ? bmax[1] : bmin[1]) - rb.org.y) * rb.inv_dir.y,
+                ((rb.neg[1] ? bmin[1] : bmax[1]) - rb.org.y) * rb.inv_dir.y,
+                ((rb.neg[2] ? bmax[2] : bmin[2]) - rb.org.z) * rb.inv_dir.z,
+                ((rb.neg[2] ? bmin[2] : bmax[2]) - rb.org.z) * rb.inv_dir.z, tmin, tmax, &t0, &t1);
   t1 *= kRobustFarScale;
-  if (!(t0 <= t1)) return;  // the field's box is missed, as the top node's test would find
-  // The segment's x and y span, widened by far more than its rounding (about 2^-22 of the
-  // magnitudes involved), as cells of the mean spacing, a cell more on each side.
-  const auto cells = [](float o, float d, float t0_, float t1_, float first, float per_unit, uint32_t n, uint32_t* lo,
-                        uint32_t* hi) {
-    const float a = o + t0_ * d, b = o + t1_ * d;
-    const float slack = (fabs_(o) + fabs_(t0_ * d) + fabs_(t1_ * d)) * 4.0e-6f;
-    float l = ((a < b ? a : b) - slack - first) * per_unit - 1.0f;
-    float h = ((a < b ? b : a) + slack - first) * per_unit + 1.0f;
-    l = l > 0.0f ? l : 0.0f;  // NaN to 0 as well
-    h = h < float(n - 1) ? h : float(n - 1);
-    *lo = l < float(n - 1) ? uint32_t(l) : n - 1;
-    *hi = h > 0.0f ? uint32_t(h) : 0;  // NaN to 0 as well
-    if (!(h == h) || !(l == l)) *lo = 0, *hi = n - 1;
-  };
-  uint32_t il, ih, jl, jh;
-  cells(org.x, dir.x, t0, t1, load_readonly(g.xs), g.cells_per_x, g.cells_x, &il, &ih);
-  cells(org.y, dir.y, t0, t1, load_readonly(g.ys), g.cells_per_y, g.cells_y, &jl, &jh);
-  if (ih < il) ih = il;
-  if (jh < jl) jh = jl;
+  if (!(t0 <= t1)) return false;
+  const float o[2] = {org.x, org.y}, d[2] = {dir.x, dir.y};
+  for (int k = 0; k < 2; ++k) {
+    const float a = o[k] + t0 * d[k], b = o[k] + t1 * d[k];
+    const float slack = (fabs_(o[k]) + fabs_(t0 * d[k]) + fabs_(t1 * d[k])) * 4.0e-6f;
+    span[2 * k] = (a < b ? a : b) - slack;
+    span[2 * k + 1] = (a < b ? b : a) + slack;
+  }
+  return true;
+}
+
+// Walks the cells [il, ih] x [jl, jh] of a grid whose top level is `top`: from the lowest level
+// where at most 2 x 2 nodes cover them, those nodes' subtrees in the ray's order (a camera ray
+// that ends within metres then skips the levels whose nodes all its rays share).
+template <class Variant, class View>
+WR_HD void grid_walk_cells(const View& g, const RayBox& rb, const RayTriangle& rt, float tmin, uint32_t top,
+                           uint32_t il, uint32_t ih, uint32_t jl, uint32_t jh, TraceResult* best) {
   uint32_t level = 0;
-  while (level < g.top && ((ih >> level) > (il >> level) + 1 || (jh >> level) > (jl >> level) + 1)) ++level;
+  while (level < top && ((ih >> level) > (il >> level) + 1 || (jh >> level) > (jl >> level) + 1)) ++level;
   // The (up to) 2 x 2 nodes, near ones first, the axis the ray moves along most inside.
   const uint32_t c0 = il >> level, c1 = ih >> level, r0 = jl >> level, r1 = jh >> level;
   const uint32_t cols[2] = {rb.neg[0] ? c1 : c0, rb.neg[0] ? c0 : c1};
@@ -309,6 +293,34 @@ WR_HD void grid_trace(const GridView& g, const RayBox& rb, const RayTriangle& rt
     const uint32_t a = y_major ? k >> 1 : k & 1, b = y_major ? k & 1 : k >> 1;
     if (a < num_cols && b < num_rows) grid_walk<Variant>(g, rb, rt, tmin, level, cols[a], rows[b], best);
   }
+}
+
+// A height field's walk for a ray that moves in x or y: the cells under its segment, found from
+// the mean spacing with a cell more on each side.
+template <class Variant>
+WR_HD void grid_trace(const GridView& g, const RayBox& rb, const RayTriangle& rt, Vec3 org, Vec3 dir, float tmin,
+                      TraceResult* best) {
+  // The field's box: the columns' and rows' span, the top node's z range.
+  float zmin, zmax;
+  grid_node_z(g, g.top, 0, 0, &zmin, &zmax);
+  const float bmin[3] = {load_readonly(g.xs), load_readonly(g.ys), zmin};
+  const float bmax[3] = {load_readonly(g.xs + g.cells_x), load_readonly(g.ys + g.cells_y), zmax};
+  float span[4];
+  if (!grid_segment(rb, org, dir, bmin, bmax, tmin, best->t, span)) return;
+  const auto cells = [](const float* span2, float first, float per_unit, uint32_t n, uint32_t* lo, uint32_t* hi) {
+    float l = (span2[0] - first) * per_unit - 1.0f;
+    float h = (span2[1] - first) * per_unit + 1.0f;
+    l = l > 0.0f ? l : 0.0f;  // NaN to 0 as well
+    h = h < float(n - 1) ? h : float(n - 1);
+    *lo = l < float(n - 1) ? uint32_t(l) : n - 1;
+    *hi = h > 0.0f ? uint32_t(h) : 0;  // NaN to 0 as well
+    if (!(h == h) || !(l == l)) *lo = 0, *hi = n - 1;
+    if (*hi < *lo) *hi = *lo;
+  };
+  uint32_t il, ih, jl, jh;
+  cells(span, load_readonly(g.xs), g.cells_per_x, g.cells_x, &il, &ih);
+  cells(span + 2, load_readonly(g.ys), g.cells_per_y, g.cells_y, &jl, &jh);
+  grid_walk_cells<Variant>(g, rb, rt, tmin, g.top, il, ih, jl, jh, best);
 }
 
 }  // namespace detail

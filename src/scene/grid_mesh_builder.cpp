@@ -12,6 +12,7 @@ GridMeshView GridMeshData::view() const {
   GridMeshView g{};
   g.vertices = vertices.data();
   g.boxes = boxes.data();
+  g.reach = reach.data();
   g.zero_area = zero_area.empty() ? nullptr : zero_area.data();
   g.cells_x = cells_x;
   g.cells_y = cells_y;
@@ -53,6 +54,30 @@ bool build_grid_mesh_terrain(const float* vertices, uint64_t num_vertices, const
   uint64_t nodes = 0;
   if (!grid_levels(g.cells_x, g.cells_y, &g.top, g.level_offset, &nodes)) return false;
   g.vertices.assign(vertices, vertices + 3 * num_vertices);
+  // Reach: each cell row's x extent (its two vertex rows'), then the running max of the maxima
+  // and the running min (from the end) of the minima; likewise for cell columns in y.
+  g.reach.resize(2 * (uint64_t(g.cells_x) + g.cells_y));
+  const auto fill_reach = [&](uint32_t n, uint64_t lines, uint64_t along, int axis, bool by_row, float* out) {
+    std::vector<float> lo(lines), hi(lines);
+    for (uint64_t l = 0; l < lines; ++l) {
+      lo[l] = hi[l] = vertices[3 * (by_row ? l * cols : l) + axis];
+      for (uint64_t k = 1; k < along; ++k) {
+        const float x = vertices[3 * (by_row ? l * cols + k : k * cols + l) + axis];
+        lo[l] = x < lo[l] ? x : lo[l];
+        hi[l] = x > hi[l] ? x : hi[l];
+      }
+    }
+    for (uint32_t c = 0; c < n; ++c) {
+      const float h = hi[c] > hi[c + 1] ? hi[c] : hi[c + 1];
+      out[c] = c > 0 && out[c - 1] > h ? out[c - 1] : h;
+    }
+    for (uint32_t c = n; c-- > 0;) {
+      const float l = lo[c] < lo[c + 1] ? lo[c] : lo[c + 1];
+      out[n + c] = c + 1 < n && out[n + c + 1] < l ? out[n + c + 1] : l;
+    }
+  };
+  fill_reach(g.cells_x, rows, cols, 0, true, g.reach.data());
+  fill_reach(g.cells_y, cols, rows, 1, false, g.reach.data() + 2 * uint64_t(g.cells_x));
   if (any_zero_area) g.zero_area = std::move(zero_area);
   g.boxes.resize(6 * nodes);
   const GridMeshView view = g.view();  // level 0's boxes, from the vertices

@@ -13,12 +13,13 @@ namespace wr {
 struct GridMeshData {
   std::vector<float> vertices;      // (rows x cols x 3) the caller's, copied
   std::vector<float> boxes;         // (6 x nodes above the cells)
+  std::vector<float> reach;         // (2 cells_x + 2 cells_y) GridMeshView::reach
   std::vector<uint32_t> zero_area;  // (ceil(triangles / 32)) a bit per zero-area triangle; empty if none
   uint32_t cells_x = 0, cells_y = 0, top = 0;
   uint32_t level_offset[kMaxGridLevels] = {};
 
   GridMeshView view() const;
-  uint64_t bytes() const { return 4 * (vertices.size() + boxes.size() + zero_area.size()); }
+  uint64_t bytes() const { return 4 * (vertices.size() + boxes.size() + reach.size() + zero_area.size()); }
 };
 
 // True, and the mesh's grid in *out, when the triangles are grid_mesh_terrain.h's layout over the

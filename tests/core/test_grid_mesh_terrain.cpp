@@ -131,8 +131,9 @@ TEST_CASE("a grid mesh is recognised only in convert_heightfield_to_trimesh's la
                                       &grid));
   CHECK(grid.cells_x == 11);
   CHECK(grid.cells_y == 8);
-  // 12 bytes a vertex, 24 a node above the cells, and a bit per triangle where some have zero area.
-  CHECK(grid.bytes() == 12 * 12 * 9 + 24 * (6 * 4 + 3 * 2 + 2 * 1 + 1) + 4 * grid.zero_area.size());
+  // 12 bytes a vertex, 8 a row and a column of cells, 24 a node above the cells, and a bit per
+  // triangle where some have zero area.
+  CHECK(grid.bytes() == 12 * 12 * 9 + 8 * (11 + 8) + 24 * (6 * 4 + 3 * 2 + 2 * 1 + 1) + 4 * grid.zero_area.size());
   wr_tools::TriangleMesh swapped = m;  // one triangle's corners in another order
   std::swap(swapped.indices[7], swapped.indices[8]);
   CHECK_FALSE(wr::build_grid_mesh_terrain(swapped.vertices.data(), swapped.vertices.size() / 3, swapped.indices.data(),
