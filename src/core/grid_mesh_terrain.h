@@ -160,7 +160,21 @@ WR_HD TraceResult trace_terrain(GridMeshTerrain, const GridMeshView& g, Vec3 org
   if (!detail::grid_reach(g.reach, g.cells_x, span[0], span[1], &il, &ih) ||
       !detail::grid_reach(g.reach + 2 * g.cells_x, g.cells_y, span[2], span[3], &jl, &jh))
     return best;
-  detail::grid_walk_cells<Variant>(g, rb, make_ray_triangle(org, dir), tmin, g.top, il, ih, jl, jh, &best);
+  const RayTriangle rt = make_ray_triangle(org, dir);
+  // A ray with no x and y component (a height scan's) and few cells in reach: the cells whose box
+  // holds its (x, y) in x and y decide it (the watertight test, whose shear is exact for this ray,
+  // accepts only a triangle that holds the point, and that triangle's cell box holds it too).
+  if (dir.x == 0.0f && dir.y == 0.0f && (ih - il + 1) * (jh - jl + 1) <= 16) {
+    for (uint32_t i = il; i <= ih; ++i)
+      for (uint32_t j = jl; j <= jh; ++j) {
+        float cmin[3], cmax[3];
+        detail::grid_node_box(g, 0, i, j, cmin, cmax);
+        if (org.x >= cmin[0] && org.x <= cmax[0] && org.y >= cmin[1] && org.y <= cmax[1])
+          detail::GridOps<GridMeshView>::cell(g, rt, i, j, tmin, &best);
+      }
+    return best;
+  }
+  detail::grid_walk_cells<Variant>(g, rb, rt, tmin, g.top, il, ih, jl, jh, &best);
   return best;
 }
 
