@@ -133,14 +133,56 @@ WR_HD uint32_t grid_children_hit(const GridView& g, const RayBox& rb, uint32_t l
   const float ty[3] = {grid_plane_t(g.ys, y0, rb.org.y, rb.inv_dir.y), grid_plane_t(g.ys, ym, rb.org.y, rb.inv_dir.y),
                        grid_plane_t(g.ys, y1, rb.org.y, rb.inv_dir.y)};
   uint32_t mask = 0;
-  for (uint32_t b = 0; b < rows; ++b)
-    for (uint32_t a = 0; a < cols; ++a) {
-      const float nx = rb.neg[0] ? tx[a + 1] : tx[a], fx = rb.neg[0] ? tx[a] : tx[a + 1];
-      const float ny = rb.neg[1] ? ty[b + 1] : ty[b], fy = rb.neg[1] ? ty[b] : ty[b + 1];
-      float near_xy, far_xy;  // as grid_box_hit: no z range for a ray the x and y slabs keep out
-      slab_near_far(nx, fx, ny, fy, tmin, tmax, tmin, tmax, &near_xy, &far_xy);
-      if (near_xy <= far_xy * kRobustFarScale) mask |= 1u << (a + 2 * b);
+#if !defined(__CUDACC__)
+  if constexpr (Variant::vector_children) {
+    // The four children's x-y tests as one SIMD operation each (traversal_variant.h), lane
+    // k = a + 2b; lane by lane the operations of the scalar form below.
+    typedef float F4 __attribute__((vector_size(16)));
+    const float nx0 = rb.neg[0] ? tx[1] : tx[0], fx0 = rb.neg[0] ? tx[0] : tx[1];
+    const float nx1 = rb.neg[0] ? tx[2] : tx[1], fx1 = rb.neg[0] ? tx[1] : tx[2];
+    const float ny0 = rb.neg[1] ? ty[1] : ty[0], fy0 = rb.neg[1] ? ty[0] : ty[1];
+    const float ny1 = rb.neg[1] ? ty[2] : ty[1], fy1 = rb.neg[1] ? ty[1] : ty[2];
+    const F4 nx{nx0, nx1, nx0, nx1}, fx{fx0, fx1, fx0, fx1}, ny{ny0, ny0, ny1, ny1}, fy{fy0, fy0, fy1, fy1};
+    F4 tnear = F4{} + tmin, tfar = F4{} + tmax;
+    tnear = nx > tnear ? nx : tnear;
+    tnear = ny > tnear ? ny : tnear;
+    tfar = fx < tfar ? fx : tfar;
+    tfar = fy < tfar ? fy : tfar;
+    const auto pass = tnear <= tfar * kRobustFarScale;
+    const uint32_t col_mask = cols == 2 ? 0x3u : 0x1u, exists = rows == 2 ? col_mask | col_mask << 2 : col_mask;
+    mask = ((pass[0] ? 1u : 0u) | (pass[1] ? 2u : 0u) | (pass[2] ? 4u : 0u) | (pass[3] ? 8u : 0u)) & exists;
+    if (!mask) return 0;
+    // Then the z slab of the children let through (the others' lanes are computed and dropped).
+    F4 zlo = F4{}, zhi = F4{};
+    for (uint32_t k = 0; k < 4; ++k)
+      if (mask >> k & 1u) grid_node_z(g, c, ci + (k & 1), cj + (k >> 1), &zlo[k], &zhi[k]);
+    const F4 nz = ((rb.neg[2] ? zhi : zlo) - rb.org.z) * rb.inv_dir.z;
+    const F4 fz = ((rb.neg[2] ? zlo : zhi) - rb.org.z) * rb.inv_dir.z;
+    tnear = F4{} + tmin, tfar = F4{} + tmax;  // slab_near_far's order: x, y, z
+    tnear = nx > tnear ? nx : tnear;
+    tnear = ny > tnear ? ny : tnear;
+    tnear = nz > tnear ? nz : tnear;
+    tfar = fx < tfar ? fx : tfar;
+    tfar = fy < tfar ? fy : tfar;
+    tfar = fz < tfar ? fz : tfar;
+    const auto hit = tnear <= tfar * kRobustFarScale;
+    for (uint32_t k = 0; k < 4; ++k) {
+      entry[k] = tnear[k];
+      if (!hit[k]) mask &= ~(1u << k);
     }
+    return mask;
+  } else
+#endif
+  {
+    for (uint32_t b = 0; b < rows; ++b)
+      for (uint32_t a = 0; a < cols; ++a) {
+        const float nx = rb.neg[0] ? tx[a + 1] : tx[a], fx = rb.neg[0] ? tx[a] : tx[a + 1];
+        const float ny = rb.neg[1] ? ty[b + 1] : ty[b], fy = rb.neg[1] ? ty[b] : ty[b + 1];
+        float near_xy, far_xy;  // as grid_box_hit: no z range for a ray the x and y slabs keep out
+        slab_near_far(nx, fx, ny, fy, tmin, tmax, tmin, tmax, &near_xy, &far_xy);
+        if (near_xy <= far_xy * kRobustFarScale) mask |= 1u << (a + 2 * b);
+      }
+  }
   if (!mask) return 0;
   // The z range of each child the x and y slabs let through.
   float zmin[4], zmax[4];

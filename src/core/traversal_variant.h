@@ -8,7 +8,7 @@
 
 namespace wr {
 
-template <bool kNestedLoops, bool kSelectNodePlanes, bool kMinMaxSlab>
+template <bool kNestedLoops, bool kSelectNodePlanes, bool kMinMaxSlab, bool kVectorChildren = false>
 struct TraversalVariant {
   // The loop's shape (bvh_traverse.h, trace_closest_hit). false: one loop that takes one inner
   // node or one leaf per iteration. true: nested loops, "while-while" (Aila and Laine,
@@ -28,9 +28,13 @@ struct TraversalVariant {
   // compare and a select each (x86's maxss/minss are exactly that). true: fmax_/fmin_, one FMNMX
   // instruction each on a GPU, where the compare-and-select takes two.
   static constexpr bool minmax_slab = kMinMaxSlab;
+  // How the grid terrain tests a node's four children (grid_terrain.h, grid_children_hit). true:
+  // as the four lanes of one SIMD register (GCC / Clang vector extension, host only), the
+  // operations of the scalar form lane by lane. false: one child after the other.
+  static constexpr bool vector_children = kVectorChildren;
 };
 
-using HostTraversal = TraversalVariant<false, false, false>;
+using HostTraversal = TraversalVariant<false, false, false, true>;
 using GpuTraversal = TraversalVariant<true, true, true>;
 
 }  // namespace wr
