@@ -155,7 +155,11 @@ WR_HD uint32_t grid_children_hit(const GridView& g, const RayBox& rb, uint32_t l
     // Then the z slab of the children let through (the others' lanes are computed and dropped).
     F4 zlo = F4{}, zhi = F4{};
     for (uint32_t k = 0; k < 4; ++k)
-      if (mask >> k & 1u) grid_node_z(g, c, ci + (k & 1), cj + (k >> 1), &zlo[k], &zhi[k]);
+      if (mask >> k & 1u) {
+        float lo, hi;
+        grid_node_z(g, c, ci + (k & 1), cj + (k >> 1), &lo, &hi);
+        zlo[k] = lo, zhi[k] = hi;
+      }
     const F4 nz = ((rb.neg[2] ? zhi : zlo) - rb.org.z) * rb.inv_dir.z;
     const F4 fz = ((rb.neg[2] ? zlo : zhi) - rb.org.z) * rb.inv_dir.z;
     tnear = F4{} + tmin, tfar = F4{} + tmax;  // slab_near_far's order: x, y, z
