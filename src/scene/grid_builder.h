@@ -28,9 +28,9 @@ struct GridTerrainData {
   uint64_t pyramid_bytes() const { return 4 * bounds.size(); }
 };
 
-// The pyramid's levels over cells_x x cells_y cells: *top (the level of one node) and each
-// level's first node (level_offset[1 .. top]); returns the nodes of levels 1 .. top, or false
-// where more than kMaxGridLevels levels would be needed.
+// The pyramid's levels over cells_x x cells_y cells: *top (the level of one node), each level's
+// first node (level_offset[1 .. top]) and *nodes, the nodes of levels 1 .. top. False where more
+// than kMaxGridLevels levels would be needed.
 bool grid_levels(uint32_t cells_x, uint32_t cells_y, uint32_t* top, uint32_t level_offset[kMaxGridLevels],
                  uint64_t* nodes);
 
