@@ -15,7 +15,7 @@
 #include "cuda_kernels.h"
 #include "cuda_policy.h"
 #include "scene/instance_layout.h"
-#include "scene/scene.h"
+#include "scene/scene_terrain.h"
 #include "sensor/sensor.h"
 
 namespace wr {
@@ -212,8 +212,8 @@ void open_device(const char* function, int ordinal) {
 
 class CudaSensor final : public SensorBackend {
  public:
-  CudaSensor(const char* function, int ordinal, const BvhView& bvh, CameraSensor& sensor)
-      : ordinal_(ordinal), bvh_(bvh), sensor_(sensor) {
+  CudaSensor(const char* function, int ordinal, const TerrainView& terrain, CameraSensor& sensor)
+      : ordinal_(ordinal), terrain_(terrain), sensor_(sensor) {
     const CurrentDevice device(function, ordinal_);
     CreationStream stream(function);
     stream.upload("uploading the ray template", sensor.ray_template().data(), sensor.ray_template().size(), &rays_);
@@ -249,8 +249,8 @@ class CudaSensor final : public SensorBackend {
       if (!pipeline && sensor.pipeline().active) continue;
       PipelineCall nothing{};
       check(function, "first launch of the render's kernels",
-            launch_render(bvh_, rays_.get(), p, nothing, RenderFeatureSet{pipeline, instances}, state(), 0,
-                          overflows_.get(), stream.get()));
+            launch_render(terrain_, rays_.get(), p, nothing, RenderFeatureSet{pipeline, instances, terrain_.kind},
+                          state(), 0, overflows_.get(), stream.get()));
     }
     stream.finish();
   }
@@ -277,7 +277,7 @@ class CudaSensor final : public SensorBackend {
     if (render_blocks(p, call, r.features, n) > 0x7fffffffull)
       fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": too many envs x pixels for one launch");
     check(function, "launching the render's kernels",
-          launch_render(bvh_, rays_.get(), p, call, r.features, state(), n, overflows_.get(),
+          launch_render(terrain_, rays_.get(), p, call, r.features, state(), n, overflows_.get(),
                         static_cast<cudaStream_t>(r.stream)));
   }
 
@@ -299,7 +299,7 @@ class CudaSensor final : public SensorBackend {
   }
 
   int ordinal_;
-  BvhView bvh_;  // the scene's, on this device
+  TerrainView terrain_;  // the scene's, on this device
   CameraSensor& sensor_;
   LedgerRecord self_{&sensor_.ledger(), MemorySpace::kHost, MemoryTag::kObjects, sizeof(CudaSensor)};
   DeviceArray<TemplateRay> rays_{ordinal_, &sensor_.ledger(), MemoryTag::kRayTemplate};           // (height x width)
@@ -316,19 +316,41 @@ class CudaSensor final : public SensorBackend {
 
 class CudaScene final : public SceneBackend {
  public:
-  CudaScene(const char* function, int ordinal, MeshScene& scene) : ordinal_(ordinal), scene_(scene) {
+  CudaScene(const char* function, int ordinal, SceneTerrain& scene) : ordinal_(ordinal), scene_(scene) {
     const CurrentDevice device(function, ordinal_);
     CreationStream stream(function);
-    const Bvh& bvh = scene.bvh();
-    stream.upload("uploading BVH nodes", bvh.nodes.data(), bvh.nodes.size(), &nodes_);
-    stream.upload("uploading BVH leaf blocks", bvh.leaf_words.data(), bvh.leaf_words.size(), &leaf_words_);
-    stream.upload("uploading BVH parents", bvh.parents.data(), bvh.parents.size(), &parents_);
+    const TerrainView host = scene.view();
+    view_.kind = host.kind;
+    if (host.kind == TerrainKind::kBvh) {
+      view_.bvh = upload_bvh(stream, scene.bvh(), &nodes_, &leaf_words_, &parents_);
+    } else if (host.kind == TerrainKind::kGrid) {
+      // The host's view with its arrays where the device reads them (the counts and levels as they are).
+      const GridTerrainData& g = scene.grid();
+      view_.grid = host.grid;
+      view_.grid.xs = upload(stream, "uploading the grid's columns", g.xs.data(), g.xs.size(), &grid_xs_);
+      view_.grid.ys = upload(stream, "uploading the grid's rows", g.ys.data(), g.ys.size(), &grid_ys_);
+      view_.grid.zs = upload(stream, "uploading the grid's samples", g.zs.data(), g.zs.size(), &grid_zs_);
+      view_.grid.bounds =
+          upload(stream, "uploading the grid's pyramid", g.bounds.data(), g.bounds.size(), &grid_pyramid_);
+      view_.grid.sides = g.has_sides() ? upload_bvh(stream, g.sides, &nodes_, &leaf_words_, &parents_) : BvhView{};
+    } else {
+      const GridMeshData& m = scene.grid_mesh();
+      view_.grid_mesh = host.grid_mesh;
+      view_.grid_mesh.vertices =
+          upload(stream, "uploading the grid's vertices", m.vertices.data(), m.vertices.size(), &grid_xs_);
+      view_.grid_mesh.boxes =
+          upload(stream, "uploading the grid's pyramid", m.boxes.data(), m.boxes.size(), &grid_pyramid_);
+      view_.grid_mesh.reach = upload(stream, "uploading the grid's reach", m.reach.data(), m.reach.size(), &grid_ys_);
+      view_.grid_mesh.zero_area = m.zero_area.empty() ? nullptr
+                                                      : upload(stream, "uploading the grid's zero-area bits",
+                                                               m.zero_area.data(), m.zero_area.size(), &bits_);
+    }
     // The intersect kernel's first launch, for the reason given in CudaSensor's constructor.
-    check(function, "first launch of the intersect kernel", launch_intersect(view(), ExplicitRays{}, stream.get()));
+    check(function, "first launch of the intersect kernel", launch_intersect(view_, ExplicitRays{}, stream.get()));
     stream.finish();
   }
 
-  BvhView device_view() const override { return view(); }
+  TerrainView device_view() const override { return view_; }
 
   void intersect(const char* function, const IntersectCall& call) override {
     const CurrentDevice device(function, ordinal_);
@@ -348,22 +370,42 @@ class CudaScene final : public SceneBackend {
                                           " is too large for one launch on a CUDA context: at most " +
                                           std::to_string(0x7fffffffull * kBlockThreads) + " rays");
     check(function, "launching the intersect kernel",
-          launch_intersect(view(), r, static_cast<cudaStream_t>(call.stream)));
+          launch_intersect(view_, r, static_cast<cudaStream_t>(call.stream)));
   }
 
   std::unique_ptr<SensorBackend> create_sensor(const char* function, CameraSensor& sensor) override {
-    return std::make_unique<CudaSensor>(function, ordinal_, view(), sensor);
+    return std::make_unique<CudaSensor>(function, ordinal_, view_, sensor);
   }
 
  private:
-  BvhView view() const { return BvhView{nodes_.get(), leaf_words_.get(), parents_.get()}; }
+  template <class T>
+  static const T* upload(CreationStream& stream, const char* what, const T* host, size_t count, DeviceArray<T>* out) {
+    stream.upload(what, host, count, out);
+    return out->get();
+  }
+  static BvhView upload_bvh(CreationStream& stream, const Bvh& bvh, DeviceArray<BvhNode>* nodes,
+                            DeviceArray<uint32_t>* leaf_words, DeviceArray<uint32_t>* parents) {
+    stream.upload("uploading BVH nodes", bvh.nodes.data(), bvh.nodes.size(), nodes);
+    stream.upload("uploading BVH leaf blocks", bvh.leaf_words.data(), bvh.leaf_words.size(), leaf_words);
+    stream.upload("uploading BVH parents", bvh.parents.data(), bvh.parents.size(), parents);
+    return BvhView{nodes->get(), leaf_words->get(), parents->get()};
+  }
 
   int ordinal_;
-  MeshScene& scene_;
+  SceneTerrain& scene_;
+  TerrainView view_;  // the terrain's, on this device
   LedgerRecord self_{&scene_.ledger(), MemorySpace::kHost, MemoryTag::kObjects, sizeof(CudaScene)};
+  // The BVH (a BVH terrain's, or a height field's base's).
   DeviceArray<BvhNode> nodes_{ordinal_, &scene_.ledger(), MemoryTag::kBvhNodes};
   DeviceArray<uint32_t> leaf_words_{ordinal_, &scene_.ledger(), MemoryTag::kBvhTriangles};
   DeviceArray<uint32_t> parents_{ordinal_, &scene_.ledger(), MemoryTag::kBvhParents};
+  // A grid's arrays: a height field's columns, rows, samples and pyramid; a grid mesh's vertices
+  // (in grid_xs_), reach (in grid_ys_), pyramid and zero-area bits.
+  DeviceArray<float> grid_xs_{ordinal_, &scene_.ledger(), MemoryTag::kGridSamples};
+  DeviceArray<float> grid_ys_{ordinal_, &scene_.ledger(), MemoryTag::kGridSamples};
+  DeviceArray<float> grid_zs_{ordinal_, &scene_.ledger(), MemoryTag::kGridSamples};
+  DeviceArray<float> grid_pyramid_{ordinal_, &scene_.ledger(), MemoryTag::kGridPyramid};
+  DeviceArray<uint32_t> bits_{ordinal_, &scene_.ledger(), MemoryTag::kGridSamples};
 };
 
 // An instanced scene's table (scene/instance_layout.h) uploaded once: each prototype's BVH view
@@ -403,7 +445,7 @@ class CudaDevice final : public DeviceBackend {
     options.num_threads = 0;  // the build runs on the host: every hardware thread
     return options;
   }
-  std::unique_ptr<SceneBackend> create_scene(const char* function, MeshScene& scene) override {
+  std::unique_ptr<SceneBackend> create_scene(const char* function, SceneTerrain& scene) override {
     return std::make_unique<CudaScene>(function, ordinal_, scene);
   }
   std::unique_ptr<InstancesBackend> create_instances(const char* function, InstanceTable& table) override {

@@ -6,7 +6,8 @@
 // warp renders a tile of one env's image (8x4 pixels; the shape is a knob, cuda_tuning.h), so its
 // 32 rays share an origin and nearly a direction (coherent traversal, few divergent nodes). In an
 // instanced render each block renders one env, and first poses that env's instances into shared
-// memory, once for all its rays. The BVH and the ray template are uploaded once and only read;
+// memory, once for all its rays. A kernel's parameters hold the view of the scene's terrain kind
+// only. The terrain and the ray template are uploaded once and only read;
 // poses are read from and outputs written to the caller's device buffers.
 #include "cuda_kernels.h"
 #include "kernel_threads.h"
@@ -42,16 +43,17 @@ __device__ BlockInstances block_instances(const WarpTiles& tiles, const Pipeline
   return b;
 }
 
-__global__ void WR_KERNEL_BOUNDS intersect_kernel(BvhView bvh, ExplicitRays rays) {
-  intersect_thread(global_thread(), bvh, rays);
+template <class Terrain>
+__global__ void WR_KERNEL_BOUNDS intersect_kernel(typename Terrain::View terrain, ExplicitRays rays) {
+  intersect_thread<Terrain>(global_thread(), terrain, rays);
 }
 
 template <class F, bool kShared>
-__global__ void WR_KERNEL_BOUNDS camera_kernel(BvhView bvh, const TemplateRay* __restrict__ rays, PipelineParams p,
-                                               PipelineCall c, WarpTiles tiles, PipelineState s,
+__global__ void WR_KERNEL_BOUNDS camera_kernel(typename F::Terrain::View terrain, const TemplateRay* __restrict__ rays,
+                                               PipelineParams p, PipelineCall c, WarpTiles tiles, PipelineState s,
                                                unsigned long long* __restrict__ overflows) {
   const BlockInstances block = block_instances<kShared>(tiles, p, c);
-  if (camera_thread<F, kShared>(global_thread(), bvh, rays, p, c, tiles, s, block)) atomicAdd(overflows, 1ull);
+  if (camera_thread<F, kShared>(global_thread(), terrain, rays, p, c, tiles, s, block)) atomicAdd(overflows, 1ull);
 }
 
 template <class F>
@@ -60,11 +62,11 @@ __global__ void WR_KERNEL_BOUNDS sample_kernel(PipelineParams p, PipelineCall c,
 }
 
 template <class F, bool kShared>
-__global__ void WR_KERNEL_BOUNDS output_kernel(BvhView bvh, const TemplateRay* __restrict__ rays, PipelineParams p,
-                                               PipelineCall c, WarpTiles tiles, PipelineState s,
+__global__ void WR_KERNEL_BOUNDS output_kernel(typename F::Terrain::View terrain, const TemplateRay* __restrict__ rays,
+                                               PipelineParams p, PipelineCall c, WarpTiles tiles, PipelineState s,
                                                unsigned long long* __restrict__ overflows) {
   const BlockInstances block = block_instances<kShared>(tiles, p, c);
-  const OutputThreadResult r = output_thread<F, kShared>(global_thread(), bvh, rays, p, c, tiles, s, block);
+  const OutputThreadResult r = output_thread<F, kShared>(global_thread(), terrain, rays, p, c, tiles, s, block);
   if (r.overflowed) atomicAdd(overflows, 1ull);
   if constexpr (F::pipeline)
     if (r.bad_env && c.bad_env_count) atomicAdd(c.bad_env_count, 1u);
@@ -78,9 +80,9 @@ unsigned grid_of(uint64_t blocks) { return blocks > 0 ? static_cast<unsigned>(bl
 
 // One render's launches, with kShared where its blocks prepare their env's instances (g's).
 template <class F, bool kShared>
-cudaError_t launch(const BvhView& bvh, const TemplateRay* rays, const PipelineParams& p, const PipelineCall& c,
-                   const RenderGrids& g, const PipelineState& s, uint32_t num_envs, unsigned long long* overflows,
-                   cudaStream_t stream) {
+cudaError_t launch(const typename F::Terrain::View& terrain, const TemplateRay* rays, const PipelineParams& p,
+                   const PipelineCall& c, const RenderGrids& g, const PipelineState& s, uint32_t num_envs,
+                   unsigned long long* overflows, cudaStream_t stream) {
   const size_t shared_bytes = size_t(g.block_instances) * sizeof(PreparedInstance);
   cudaError_t err = cudaSuccess;
   if constexpr (F::pipeline) {
@@ -89,8 +91,8 @@ cudaError_t launch(const BvhView& bvh, const TemplateRay* rays, const PipelinePa
       if (err != cudaSuccess) return err;
     }
     if (p.camera_image) {
-      camera_kernel<F, kShared>
-          <<<grid_of(g.window.blocks), kBlockThreads, shared_bytes, stream>>>(bvh, rays, p, c, g.window, s, overflows);
+      camera_kernel<F, kShared><<<grid_of(g.window.blocks), kBlockThreads, shared_bytes, stream>>>(
+          terrain, rays, p, c, g.window, s, overflows);
       err = cudaGetLastError();
       if (err != cudaSuccess) return err;
       if (p.noise.edges) {
@@ -101,7 +103,7 @@ cudaError_t launch(const BvhView& bvh, const TemplateRay* rays, const PipelinePa
     }
   }
   output_kernel<F, kShared>
-      <<<grid_of(g.out.blocks), kBlockThreads, shared_bytes, stream>>>(bvh, rays, p, c, g.out, s, overflows);
+      <<<grid_of(g.out.blocks), kBlockThreads, shared_bytes, stream>>>(terrain, rays, p, c, g.out, s, overflows);
   err = cudaGetLastError();
   if constexpr (F::pipeline) {
     if (err != cudaSuccess || p.history <= 1) return err;
@@ -113,15 +115,16 @@ cudaError_t launch(const BvhView& bvh, const TemplateRay* rays, const PipelinePa
 
 }  // namespace
 
-cudaError_t launch_render(const BvhView& bvh, const TemplateRay* rays, const PipelineParams& p, const PipelineCall& c,
-                          const RenderFeatureSet& features, const PipelineState& s, uint32_t num_envs,
-                          unsigned long long* overflows, cudaStream_t stream) {
+cudaError_t launch_render(const TerrainView& terrain, const TemplateRay* rays, const PipelineParams& p,
+                          const PipelineCall& c, const RenderFeatureSet& features, const PipelineState& s,
+                          uint32_t num_envs, unsigned long long* overflows, cudaStream_t stream) {
   const RenderGrids g = render_grids(p, c, features, num_envs);
   return with_features(features, [&](auto f) {
     using F = decltype(f);
+    const auto& view = view_of(typename F::Terrain{}, terrain);
     if constexpr (F::instances)
-      if (g.block_instances != 0) return launch<F, true>(bvh, rays, p, c, g, s, num_envs, overflows, stream);
-    return launch<F, false>(bvh, rays, p, c, g, s, num_envs, overflows, stream);
+      if (g.block_instances != 0) return launch<F, true>(view, rays, p, c, g, s, num_envs, overflows, stream);
+    return launch<F, false>(view, rays, p, c, g, s, num_envs, overflows, stream);
   });
 }
 
@@ -132,10 +135,13 @@ uint64_t render_blocks(const PipelineParams& p, const PipelineCall& c, const Ren
   return g.out.blocks > window ? g.out.blocks : window;
 }
 
-cudaError_t launch_intersect(const BvhView& bvh, const ExplicitRays& rays, cudaStream_t stream) {
+cudaError_t launch_intersect(const TerrainView& terrain, const ExplicitRays& rays, cudaStream_t stream) {
   const uint64_t blocks = blocks_for(rays.count);
   const unsigned grid = blocks > 0 ? static_cast<unsigned>(blocks) : 1u;
-  intersect_kernel<<<grid, kBlockThreads, 0, stream>>>(bvh, rays);
+  with_terrain_kind(terrain.kind, [&](auto kind) {
+    using T = decltype(kind);
+    intersect_kernel<T><<<grid, kBlockThreads, 0, stream>>>(view_of(kind, terrain), rays);
+  });
   return cudaGetLastError();
 }
 

@@ -17,9 +17,9 @@
 namespace wr {
 namespace cuda {
 
-// The intersect kernel over rays.count rays (0: the warm-up launch of scene creation), device
-// pointers throughout.
-cudaError_t launch_intersect(const BvhView& bvh, const ExplicitRays& rays, cudaStream_t stream);
+// The intersect kernel of the terrain's kind over rays.count rays (0: the warm-up launch of scene
+// creation), device pointers throughout.
+cudaError_t launch_intersect(const TerrainView& terrain, const ExplicitRays& rays, cudaStream_t stream);
 
 // The launches of one render, all enqueued on `stream`, each kernel the instantiation for
 // `features` (core/render_features.h): the bad-env count cleared (where asked), the camera-image
@@ -27,9 +27,9 @@ cudaError_t launch_intersect(const BvhView& bvh, const ExplicitRays& rays, cudaS
 // kernel, the history kernel (history > 1). Device pointers throughout; each ray that overflows
 // the traversal stack adds one to *overflows. With num_envs 0 every thread returns at once (the
 // warm-up launches of sensor creation).
-cudaError_t launch_render(const BvhView& bvh, const TemplateRay* rays, const PipelineParams& p, const PipelineCall& c,
-                          const RenderFeatureSet& features, const PipelineState& s, uint32_t num_envs,
-                          unsigned long long* overflows, cudaStream_t stream);
+cudaError_t launch_render(const TerrainView& terrain, const TemplateRay* rays, const PipelineParams& p,
+                          const PipelineCall& c, const RenderFeatureSet& features, const PipelineState& s,
+                          uint32_t num_envs, unsigned long long* overflows, cudaStream_t stream);
 
 // The warps of a render's widest launch, for the host's check of the grid's limit.
 uint64_t render_blocks(const PipelineParams& p, const PipelineCall& c, const RenderFeatureSet& features,

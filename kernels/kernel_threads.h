@@ -26,12 +26,13 @@ using CudaTraversal =
     TraversalVariant<WR_CUDA_NESTED_LOOPS != 0, GpuTraversal::select_node_planes, GpuTraversal::minmax_slab>;
 
 // Thread `i` of the intersect kernel (wr_scene_intersect, _ex on a CUDA context): ray i of the
-// batch (core/explicit_rays.h). A ray that the CPU would reject (non-finite, zero direction,
-// negative tmax), or one of an env with a bad instance pose, gets NaN and kInvalidIndex: on the
-// device it cannot be reported before the results are written.
-WR_HD void intersect_thread(uint64_t i, const BvhView& bvh, const ExplicitRays& rays) {
+// batch (core/explicit_rays.h), through the scene's terrain of the kind Terrain. A ray that the CPU would reject
+// (non-finite, zero direction, negative tmax), or one of an env with a bad instance pose, gets NaN and kInvalidIndex:
+// on the device it cannot be reported before the results are written.
+template <class Terrain = BvhTerrain>
+WR_HD void intersect_thread(uint64_t i, const typename Terrain::View& terrain, const ExplicitRays& rays) {
   if (i >= rays.count) return;
-  intersect_explicit_ray<CudaTraversal>(bvh, rays, i, false);
+  intersect_explicit_ray<CudaTraversal, Terrain>(terrain, rays, i, false);
 }
 
 // ---- the render: up to four kernels per render ---------------------------------------------------
@@ -119,8 +120,8 @@ WR_HD bool thread_env(const PipelineCall& c, const PipelineParams& p, uint32_t e
 // s.samples. Envs the call leaves out or whose camera is bad are skipped (the output kernel
 // handles them). Returns true when its ray overflowed the traversal stack.
 template <class F, bool kShared>
-WR_HD bool camera_thread(uint64_t thread, const BvhView& bvh, const TemplateRay* rays, const PipelineParams& p,
-                         const PipelineCall& c, const WarpTiles& tiles, const PipelineState& s,
+WR_HD bool camera_thread(uint64_t thread, const typename F::Terrain::View& terrain, const TemplateRay* rays,
+                         const PipelineParams& p, const PipelineCall& c, const WarpTiles& tiles, const PipelineState& s,
                          const BlockInstances& block) {
   static_assert(F::pipeline, "the camera image is the pipeline's");
   uint32_t env, x, y;
@@ -132,7 +133,7 @@ WR_HD bool camera_thread(uint64_t thread, const BvhView& bvh, const TemplateRay*
   bool overflowed;
   const uint32_t u = p.win_x + x, v = p.win_y + y;
   const float d =
-      camera_depth<CudaTraversal, F, kShared>(bvh, rays, c, &instances, u, v, camera, k, p, &overflowed, nullptr);
+      camera_depth<CudaTraversal, F, kShared>(terrain, rays, c, &instances, u, v, camera, k, p, &overflowed, nullptr);
   if (p.noise.edges)
     s.camera_images[(static_cast<uint64_t>(env) * p.win_h + y) * p.win_w + x] = d;
   else
@@ -170,9 +171,9 @@ struct OutputThreadResult {
 // instance id into c.instance_ids, where asked); a bad env's output is NaN, and its pixel 0 writes
 // the env's bad_env_mask entry and reports it for the count.
 template <class F, bool kShared>
-WR_HD OutputThreadResult output_thread(uint64_t thread, const BvhView& bvh, const TemplateRay* rays,
-                                       const PipelineParams& p, const PipelineCall& c, const WarpTiles& tiles,
-                                       const PipelineState& s, const BlockInstances& block) {
+WR_HD OutputThreadResult output_thread(uint64_t thread, const typename F::Terrain::View& terrain,
+                                       const TemplateRay* rays, const PipelineParams& p, const PipelineCall& c,
+                                       const WarpTiles& tiles, const PipelineState& s, const BlockInstances& block) {
   OutputThreadResult r{false, false};
   uint32_t env, x, y;
   if (!tiles.pixel_of(thread, &env, &x, &y)) return r;
@@ -190,8 +191,8 @@ WR_HD OutputThreadResult output_thread(uint64_t thread, const BvhView& bvh, cons
       *out = quiet_nan_();  // a bad pose poisons only its own env's image
       return r;
     }
-    *out =
-        camera_depth<CudaTraversal, F, kShared>(bvh, rays, c, &instances, x, y, camera, k, p, &r.overflowed, nullptr);
+    *out = camera_depth<CudaTraversal, F, kShared>(terrain, rays, c, &instances, x, y, camera, k, p, &r.overflowed,
+                                                   nullptr);
     return r;
   } else {
     if (x == 0 && y == 0) {
@@ -209,8 +210,9 @@ WR_HD OutputThreadResult output_thread(uint64_t thread, const BvhView& bvh, cons
       v = output_from_samples(s.samples + static_cast<uint64_t>(env) * p.output.crop_w * p.output.crop_h, x, y, p, s);
     } else {
       uint32_t instance;
-      const float d = camera_depth<CudaTraversal, F, kShared>(
-          bvh, rays, c, &instances, p.output.crop_x + x, p.output.crop_y + y, camera, k, p, &r.overflowed, &instance);
+      const float d =
+          camera_depth<CudaTraversal, F, kShared>(terrain, rays, c, &instances, p.output.crop_x + x,
+                                                  p.output.crop_y + y, camera, k, p, &r.overflowed, &instance);
       if (c.instance_ids) c.instance_ids[to.out_at + i] = F::instances ? instance : kInvalidIndex;
       v = output_from_pixel(d, x, y, p, env, c.frame, env_offset(p.noise, env, c.frame));
     }

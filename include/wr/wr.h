@@ -84,7 +84,9 @@ extern "C" {
 /* ---- Version ---------------------------------------------------------------
    Semantic versioning: a program built against one version runs with a libwr of the same major
    version and a minor version at least its own. Before 1.0 the minor version counts as the
-   major one (0.2 changed wr_camera_desc: it now starts with struct_size).
+   major one (0.2 changed wr_camera_desc: it now starts with struct_size; 0.3 added the terrain
+   kinds: wr_heightfield_desc.terrain, wr_scene_create_grid_mesh, the grid's memory tags, so
+   WR_MEMORY_TAG_COUNT grew from 11 to 13).
    Structs that may grow start with struct_size (set by the function that fills them): fields
    past a caller's struct_size count as 0, so a new option arrives as a field of a struct, not
    as a new function. */
@@ -135,8 +137,9 @@ typedef enum wr_quat_order { WR_QUAT_WXYZ = 0, WR_QUAT_XYZW = 1 } wr_quat_order;
 /* ---- Handles ------------------------------------------------------------------ */
 
 typedef struct wr_context_* wr_context; /* a device (CPU thread pool or one CUDA GPU) and its allocator */
-typedef struct wr_scene_* wr_scene;     /* an immutable triangle mesh and its BVH, shared by every sensor and env */
-typedef struct wr_sensor_* wr_sensor;   /* a camera model and its shared ray template, for num_envs envs */
+typedef struct wr_scene_*
+    wr_scene; /* an immutable triangle mesh (as a BVH or a grid), shared by every sensor and env */
+typedef struct wr_sensor_* wr_sensor; /* a camera model and its shared ray template, for num_envs envs */
 
 /* ---- Context ------------------------------------------------------------------ */
 
@@ -215,17 +218,35 @@ WR_API wr_status wr_scene_load_obj(wr_context context, const char* path, wr_scen
    and 2c + 1 is (ix, iy), (ix + 1, iy + 1), (ix, iy + 1), with c = iy (num_x - 1) + ix (the
    triangle ids of wr_scene_intersect). legged_gym's convert_heightfield_to_trimesh splits
    along the same diagonal; with a slope_threshold it also moves vertices to make vertical
-   walls, which a height field cannot say: pass its vertices and triangles to wr_scene_create
-   instead.
+   walls, which a height field cannot say: pass its vertices and triangles to
+   wr_scene_create_grid_mesh (traced through their grid) or wr_scene_create instead.
    base_depth > 0 closes the surface into a solid down to z = origin[2] - base_depth (a solid
    where every sample lies above that, as MuJoCo's samples in [0, 1] do): a vertical wall under
    each border edge and a bottom of two triangles (ids after the surface's; MuJoCo:
    origin = (-size[0], -size[1], 0) in the geom's frame, spacing 2 size[0] / (ncol - 1) and
-   2 size[1] / (nrow - 1), z_scale = size[2], base_depth = size[3]). */
+   2 size[1] / (nrow - 1), z_scale = size[2], base_depth = size[3]).
+   terrain: how the scene holds and traces the triangles (wr_terrain_kind, below). */
 typedef enum wr_heightfield_layout {
   WR_HEIGHTFIELD_X_FASTEST = 0, /* heights[iy num_x + ix] */
   WR_HEIGHTFIELD_Y_FASTEST = 1  /* heights[ix num_y + iy] */
 } wr_heightfield_layout;
+
+/* How a scene holds its triangles and traces them. Every kind gives the same hits, bit for bit
+   (t, triangle id, instance id: the kinds are tested against each other ray by ray), on every
+   backend; they differ in memory and speed (benchmarks/results/grid-terrain-*.md).
+     WR_TERRAIN_BVH   a bounding volume hierarchy over the triangles: any mesh; about 69 bytes per
+                      height-field sample. The CPU traces cameras through it in SIMD packets.
+     WR_TERRAIN_GRID  the grid itself, traced through a min-max pyramid over its cells (Tevs,
+                      Ihrke, Seidel 2008): a height field in under 7 bytes per sample (a base's
+                      walls and bottom in a small BVH of their own), a grid-topology mesh in under
+                      21; vertical rays (height scans) look their cell up directly, several times
+                      faster than the BVH; camera rays go one by one (on the CPU slower than the
+                      BVH's packets). A field whose columns or rows float cannot tell apart (an
+                      origin far from 0 against a small spacing) or with more than 2^23 cells
+                      along a side has no grid.
+     WR_TERRAIN_AUTO  (0, the default) the kind the library finds fastest for cameras: today the
+                      BVH. Choose WR_TERRAIN_GRID where memory or height scans matter most. */
+typedef enum wr_terrain_kind { WR_TERRAIN_AUTO = 0, WR_TERRAIN_BVH = 1, WR_TERRAIN_GRID = 2 } wr_terrain_kind;
 
 typedef struct wr_heightfield_desc {
   uint32_t struct_size;  /* sizeof(wr_heightfield_desc) */
@@ -236,9 +257,11 @@ typedef struct wr_heightfield_desc {
   float z_scale;              /* metres per height unit, finite */
   float origin[3];            /* the position of sample (0, 0) at height 0, finite */
   float base_depth;           /* 0: the surface only; > 0 (finite): the solid down to origin[2] - base_depth */
+  wr_terrain_kind terrain;    /* WR_TERRAIN_AUTO (0, the BVH today) or WR_TERRAIN_BVH, WR_TERRAIN_GRID */
 } wr_heightfield_desc;
 
-/* Sets struct_size, spacing 1, z_scale 1, everything else 0. A NULL desc does nothing. */
+/* Sets struct_size, spacing 1, z_scale 1, everything else 0 (terrain WR_TERRAIN_AUTO). A NULL
+   desc does nothing. */
 WR_API void wr_heightfield_desc_init(wr_heightfield_desc* desc);
 
 /* A scene from a height field (above); the heights are copied. WR_ERROR_INVALID_ARGUMENT names
@@ -247,10 +270,30 @@ WR_API void wr_heightfield_desc_init(wr_heightfield_desc* desc);
    more). */
 WR_API wr_status wr_scene_create_heightfield(wr_context context, const wr_heightfield_desc* desc, wr_scene* out);
 
+/* A scene from a grid-topology mesh, traced through its grid (WR_TERRAIN_GRID): the vertices and
+   triangles legged_gym's and IsaacLab's convert_heightfield_to_trimesh return, unchanged, slope
+   threshold or not (the vertices it moves to make vertical walls are taken as they are):
+     vertices: (rows x cols x 3) float, vertex (r, c) at r cols + c (legged_gym: r along x,
+               c along y);
+     indices:  2 (rows - 1)(cols - 1) triangles, cell (r, c)'s two at 2 (r (cols - 1) + c):
+               (v(r, c), v(r + 1, c + 1), v(r, c + 1)) and (v(r, c), v(r + 1, c), v(r + 1, c + 1)).
+   The same checks as wr_scene_create, then WR_ERROR_INVALID_ARGUMENT naming the first triangle
+   out of that layout (wr_scene_create takes any mesh, as a BVH). Hits, ids and bounds are those
+   of wr_scene_create on the same arrays, bit for bit, in about a third of its memory. */
+WR_API wr_status wr_scene_create_grid_mesh(wr_context context, const float* vertices, uint64_t num_vertices,
+                                           const uint32_t* indices, uint64_t num_triangles, wr_scene* out);
+
+/* The kind of a scene's terrain (an instanced scene's: its terrain's), never WR_TERRAIN_AUTO:
+   what WR_TERRAIN_AUTO chose. */
+WR_API wr_status wr_scene_terrain_kind(wr_scene scene, wr_terrain_kind* out);
+
+/* "auto", "bvh" or "grid"; "unknown" for any other value. */
+WR_API const char* wr_terrain_kind_string(wr_terrain_kind kind);
+
 /* Number of triangles of a scene (as given, degenerate ones included). */
 WR_API wr_status wr_scene_num_triangles(wr_scene scene, uint64_t* out);
 
-/* Seconds the scene's BVH took to build (validation and file parsing excluded). */
+/* Seconds the scene's BVH or grid took to build (validation and file parsing excluded). */
 WR_API wr_status wr_scene_build_seconds(wr_scene scene, double* out);
 
 /* Axis-aligned bounds of the corners of the scene's triangles (vertices no triangle uses
@@ -275,8 +318,8 @@ WR_API void wr_scene_release(wr_scene scene);
    args->instance_poses / global_poses; explicit rays with wr_scene_intersect_ex. */
 typedef struct wr_instanced_scene_desc {
   uint32_t struct_size;       /* sizeof(wr_instanced_scene_desc) */
-  wr_scene terrain;           /* the static geometry: a mesh scene of the same context */
-  const wr_scene* prototypes; /* (num_prototypes) mesh scenes of the same context */
+  wr_scene terrain;           /* the static geometry: a mesh scene of the same context, of any terrain kind */
+  const wr_scene* prototypes; /* (num_prototypes) mesh scenes of the same context, each a BVH (WR_TERRAIN_BVH) */
   uint32_t num_prototypes;
   const uint32_t* slot_prototypes;   /* (num_slots) the prototype of each env's slot */
   const uint32_t* slot_groups;       /* (num_slots) each slot's group, < 32; or NULL: all 0 */
@@ -292,7 +335,8 @@ WR_API void wr_instanced_scene_desc_init(wr_instanced_scene_desc* desc);
 /* Creates an instanced scene; it keeps the terrain and the prototypes alive (release yours when you
    like). The tables are copied. WR_ERROR_INVALID_ARGUMENT names the field at fault
    ("desc->slot_prototypes[3] ..."): a NULL or instanced terrain or prototype, one of another
-   context, a prototype index or group out of range. wr_scene_num_triangles, _bounds and
+   context, a prototype that is a grid (prototypes are traced in their own frame through their
+   BVH), a prototype index or group out of range. wr_scene_num_triangles, _bounds and
    _build_seconds of it report its terrain's; wr_scene_memory its own table (the terrain's and the
    prototypes' bytes are theirs). wr_sensor_render and wr_scene_intersect on a scene with
    instances fail naming the calls that take their poses. */
@@ -538,8 +582,8 @@ typedef struct wr_memory_stats {
   uint64_t per_env_bytes; /* what each env adds inside the library (caller-owned poses/outputs excluded) */
 } wr_memory_stats;
 
-/* A scene's own memory: BVH nodes, triangles in leaf order, parent links, the object
-   itself; on a CUDA context both the host copy and the device copy. */
+/* A scene's own memory: BVH nodes, triangles in leaf order, parent links (or a grid's samples
+   and pyramid), the object itself; on a CUDA context both the host copy and the device copy. */
 WR_API wr_status wr_scene_memory(wr_scene scene, wr_memory_stats* out);
 
 /* A sensor's own memory, its scene's excluded: the ray template (host, and device on a
@@ -566,7 +610,13 @@ typedef enum wr_memory_tag {
   WR_MEMORY_INSTANCE_TABLE = 10, /* shared: an instanced scene's table: on the host 32 bytes per prototype
                                     (its BVH's view and its handle) and 8 per instance; on a CUDA
                                     context's device 24 per prototype and 8 per instance */
-  WR_MEMORY_TAG_COUNT = 11
+  WR_MEMORY_GRID_SAMPLES = 11,   /* a grid terrain's vertices: a height field's sample z (4 bytes each)
+                                    and column x and row y; a grid mesh's vertices (12 bytes each),
+                                    where rows and columns of cells reach (16 bytes per row and column),
+                                    and a bit per triangle where some have zero area */
+  WR_MEMORY_GRID_PYRAMID = 12,   /* a grid terrain's min-max pyramid above its cells: a height field's
+                                    8 bytes per node, a grid mesh's 24 (about a third of the cells) */
+  WR_MEMORY_TAG_COUNT = 13
 } wr_memory_tag;
 
 /* Static name of a tag, e.g. "bvh_nodes"; "unknown" outside the enum. Never NULL. */

@@ -85,7 +85,7 @@ class Context {
   std::unique_ptr<wr_context_, detail::ContextRelease> handle_;
 };
 
-/// An immutable triangle mesh and its BVH; owns one reference of a wr_scene.
+/// An immutable triangle mesh (a BVH or a grid); owns one reference of a wr_scene.
 class Scene {
  public:
   /// Axis-aligned bounds of the scene's vertices, metres.
@@ -111,6 +111,14 @@ class Scene {
     detail::check(wr_scene_create_heightfield(context.get(), &desc, &s));
     return Scene(s);
   }
+  /// Builds from a grid-topology mesh (wr.h, wr_scene_create_grid_mesh: legged_gym's
+  /// convert_heightfield_to_trimesh arrays, unchanged), traced through its grid; both copied.
+  static Scene from_grid_mesh(const Context& context, const float* vertices, uint64_t num_vertices,
+                              const uint32_t* indices, uint64_t num_triangles) {
+    wr_scene s = nullptr;
+    detail::check(wr_scene_create_grid_mesh(context.get(), vertices, num_vertices, indices, num_triangles, &s));
+    return Scene(s);
+  }
   /// An instanced scene (wr.h, "Moving geometry"): `desc.terrain` and `desc.prototypes` are mesh
   /// scenes (e.g. terrain.get()); the new scene keeps them alive.
   static Scene instanced(const Context& context, const wr_instanced_scene_desc& desc) {
@@ -132,7 +140,13 @@ class Scene {
     detail::check(wr_scene_num_triangles(get(), &n));
     return n;
   }
-  /// Seconds the BVH build took (validation and file parsing excluded).
+  /// How the scene's terrain is held and traced: WR_TERRAIN_BVH or WR_TERRAIN_GRID.
+  wr_terrain_kind terrain_kind() const {
+    wr_terrain_kind k = WR_TERRAIN_AUTO;
+    detail::check(wr_scene_terrain_kind(get(), &k));
+    return k;
+  }
+  /// Seconds the BVH or grid build took (validation and file parsing excluded).
   double build_seconds() const {
     double seconds = 0;
     detail::check(wr_scene_build_seconds(get(), &seconds));

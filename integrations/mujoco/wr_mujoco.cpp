@@ -236,6 +236,7 @@ Scene Scene::build(wr_context ctx, const mjModel* m, const SceneOptions& options
         hd.origin[1] = static_cast<float>(-p.size[1]);
         hd.origin[2] = 0.0f;
         hd.base_depth = static_cast<float>(p.size[3]);
+        hd.terrain = WR_TERRAIN_BVH;  // a prototype is traced in its own frame through its BVH (wr.h)
         check(wr_scene_create_heightfield(ctx, &hd, &handles[i]), where,
               "wr_scene_create_heightfield (the prototype of " + geom_label(m, g) + ")");
       } else {

@@ -1,5 +1,5 @@
 // The names of wr.h's enums that have one (wr_status's is in last_error.cpp, beside its use):
-// wr_cpu_path_string and wr_memory_tag_string. Compiled into wr_core too (src/CMakeLists.txt):
+// wr_cpu_path_string, wr_memory_tag_string and wr_terrain_kind_string. Compiled into wr_core too (src/CMakeLists.txt):
 // the CPU backend names its paths with the first.
 #include <cstring>
 
@@ -34,6 +34,19 @@ const char* wr_memory_tag_string(wr_memory_tag tag) {
     case WR_MEMORY_CAMERA_IMAGES: return "camera_images";
     case WR_MEMORY_RENDER_SCRATCH: return "render_scratch";
     case WR_MEMORY_INSTANCE_TABLE: return "instance_table";
+    case WR_MEMORY_GRID_SAMPLES: return "grid_samples";
+    case WR_MEMORY_GRID_PYRAMID: return "grid_pyramid";
+  }
+  return "unknown";
+}
+
+const char* wr_terrain_kind_string(wr_terrain_kind kind) {
+  int value;
+  std::memcpy(&value, &kind, sizeof value);
+  switch (value) {
+    case WR_TERRAIN_AUTO: return "auto";
+    case WR_TERRAIN_BVH: return "bvh";
+    case WR_TERRAIN_GRID: return "grid";
   }
   return "unknown";
 }

@@ -12,7 +12,7 @@
 
 #include "backend/backend.h"
 #include "scene/instance_layout.h"
-#include "scene/scene.h"
+#include "scene/scene_terrain.h"
 #include "sensor/sensor.h"
 
 struct wr_context_ {
@@ -28,9 +28,9 @@ struct wr_context_ {
 struct wr_scene_ {
   std::atomic<int> refs{1};
   wr_context context = nullptr;  // holds one reference
-  // The terrain's kind is the triangle BVH (core/terrain.h, BvhTerrain): the mesh's BVH on the
-  // host and on the context's device, where this scene owns it; else shared_terrain's.
-  std::unique_ptr<wr::MeshScene> own_terrain;
+  // The terrain (scene/scene_terrain.h: of one kind, core/terrain.h) on the host and on the
+  // context's device, where this scene owns it; else shared_terrain's.
+  std::unique_ptr<wr::SceneTerrain> own_terrain;
   std::unique_ptr<wr::SceneBackend> own_terrain_device;
   wr_scene shared_terrain = nullptr;  // holds one reference
   // The instance table (host and device), its prototypes (scenes, each holding one reference;
@@ -39,7 +39,7 @@ struct wr_scene_ {
   wr::TrackedVector<wr_scene> prototypes;
   std::unique_ptr<wr::InstancesBackend> instances_device;
 
-  const wr::MeshScene& terrain() const { return shared_terrain ? shared_terrain->terrain() : *own_terrain; }
+  const wr::SceneTerrain& terrain() const { return shared_terrain ? shared_terrain->terrain() : *own_terrain; }
   wr::SceneBackend& terrain_device() const {
     return shared_terrain ? shared_terrain->terrain_device() : *own_terrain_device;
   }

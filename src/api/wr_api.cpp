@@ -81,21 +81,28 @@ void memory_of_tag(const char* fn, const wr::MemoryLedger& ledger, wr_memory_tag
   if (out_device_bytes) *out_device_bytes = ledger.bytes(wr::MemorySpace::kDevice, t);
 }
 
-wr_status create_scene(const char* function, wr_context context, const float* vertices, uint64_t num_vertices,
-                       const uint32_t* indices, uint64_t num_triangles, wr_scene* out) {
+// A scene whose own terrain make_terrain(build options) returns.
+template <class Make>
+wr_status create_scene(const char* function, wr_context context, wr_scene* out, Make&& make_terrain) {
   return api_guard(function, [&] {
     require_non_null(function, context, "context");
     require_non_null(function, out, "out");
     auto scene = std::make_unique<wr_scene_>();
-    scene->own_terrain = std::make_unique<wr::MeshScene>(function, vertices, num_vertices, indices, num_triangles,
-                                                         context->device->bvh_build_options());
+    scene->own_terrain = make_terrain(context->device->bvh_build_options());
     scene->own_terrain_device = context->device->create_scene(function, *scene->own_terrain);
-    // The handle and the MeshScene object are the scene's too (operator new'd right here).
+    // The handle and the SceneTerrain object are the scene's too (operator new'd right here).
     scene->own_terrain->ledger().add(wr::MemorySpace::kHost, wr::MemoryTag::kObjects,
-                                     sizeof(wr_scene_) + sizeof(wr::MeshScene));
+                                     sizeof(wr_scene_) + sizeof(wr::SceneTerrain));
     retain(context);
     scene->context = context;
     *out = scene.release();
+  });
+}
+
+wr_status create_scene(const char* function, wr_context context, const float* vertices, uint64_t num_vertices,
+                       const uint32_t* indices, uint64_t num_triangles, wr_scene* out) {
+  return create_scene(function, context, out, [&](const wr::BvhBuildOptions& options) {
+    return std::make_unique<wr::SceneTerrain>(function, vertices, num_vertices, indices, num_triangles, options);
   });
 }
 
@@ -124,8 +131,8 @@ wr_status create_sensor(const char* fn, wr_scene scene, const wr_camera_desc* de
 // The one render: both entries fill wr_render_args, and make_render_call derives what it uses.
 void render(const char* fn, wr_sensor sensor, const wr_render_args& args, const char* args_prefix) {
   const wr::CameraSensor& s = *sensor->sensor;
-  sensor->device->render(
-      fn, wr::make_render_call(fn, s.pipeline(), s.num_envs(), sensor->scene->instances_view(), args, args_prefix));
+  sensor->device->render(fn, wr::make_render_call(fn, s.pipeline(), s.num_envs(), sensor->scene->instances_view(),
+                                                  sensor->scene->terrain().kind(), args, args_prefix));
 }
 
 }  // namespace
@@ -212,16 +219,31 @@ wr_status wr_scene_load_obj(wr_context context, const char* path, wr_scene* out)
 
 wr_status wr_scene_create_heightfield(wr_context context, const wr_heightfield_desc* desc, wr_scene* out) {
   const char* fn = "wr_scene_create_heightfield";
-  wr::Mesh mesh;
-  const wr_status status = api_guard(fn, [&] {
-    require_non_null(fn, context, "context");
+  return create_scene(fn, context, out, [&](const wr::BvhBuildOptions& options) {
     require_non_null(fn, desc, "desc");
-    require_non_null(fn, out, "out");
-    mesh = wr::triangulate_heightfield(fn, wr::read_sized_struct(fn, desc, "desc"));
+    const wr_heightfield_desc d = wr::read_sized_struct(fn, desc, "desc");
+    int terrain;
+    std::memcpy(&terrain, &d.terrain, sizeof terrain);  // a C caller may pass any int
+    return std::make_unique<wr::SceneTerrain>(fn, d, terrain, options);
   });
-  if (status != WR_SUCCESS) return status;
-  return create_scene(fn, context, mesh.vertices.data(), mesh.num_vertices(), mesh.indices.data(), mesh.num_triangles(),
-                      out);
+}
+
+wr_status wr_scene_create_grid_mesh(wr_context context, const float* vertices, uint64_t num_vertices,
+                                    const uint32_t* indices, uint64_t num_triangles, wr_scene* out) {
+  const char* fn = "wr_scene_create_grid_mesh";
+  return create_scene(fn, context, out, [&](const wr::BvhBuildOptions&) {
+    return std::make_unique<wr::SceneTerrain>(wr::SceneTerrain::GridMeshArrays{}, fn, vertices, num_vertices, indices,
+                                              num_triangles);
+  });
+}
+
+wr_status wr_scene_terrain_kind(wr_scene scene, wr_terrain_kind* out) {
+  const char* fn = "wr_scene_terrain_kind";
+  return api_guard(fn, [&] {
+    require_non_null(fn, scene, "scene");
+    require_non_null(fn, out, "out");
+    *out = scene->terrain().kind() == wr::TerrainKind::kBvh ? WR_TERRAIN_BVH : WR_TERRAIN_GRID;
+  });
 }
 
 wr_status wr_scene_num_triangles(wr_scene scene, uint64_t* out) {
@@ -248,10 +270,10 @@ wr_status wr_scene_bounds(wr_scene scene, float* out_min, float* out_max) {
     require_non_null(fn, scene, "scene");
     require_non_null(fn, out_min, "out_min");
     require_non_null(fn, out_max, "out_max");
-    const wr::MeshScene& mesh = scene->terrain();
+    const wr::SceneTerrain& terrain = scene->terrain();
     for (int a = 0; a < 3; ++a) {
-      out_min[a] = mesh.bounds_min()[a];
-      out_max[a] = mesh.bounds_max()[a];
+      out_min[a] = terrain.bounds_min()[a];
+      out_max[a] = terrain.bounds_max()[a];
     }
   });
 }
@@ -282,12 +304,19 @@ wr_status wr_scene_create_instanced(wr_context context, const wr_instanced_scene
     };
     mesh_scene(d.terrain, "desc->terrain");
     if (d.num_prototypes) require_array(fn, d.prototypes, "desc->prototypes");
-    for (uint32_t i = 0; i < d.num_prototypes; ++i)
-      mesh_scene(d.prototypes[i], "desc->prototypes[" + std::to_string(i) + "]");
+    for (uint32_t i = 0; i < d.num_prototypes; ++i) {
+      const std::string name = "desc->prototypes[" + std::to_string(i) + "]";
+      mesh_scene(d.prototypes[i], name);
+      // A prototype is traced in its own frame through its BVH (core/instances.h).
+      if (d.prototypes[i]->terrain().kind() != wr::TerrainKind::kBvh)
+        wr::bad_field(fn, name,
+                      "is a grid terrain: prototypes are traced through their BVH (a height field's with "
+                      "desc->terrain = WR_TERRAIN_BVH)");
+    }
     auto scene = std::make_unique<wr_scene_>();
     scene->instances = std::make_unique<wr::InstanceTable>(fn, d);
     for (uint32_t i = 0; i < d.num_prototypes; ++i)
-      scene->instances->set_prototype(i, d.prototypes[i]->terrain_device().device_view());
+      scene->instances->set_prototype(i, d.prototypes[i]->terrain_device().device_view().bvh);
     scene->prototypes = wr::TrackedVector<wr_scene>(
         wr::TrackedAllocator<wr_scene>(&scene->instances->ledger(), wr::MemoryTag::kInstanceTable));
     scene->prototypes.assign(d.prototypes, d.prototypes + d.num_prototypes);

@@ -8,7 +8,7 @@
 //
 // Every function may throw StatusError (errors/status_error.h) with a message that starts with
 // `function` (the C API function's name) and names the culprit; a throw leaves every object as it
-// was. Host-side objects (MeshScene, CameraSensor) stay the API's: a backend reads them and records its own
+// was. Host-side objects (SceneTerrain, CameraSensor) stay the API's: a backend reads them and records its own
 // allocations in their ledgers.
 #pragma once
 
@@ -23,7 +23,7 @@
 namespace wr {
 
 class InstanceTable;
-class MeshScene;
+class SceneTerrain;
 class CameraSensor;
 
 // Explicit rays (wr_scene_intersect, _ex), arguments already checked for null, alignment and
@@ -48,13 +48,13 @@ class SensorBackend {
   virtual uint64_t stack_overflows(const char* function) = 0;
 };
 
-// A scene's data on its device (the BVH, uploaded once where the device has its own memory).
+// A scene's data on its device (its terrain, uploaded once where the device has its own memory).
 class SceneBackend {
  public:
   virtual ~SceneBackend() = default;
-  // The BVH where this device's kernels read it (host or device pointers): an instanced scene's
-  // table names its prototypes by it.
-  virtual BvhView device_view() const = 0;
+  // The terrain where this device's kernels read it (host or device pointers): an instanced
+  // scene's table names its prototypes by their BVH's.
+  virtual TerrainView device_view() const = 0;
   // The rays' instance table (call.rays.instances) is already where this device reads it.
   virtual void intersect(const char* function, const IntersectCall& call) = 0;
   // The device data of `sensor`, a sensor of this scene; `sensor` (its camera model, template and
@@ -77,8 +77,8 @@ class DeviceBackend {
   // How this device's scenes build their BVH (the SAH weights its traversal was tuned for, and
   // the host threads that build it).
   virtual BvhBuildOptions bvh_build_options() const = 0;
-  // The device data of `scene` (built with bvh_build_options()); `scene` outlives it.
-  virtual std::unique_ptr<SceneBackend> create_scene(const char* function, MeshScene& scene) = 0;
+  // The device data of `scene` (a BVH built with bvh_build_options(), or a grid); `scene` outlives it.
+  virtual std::unique_ptr<SceneBackend> create_scene(const char* function, SceneTerrain& scene) = 0;
   // An instanced scene's table where this device reads it (its bytes in table's ledger); `table`
   // outlives it.
   virtual std::unique_ptr<InstancesBackend> create_instances(const char* function, InstanceTable& table) = 0;

@@ -128,18 +128,19 @@ WR_HD const DepthParams& camera_stage_params(const PipelineParams& p) {
 }
 
 // The camera stage of pixel (u, v) of an env for a scalar thread: its ray from the ray source (the
-// shared template, or made from the env's own intrinsics), the trace (through `instances`, the
-// env's, where F has them: null for none), the value (camera_stage_params: the clean depth, +inf
-// for no return, with the pipeline; else the plain depth). *overflowed and *instance (or null) as
+// shared template, or made from the env's own intrinsics), the trace (the terrain, of F's kind,
+// then `instances`, the env's, where F has them: null for none), the value (camera_stage_params:
+// the clean depth, +inf for no return, with the pipeline; else the plain depth). *overflowed and *instance (or null) as
 // render_pixel's; kPrepared: `instances` come prepared (render_pixel's).
 template <class Variant, class F, bool kPrepared = false>
-WR_HD float camera_depth(const BvhView& bvh, const TemplateRay* shared_template, const PipelineCall& c,
-                         const EnvInstances* instances, uint32_t u, uint32_t v, const RigidTransform& camera,
-                         const Intrinsics& k, const PipelineParams& p, bool* overflowed, uint32_t* instance) {
+WR_HD float camera_depth(const typename F::Terrain::View& terrain, const TemplateRay* shared_template,
+                         const PipelineCall& c, const EnvInstances* instances, uint32_t u, uint32_t v,
+                         const RigidTransform& camera, const Intrinsics& k, const PipelineParams& p, bool* overflowed,
+                         uint32_t* instance) {
   const TemplateRay ray = source_ray(typename F::RaySource{}, shared_template, p.cam_w,
                                      F::pipeline && c.intrinsics != nullptr, k, p.plane_depth, u, v);
-  return render_pixel<Variant, kTraversalStackSize, kPrepared>(bvh, F::instances ? instances : nullptr, ray, camera,
-                                                               camera_stage_params<F>(p), overflowed, instance);
+  return render_pixel<Variant, typename F::Terrain, kTraversalStackSize, kPrepared>(
+      terrain, F::instances ? instances : nullptr, ray, camera, camera_stage_params<F>(p), overflowed, instance);
 }
 
 // The latency of env e in this call; >= p.history means a bad value on the device.

@@ -47,11 +47,12 @@ WR_HD bool explicit_ray_valid(const ExplicitRays& r, uint64_t i) {
          is_finite_(d[2]) && (d[0] != 0.0f || d[1] != 0.0f || d[2] != 0.0f) && t_far >= 0.0f;
 }
 
-// Ray i of the batch traced and its results written. `checked`: the host has validated the rays
-// and poses already; else (the device) a bad ray, or a bad pose of its env's instances, gets
-// out_t = NaN and kInvalidIndex.
-template <class Variant>
-WR_HD void intersect_explicit_ray(const BvhView& bvh, const ExplicitRays& r, uint64_t i, bool checked) {
+// Ray i of the batch traced (through the terrain, of the kind Terrain, and its env's instances)
+// and its results written. `checked`: the host has validated the rays and poses already; else
+// (the device) a bad ray, or a bad pose of its env's instances, gets out_t = NaN and kInvalidIndex.
+template <class Variant, class Terrain = BvhTerrain>
+WR_HD void intersect_explicit_ray(const typename Terrain::View& terrain, const ExplicitRays& r, uint64_t i,
+                                  bool checked) {
   const EnvInstances e = ray_instances(r, i);
   const bool instanced = num_instances(e.view) != 0;
   if (!checked && (!explicit_ray_valid(r, i) || (instanced && !instance_poses_valid(e)))) {
@@ -62,8 +63,9 @@ WR_HD void intersect_explicit_ray(const BvhView& bvh, const ExplicitRays& r, uin
   }
   const float* o = r.origins + 3 * i;
   const float* d = r.directions + 3 * i;
-  const SceneHit hit = trace_scene<Variant>(bvh, instanced ? &e : nullptr, Vec3{o[0], o[1], o[2]},
-                                            Vec3{d[0], d[1], d[2]}, 0.0f, r.tmax ? r.tmax[i] : infinity_());
+  const SceneHit hit = trace_scene<Variant, kTraversalStackSize, Terrain>(
+      terrain, instanced ? &e : nullptr, Vec3{o[0], o[1], o[2]}, Vec3{d[0], d[1], d[2]}, 0.0f,
+      r.tmax ? r.tmax[i] : infinity_());
   r.out_t[i] = hit.triangle != kInvalidIndex ? hit.t : infinity_();
   if (r.out_triangle) r.out_triangle[i] = hit.triangle;
   if (r.out_instance) r.out_instance[i] = hit.instance;

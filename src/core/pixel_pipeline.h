@@ -3,8 +3,9 @@
 //
 //   env stage, once per env   body pose -> camera in the world (camera_from_body_pose, camera.h)
 //   ray stage                 template ray + camera -> world ray and its t interval (make_pixel_ray)
-//   trace                     the one traversal (bvh_traverse.h), in the caller's variant, over the
-//                             terrain and the env's instances (instances.h)
+//   trace                     the terrain (terrain.h: its kind's trace, the BVH's being the one
+//                             traversal of bvh_traverse.h), in the caller's variant, then the
+//                             env's instances (instances.h)
 //   value stage               the hit -> the reported value: depth kind, clip, miss (pixel_value)
 //
 // render_pixel runs the last three. The packet path (src/cpu/packet_traversal.h) makes its rays
@@ -42,27 +43,27 @@ WR_HD float pixel_value(float t, uint32_t triangle, const TemplateRay& ray, cons
   return fmin_(fmax_(t * ray.depth_scale, p.near_clip), p.far_clip);
 }
 
-// One pixel from its template ray and its env's camera: the ray, the trace (the terrain, and the
-// env's instances where `instances` is not null: instances.h), the reported value.
-// *overflowed: the ray overflowed the traversal stack (it is still exact, see bvh_traverse.h).
-// *instance (where not null): the instance hit, kInvalidIndex for the terrain or nothing.
-// kPrepared: the instances come prepared (trace_instances).
-template <class Variant, int kStackSize = kTraversalStackSize, bool kPrepared = false>
-WR_HD float render_pixel(const BvhView& bvh, const EnvInstances* instances, const TemplateRay& ray,
+// One pixel from its template ray and its env's camera: the ray, the trace (the terrain, of the
+// kind Terrain (terrain.h), and the env's instances where `instances` is not null: instances.h),
+// the reported value. *overflowed: the ray overflowed the traversal stack (it is still exact, see
+// bvh_traverse.h). *instance (where not null): the instance hit, kInvalidIndex for the terrain or
+// nothing. kPrepared: the instances come prepared (trace_instances).
+template <class Variant, class Terrain = BvhTerrain, int kStackSize = kTraversalStackSize, bool kPrepared = false>
+WR_HD float render_pixel(const typename Terrain::View& terrain, const EnvInstances* instances, const TemplateRay& ray,
                          const RigidTransform& camera, const DepthParams& p, bool* overflowed, uint32_t* instance) {
   const PixelRay r = make_pixel_ray(ray, camera, p);
   const SceneHit hit =
-      trace_scene<Variant, kStackSize, BvhTerrain, kPrepared>(bvh, instances, camera.pos, r.dir, r.tmin, r.tmax);
+      trace_scene<Variant, kStackSize, Terrain, kPrepared>(terrain, instances, camera.pos, r.dir, r.tmin, r.tmax);
   *overflowed = hit.overflowed;
   if (instance) *instance = hit.instance;
   return pixel_value(hit.t, hit.triangle, ray, p);
 }
 
 // The terrain alone.
-template <class Variant, int kStackSize = kTraversalStackSize>
-WR_HD float render_pixel(const BvhView& bvh, const TemplateRay& ray, const RigidTransform& camera, const DepthParams& p,
-                         bool* overflowed) {
-  return render_pixel<Variant, kStackSize>(bvh, nullptr, ray, camera, p, overflowed, nullptr);
+template <class Variant, class Terrain = BvhTerrain, int kStackSize = kTraversalStackSize>
+WR_HD float render_pixel(const typename Terrain::View& terrain, const TemplateRay& ray, const RigidTransform& camera,
+                         const DepthParams& p, bool* overflowed) {
+  return render_pixel<Variant, Terrain, kStackSize>(terrain, nullptr, ray, camera, p, overflowed, nullptr);
 }
 
 }  // namespace wr

@@ -6,12 +6,13 @@
 // call (sensor/render_call.cpp, render_features), and turned into the type here (with_features);
 // nothing else decides it.
 //
-// Two kinds sit beside the flags, each a type with one member today, so that the kinds the next
-// issues add (pattern ray sources; the grid terrain) are new types through this same path:
+// Two kinds sit beside the flags, each a type, so that a new kind is a new type through this same
+// path:
 //   RaySource  how a pixel's ray comes from the sensor's shared template and the env's pose
-//              (core/ray_source.h: CameraTemplateRays);
+//              (core/ray_source.h: CameraTemplateRays, one member today);
 //   Terrain    what the rays are traced through before the instances (core/terrain.h:
-//              BvhTerrain, the triangle BVH).
+//              BvhTerrain, the triangle BVH; GridTerrain, a height field's grid; GridMeshTerrain,
+//              a grid-topology mesh's), the scene's.
 #pragma once
 
 #include "ray_source.h"
@@ -37,6 +38,7 @@ struct RenderFeatures {
 struct RenderFeatureSet {
   bool pipeline;
   bool instances;
+  TerrainKind terrain = TerrainKind::kBvh;
 };
 
 // Calls f(RenderFeatures<...>{}) with the type of `set`: the one place a set becomes an
@@ -44,8 +46,14 @@ struct RenderFeatureSet {
 // every set through the emulated launch run every kernel body the GPU has.
 template <class F>
 auto with_features(const RenderFeatureSet& set, F&& f) {
-  if (set.instances) return set.pipeline ? f(RenderFeatures<true, true>{}) : f(RenderFeatures<false, true>{});
-  return set.pipeline ? f(RenderFeatures<true, false>{}) : f(RenderFeatures<false, false>{});
+  return with_terrain_kind(set.terrain, [&](auto kind) {
+    using T = decltype(kind);
+    if (set.instances)
+      return set.pipeline ? f(RenderFeatures<true, true, CameraTemplateRays, T>{})
+                          : f(RenderFeatures<false, true, CameraTemplateRays, T>{});
+    return set.pipeline ? f(RenderFeatures<true, false, CameraTemplateRays, T>{})
+                        : f(RenderFeatures<false, false, CameraTemplateRays, T>{});
+  });
 }
 
 }  // namespace wr

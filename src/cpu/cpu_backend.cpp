@@ -1,5 +1,5 @@
 // The CPU backend behind the seam of backend/backend.h: a thread pool per context, and host
-// memory throughout. Scenes trace the host BVH the MeshScene built; sensors render through cpu_render
+// memory throughout. Scenes trace the host terrain the SceneTerrain built; sensors render through cpu_render
 // (SIMD packets or the scalar pipeline, for the call's feature set) and explicit rays through
 // cpu_intersect.
 #include <atomic>
@@ -18,7 +18,7 @@
 #include "memory/memory_ledger.h"
 #include "memory/tracked_allocator.h"
 #include "scene/instance_layout.h"
-#include "scene/scene.h"
+#include "scene/scene_terrain.h"
 #include "sensor/sensor.h"
 
 namespace wr {
@@ -44,7 +44,7 @@ class CpuDevice final : public DeviceBackend {
     options.num_threads = pool_->num_threads();
     return options;
   }
-  std::unique_ptr<SceneBackend> create_scene(const char* function, MeshScene& scene) override;
+  std::unique_ptr<SceneBackend> create_scene(const char* function, SceneTerrain& scene) override;
   std::unique_ptr<InstancesBackend> create_instances(const char* function, InstanceTable& table) override;
   uint32_t num_threads() const override { return pool_->num_threads(); }
 
@@ -95,7 +95,7 @@ class CpuSensor final : public SensorBackend {
     const PipelineParams& p = sensor_.pipeline().params;
     validate_render_host_data(function, p, call, sensor_.num_envs());
     CpuRenderJob job;
-    job.bvh = sensor_.scene().view();
+    job.terrain = sensor_.scene().view();
     job.rays = sensor_.ray_template().data();
     job.params = &p;
     job.call = call.call;
@@ -135,9 +135,9 @@ class CpuSensor final : public SensorBackend {
 
 class CpuScene final : public SceneBackend {
  public:
-  CpuScene(const CpuDevice& device, MeshScene& scene) : device_(device), scene_(scene) {}
+  CpuScene(const CpuDevice& device, SceneTerrain& scene) : device_(device), scene_(scene) {}
 
-  BvhView device_view() const override { return scene_.view(); }
+  TerrainView device_view() const override { return scene_.view(); }
 
   void intersect(const char* function, const IntersectCall& call) override {
     validate_explicit_rays(function, call.rays);
@@ -150,11 +150,11 @@ class CpuScene final : public SceneBackend {
 
  private:
   const CpuDevice& device_;
-  MeshScene& scene_;
+  SceneTerrain& scene_;
   LedgerRecord self_{&scene_.ledger(), MemorySpace::kHost, MemoryTag::kObjects, sizeof(CpuScene)};
 };
 
-std::unique_ptr<SceneBackend> CpuDevice::create_scene(const char*, MeshScene& scene) {
+std::unique_ptr<SceneBackend> CpuDevice::create_scene(const char*, SceneTerrain& scene) {
   return std::make_unique<CpuScene>(*this, scene);
 }
 

@@ -12,12 +12,14 @@ struct Chunks {
   uint64_t rays_per_task;
 };
 
+template <class Terrain>
 void intersect_chunk(void* context, uint32_t task, unsigned /*thread_index*/) {
   const Chunks& chunks = *static_cast<const Chunks*>(context);
   const CpuIntersectJob& job = *chunks.job;
+  const auto& terrain = view_of(Terrain{}, job.terrain);
   const uint64_t begin = task * chunks.rays_per_task;
   const uint64_t end = begin + chunks.rays_per_task < job.rays.count ? begin + chunks.rays_per_task : job.rays.count;
-  for (uint64_t i = begin; i < end; ++i) intersect_explicit_ray<HostTraversal>(job.bvh, job.rays, i, true);
+  for (uint64_t i = begin; i < end; ++i) intersect_explicit_ray<HostTraversal, Terrain>(terrain, job.rays, i, true);
 }
 
 }  // namespace
@@ -33,7 +35,9 @@ uint64_t cpu_intersect_rays_per_task(uint64_t count) {
 void cpu_intersect(ThreadPool& pool, const CpuIntersectJob& job) {
   Chunks chunks{&job, cpu_intersect_rays_per_task(job.rays.count)};
   const uint64_t tasks = job.rays.count / chunks.rays_per_task + (job.rays.count % chunks.rays_per_task != 0);
-  pool.run(static_cast<uint32_t>(tasks), intersect_chunk, &chunks);
+  with_terrain_kind(job.terrain.kind, [&](auto kind) {
+    pool.run(static_cast<uint32_t>(tasks), intersect_chunk<decltype(kind)>, &chunks);
+  });
 }
 
 }  // namespace wr

@@ -1,5 +1,5 @@
 // CPU backend of wr_scene_intersect: explicit rays in chunks on the thread pool, through the
-// shared traversal of src/core.
+// shared trace of src/core (the terrain's kind, then the instances).
 #pragma once
 
 #include <cstdint>
@@ -10,8 +10,8 @@
 namespace wr {
 
 struct CpuIntersectJob {
-  BvhView bvh;        // the terrain's
-  ExplicitRays rays;  // host pointers, validated (host_data_checks.h, validate_explicit_rays)
+  TerrainView terrain;  // the scene's, of its kind (core/terrain.h)
+  ExplicitRays rays;    // host pointers, validated (host_data_checks.h, validate_explicit_rays)
 };
 
 void cpu_intersect(ThreadPool& pool, const CpuIntersectJob& job);

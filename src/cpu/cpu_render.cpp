@@ -1,5 +1,7 @@
 #include "cpu/cpu_render.h"
 
+#include <type_traits>
+
 namespace wr {
 namespace {
 
@@ -17,15 +19,19 @@ struct Run {
 // first element is pixel (image_u0, image_v0), `image_stride` wide, with the depth parameters `dp`.
 // With per-env intrinsics the tile's rays are made here from the env's own (make_template_ray: the
 // bits of a sensor built with them). `instances`: the env's (null: none); `ids` (or null): the
-// instance each pixel hit, laid out as image.
+// instance each pixel hit, laid out as image. The terrain is of the kind Terrain: a BVH's tiles go
+// to the packets where the run has them.
+template <class Terrain>
 uint64_t trace(const Run& run, const RigidTransform& camera, const Intrinsics& k, const DepthParams& dp,
                const EnvInstances* instances, uint32_t u0, uint32_t v0, uint32_t u1, uint32_t v1, float* image,
                uint32_t* ids, uint32_t image_u0, uint32_t image_v0, uint32_t image_stride) {
+  constexpr bool kBvh = std::is_same<Terrain, BvhTerrain>::value;
   const CpuRenderJob& job = *run.job;
   const PipelineParams& p = *job.params;
   TemplateRay own[kCpuTileSize * kCpuTileSize];
-  PacketTile t{job.bvh, u0,       v0,       u1,           v1,     job.rays, 0,         0,  p.cam_w,
-               image,   image_u0, image_v0, image_stride, camera, &dp,      instances, ids};
+  const BvhView bvh = kBvh ? job.terrain.bvh : BvhView{};  // the packets' (a grid's tiles go pixel by pixel)
+  PacketTile t{bvh,   u0,       v0,       u1,           v1,     job.rays, 0,         0,  p.cam_w,
+               image, image_u0, image_v0, image_stride, camera, &dp,      instances, ids};
   if (job.call.intrinsics) {
     for (uint32_t v = v0; v < v1; ++v)
       for (uint32_t u = u0; u < u1; ++u)
@@ -36,7 +42,8 @@ uint64_t trace(const Run& run, const RigidTransform& camera, const Intrinsics& k
     t.rays_v0 = v0;
     t.rays_stride = kCpuTileSize;
   }
-  return trace_tile(t, run.packet_fn);
+  if constexpr (kBvh) return trace_tile(t, run.packet_fn);
+  return trace_tile_pixels<Terrain>(t, view_of(Terrain{}, job.terrain));
 }
 
 // Tile `tile` of the run's area: pixels [*u0, *u1) x [*v0, *v1).
@@ -63,6 +70,7 @@ void emit_invalid(const CpuRenderJob& job, const EnvOutput& to, uint32_t i) {
 // An env whose output reads other pixels (p.camera_image, a whole env per task): the crop's
 // samples first (from the traced window where edge dropout reads neighbours), then each output
 // pixel from them.
+template <class Terrain>
 uint64_t render_camera_image(const Run& run, uint32_t env, unsigned thread, const RigidTransform& camera,
                              const Intrinsics& k, const EnvInstances* instances, const EnvOutput& to) {
   const CpuRenderJob& job = *run.job;
@@ -78,12 +86,13 @@ uint64_t render_camera_image(const Run& run, uint32_t env, unsigned thread, cons
     uint32_t u0, v0, u1, v1;
     tile_bounds(run, tile, &u0, &v0, &u1, &v1);
     if (window) {
-      overflows +=
-          trace(run, camera, k, p.depth, instances, u0, v0, u1, v1, window, nullptr, p.win_x, p.win_y, p.win_w);
+      overflows += trace<Terrain>(run, camera, k, p.depth, instances, u0, v0, u1, v1, window, nullptr, p.win_x, p.win_y,
+                                  p.win_w);
       continue;
     }
     // the window is the crop
-    overflows += trace(run, camera, k, p.depth, instances, u0, v0, u1, v1, depth, nullptr, u0, v0, kCpuTileSize);
+    overflows +=
+        trace<Terrain>(run, camera, k, p.depth, instances, u0, v0, u1, v1, depth, nullptr, u0, v0, kCpuTileSize);
     for (uint32_t v = v0; v < v1; ++v)
       for (uint32_t u = u0; u < u1; ++u)
         samples[(v - o.crop_y) * o.crop_w + (u - o.crop_x)] =
@@ -156,7 +165,7 @@ void render_run(void* context, uint32_t task, unsigned thread) {
   }
   uint64_t overflows = 0;
   if (F::pipeline && p.camera_image) {
-    overflows = render_camera_image(run, env, thread, camera, k, instances, to);
+    overflows = render_camera_image<typename F::Terrain>(run, env, thread, camera, k, instances, to);
   } else {
     const float offset = F::pipeline ? env_offset(p.noise, env, c.frame) : 0.0f;
     for (uint32_t tile = first; tile < last; ++tile) {
@@ -165,14 +174,14 @@ void render_run(void* context, uint32_t task, unsigned thread) {
       if constexpr (!F::pipeline) {
         // The value is the output (float32, the camera's image): traced straight into it.
         float* image = static_cast<float*>(c.out) + to.out_at;
-        overflows +=
-            trace(run, camera, k, p.plain, instances, u0, v0, u1, v1, image, nullptr, o.crop_x, o.crop_y, o.out_w);
+        overflows += trace<typename F::Terrain>(run, camera, k, p.plain, instances, u0, v0, u1, v1, image, nullptr,
+                                                o.crop_x, o.crop_y, o.out_w);
       } else {
         // Each output pixel from its own camera pixel.
         float depth[kCpuTileSize * kCpuTileSize];
         uint32_t ids[kCpuTileSize * kCpuTileSize];
-        overflows += trace(run, camera, k, p.depth, instances, u0, v0, u1, v1, depth, c.instance_ids ? ids : nullptr,
-                           u0, v0, kCpuTileSize);
+        overflows += trace<typename F::Terrain>(run, camera, k, p.depth, instances, u0, v0, u1, v1, depth,
+                                                c.instance_ids ? ids : nullptr, u0, v0, kCpuTileSize);
         for (uint32_t v = v0; v < v1; ++v)
           for (uint32_t u = u0; u < u1; ++u) {
             const uint32_t x = u - o.crop_x, y = v - o.crop_y;
@@ -192,6 +201,11 @@ void render_run(void* context, uint32_t task, unsigned thread) {
 
 uint64_t trace_tile(const PacketTile& tile, PacketTileFn packet_fn) {
   if (packet_fn) return packet_fn(tile);
+  return trace_tile_pixels<BvhTerrain>(tile, tile.bvh);
+}
+
+template <class Terrain>
+uint64_t trace_tile_pixels(const PacketTile& tile, const typename Terrain::View& terrain) {
   uint64_t overflows = 0;
   for (uint32_t v = tile.v0; v < tile.v1; ++v) {
     const TemplateRay* rays = &tile_ray(tile, tile.u0, v);
@@ -199,14 +213,18 @@ uint64_t trace_tile(const PacketTile& tile, PacketTileFn packet_fn) {
     for (uint32_t i = 0; i < tile.u1 - tile.u0; ++i) {
       bool overflowed;
       uint32_t instance;
-      image[i] = render_pixel<HostTraversal>(tile.bvh, tile.instances, rays[i], tile.camera, *tile.params, &overflowed,
-                                             &instance);
+      image[i] = render_pixel<HostTraversal, Terrain>(terrain, tile.instances, rays[i], tile.camera, *tile.params,
+                                                      &overflowed, &instance);
       set_tile_id(tile, tile.u0 + i, v, instance);
       overflows += overflowed;
     }
   }
   return overflows;
 }
+
+template uint64_t trace_tile_pixels<BvhTerrain>(const PacketTile&, const BvhView&);
+template uint64_t trace_tile_pixels<GridTerrain>(const PacketTile&, const GridView&);
+template uint64_t trace_tile_pixels<GridMeshTerrain>(const PacketTile&, const GridMeshView&);
 
 CpuRenderTasks cpu_render_tasks(uint32_t width, uint32_t height, uint32_t num_envs, unsigned num_threads,
                                 bool whole_envs) {

@@ -16,7 +16,7 @@ namespace wr {
 
 // Everything one render reads and writes; all pointers are host memory.
 struct CpuRenderJob {
-  BvhView bvh;              // the terrain's
+  TerrainView terrain;      // the scene's, of the kind features.terrain names
   const TemplateRay* rays;  // (cam_h x cam_w) the sensor's shared template
   const PipelineParams* params;
   PipelineCall call;          // host data already validated (bad envs only where isolating)
@@ -37,7 +37,14 @@ constexpr uint32_t kCpuTileSize = 8;
 
 // Traces one tile (cpu/packet_tile.h, a valid camera) with the SIMD packet path packet_fn, or
 // with the per-pixel pipeline where it is null; returns the rays that overflowed the stack.
+// The packets trace a BVH (tile.bvh); a terrain of another kind is traced pixel by pixel, by
+// trace_tile_pixels.
 uint64_t trace_tile(const PacketTile& tile, PacketTileFn packet_fn);
+
+// The tile's pixels one by one through the per-pixel pipeline, the terrain `terrain` of the kind
+// Terrain (tile.bvh is not read).
+template <class Terrain>
+uint64_t trace_tile_pixels(const PacketTile& tile, const typename Terrain::View& terrain);
 
 // Renders every (updated) env of the job. Allocates nothing; the result does not depend on the
 // thread count or the SIMD path. Writes *call.bad_env_count and call.bad_env_mask where given.

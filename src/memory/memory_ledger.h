@@ -24,6 +24,9 @@ enum class MemoryTag : int {
   kCameraImages,   // per env (CUDA): the crop's samples and clean window a resampled output is made from
   kRenderScratch,  // shared: the same per thread on the CPU
   kInstanceTable,  // shared: an instanced scene's table (prototype BVH views, prototype and group per instance)
+  kGridSamples,    // a grid terrain's vertices (a height field's sample coordinates; a grid mesh's vertices, reach,
+                   // zero-area bits)
+  kGridPyramid,    // a grid terrain's min-max pyramid above its cells
   kCount
 };
 

@@ -56,7 +56,7 @@ Bvh flatten_bvh(const ScratchTree& tree, const float* vertices, const uint32_t* 
           TrackedVector<uint32_t>(TrackedAllocator<uint32_t>(ledger, MemoryTag::kBvhTriangles)),
           TrackedVector<uint32_t>(TrackedAllocator<uint32_t>(ledger, MemoryTag::kBvhParents))};
   const SubtreeSize& size = tree.size;
-  if (size.words > std::numeric_limits<uint32_t>::max())  // MeshScene reports it as a size limit
+  if (size.words > std::numeric_limits<uint32_t>::max())  // SceneTerrain reports it as a size limit
     throw std::length_error("the BVH's leaf blocks would take " + std::to_string(size.words) +
                             " words, more than its 32-bit offsets reach");
   bvh.nodes.resize(size.nodes + 1);  // + node 1, the padding that puts every pair on one cache line

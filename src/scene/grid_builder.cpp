@@ -19,7 +19,7 @@ GridView GridTerrainData::view() const {
   g.cells_per_y = float(cells_y) / (ys.back() - ys.front());
   g.top = top;
   for (int l = 0; l < kMaxGridLevels; ++l) g.level_offset[l] = level_offset[l];
-  if (sides) g.sides = sides->view();
+  if (has_sides()) g.sides = sides.view();
   g.sides_first = 2 * cells_x * cells_y;
   return g;
 }
@@ -42,7 +42,7 @@ bool build_grid_terrain(const char* function, const wr_heightfield_desc& d, cons
                         GridTerrainData* out) {
   check_heightfield(function, d);
   const uint64_t nx = d.num_x, ny = d.num_y;
-  GridTerrainData g;
+  GridTerrainData g(sides_options.ledger);
   g.cells_x = d.num_x - 1;
   g.cells_y = d.num_y - 1;
   g.xs.resize(nx);
@@ -96,8 +96,7 @@ bool build_grid_terrain(const char* function, const wr_heightfield_desc& d, cons
 
   if (d.base_depth > 0.0f) {
     const Mesh sides = heightfield_sides(function, d);
-    g.sides = std::make_unique<Bvh>(
-        build_bvh(sides.vertices.data(), sides.indices.data(), sides.num_triangles(), sides_options));
+    g.sides = build_bvh(sides.vertices.data(), sides.indices.data(), sides.num_triangles(), sides_options);
   }
   *out = std::move(g);
   return true;

@@ -10,17 +10,25 @@
 #include <vector>
 
 #include "core/grid_terrain.h"
+#include "memory/tracked_allocator.h"
 #include "scene/bvh_builder.h"
 
 namespace wr {
 
+// Its arrays are recorded in `ledger` (null: nowhere) under the grid's tags.
 struct GridTerrainData {
-  std::vector<float> xs, ys;  // (cells_x + 1), (cells_y + 1) vertex x of each column, y of each row
-  std::vector<float> zs;      // ((cells_y + 1) x (cells_x + 1)) vertex z
-  std::vector<float> bounds;  // (2 x nodes above the cells) z min and max
+  explicit GridTerrainData(MemoryLedger* ledger = nullptr)
+      : xs(TrackedAllocator<float>(ledger, MemoryTag::kGridSamples)),
+        ys(TrackedAllocator<float>(ledger, MemoryTag::kGridSamples)),
+        zs(TrackedAllocator<float>(ledger, MemoryTag::kGridSamples)),
+        bounds(TrackedAllocator<float>(ledger, MemoryTag::kGridPyramid)) {}
+  TrackedVector<float> xs, ys;  // (cells_x + 1), (cells_y + 1) vertex x of each column, y of each row
+  TrackedVector<float> zs;      // ((cells_y + 1) x (cells_x + 1)) vertex z
+  TrackedVector<float> bounds;  // (2 x nodes above the cells) z min and max
   uint32_t cells_x = 0, cells_y = 0, top = 0;
   uint32_t level_offset[kMaxGridLevels] = {};
-  std::unique_ptr<Bvh> sides;  // a base's walls and bottom; null without a base
+  Bvh sides;  // a base's walls and bottom; no nodes without a base
+  bool has_sides() const { return !sides.nodes.empty(); }
 
   GridView view() const;
   // Bytes of the samples (x, y, z) and of the pyramid, the sides' BVH apart.
@@ -35,10 +43,10 @@ bool grid_levels(uint32_t cells_x, uint32_t cells_y, uint32_t* top, uint32_t lev
                  uint64_t* nodes);
 
 // Checks `desc` as triangulate_heightfield does (same messages, `function` first) and builds its
-// grid terrain into *out. Returns false, *out untouched, when a cell's triangles have zero area
-// (columns or rows that float cannot tell apart: origin far from 0 against a small spacing),
-// which the BVH leaves out, or when more than 2^23 cells lie along x or y: such a field is only
-// traced as a BVH.
+// grid terrain into *out, its arrays and the sides' BVH recorded in sides_options.ledger. Returns false, *out
+// untouched, when a cell's triangles have zero area (columns or rows that float cannot tell apart: origin far from 0
+// against a small spacing), which the BVH leaves out, or when more than 2^23 cells lie along x or y: such a field is
+// only traced as a BVH.
 bool build_grid_terrain(const char* function, const wr_heightfield_desc& desc, const BvhBuildOptions& sides_options,
                         GridTerrainData* out);
 

@@ -1,6 +1,7 @@
 // The grid kind of a grid-topology mesh (grid_mesh_builder.h).
 #include "scene/grid_mesh_builder.h"
 
+#include <string>
 #include <utility>
 
 #include "scene/grid_builder.h"
@@ -22,33 +23,51 @@ GridMeshView GridMeshData::view() const {
 }
 
 bool build_grid_mesh_terrain(const float* vertices, uint64_t num_vertices, const uint32_t* indices,
-                             uint64_t num_triangles, GridMeshData* out) {
+                             uint64_t num_triangles, GridMeshData* out, MemoryLedger* ledger, std::string* why) {
+  const auto refuse = [why](const std::string& reason) {
+    if (why) *why = reason;
+    return false;
+  };
   // Triangle 0 is (v(0, 0), v(1, 1), v(0, 1)) = (0, cols + 1, 1): it names cols.
-  if (num_triangles < 2 || indices[0] != 0 || indices[2] != 1 || indices[1] < 3) return false;
+  if (num_triangles < 2) return refuse("a grid has at least 2 triangles");
+  if (indices[0] != 0 || indices[2] != 1 || indices[1] < 3)
+    return refuse("triangle 0 is not (0, cols + 1, 1), a grid's first triangle");
   const uint64_t cols = uint64_t(indices[1]) - 1;
-  if (num_vertices % cols != 0) return false;
+  if (num_vertices % cols != 0)
+    return refuse("num_vertices = " + std::to_string(num_vertices) + " is not a multiple of the " +
+                  std::to_string(cols) + " columns triangle 0 names");
   const uint64_t rows = num_vertices / cols;
-  if (rows < 2 || num_triangles != 2 * (rows - 1) * (cols - 1)) return false;
-  if (rows - 1 > (1u << (kMaxGridLevels - 1)) || cols - 1 > (1u << (kMaxGridLevels - 1))) return false;
+  if (rows < 2 || num_triangles != 2 * (rows - 1) * (cols - 1))
+    return refuse("num_triangles = " + std::to_string(num_triangles) + " is not 2 (rows - 1)(cols - 1) of " +
+                  std::to_string(rows) + " x " + std::to_string(cols) + " vertices");
+  if (rows - 1 > (1u << (kMaxGridLevels - 1)) || cols - 1 > (1u << (kMaxGridLevels - 1)))
+    return refuse("more than 2^23 cells lie along a side");
   const auto v = [cols](uint64_t r, uint64_t c) { return static_cast<uint32_t>(r * cols + c); };
-  std::vector<uint32_t> zero_area((num_triangles + 31) / 32, 0u);
+  GridMeshData g(ledger);
+  g.zero_area.assign((num_triangles + 31) / 32, 0u);
   bool any_zero_area = false;
   for (uint64_t r = 0; r + 1 < rows; ++r)
     for (uint64_t c = 0; c + 1 < cols; ++c) {
       const uint32_t* t = indices + 6 * (r * (cols - 1) + c);
       if (t[0] != v(r, c) || t[1] != v(r + 1, c + 1) || t[2] != v(r, c + 1) || t[3] != v(r, c) || t[4] != v(r + 1, c) ||
           t[5] != v(r + 1, c + 1))
-        return false;
+        return refuse("triangles " + std::to_string(2 * (r * (cols - 1) + c)) + " and " +
+                      std::to_string(2 * (r * (cols - 1) + c) + 1) + " are not cell (" + std::to_string(r) + ", " +
+                      std::to_string(c) + ")'s (v(r, c), v(r + 1, c + 1), v(r, c + 1)), (v(r, c), v(r + 1, c), " +
+                      "v(r + 1, c + 1))");
       for (int k = 0; k < 2; ++k)
         if (triangle_has_zero_area(vertices + 3 * uint64_t(t[3 * k]), vertices + 3 * uint64_t(t[3 * k + 1]),
                                    vertices + 3 * uint64_t(t[3 * k + 2]))) {
           const uint64_t id = 2 * (r * (cols - 1) + c) + k;
-          zero_area[id / 32] |= 1u << (id % 32);
+          g.zero_area[id / 32] |= 1u << (id % 32);
           any_zero_area = true;
         }
     }
+  if (!any_zero_area) {
+    g.zero_area.clear();
+    g.zero_area.shrink_to_fit();
+  }
 
-  GridMeshData g;
   g.cells_x = static_cast<uint32_t>(rows - 1);
   g.cells_y = static_cast<uint32_t>(cols - 1);
   uint64_t nodes = 0;
@@ -78,7 +97,6 @@ bool build_grid_mesh_terrain(const float* vertices, uint64_t num_vertices, const
   };
   fill_reach(g.cells_x, rows, cols, 0, true, g.reach.data());
   fill_reach(g.cells_y, cols, rows, 1, false, g.reach.data() + 2 * uint64_t(g.cells_x));
-  if (any_zero_area) g.zero_area = std::move(zero_area);
   g.boxes.resize(6 * nodes);
   const GridMeshView view = g.view();  // level 0's boxes, from the vertices
   for (uint32_t l = 1; l <= g.top; ++l) {

@@ -4,17 +4,25 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "core/grid_mesh_terrain.h"
+#include "memory/tracked_allocator.h"
 
 namespace wr {
 
+// Its arrays are recorded in `ledger` (null: nowhere) under the grid's tags.
 struct GridMeshData {
-  std::vector<float> vertices;      // (rows x cols x 3) the caller's, copied
-  std::vector<float> boxes;         // (6 x nodes above the cells)
-  std::vector<float> reach;         // (2 cells_x + 2 cells_y) GridMeshView::reach
-  std::vector<uint32_t> zero_area;  // (ceil(triangles / 32)) a bit per zero-area triangle; empty if none
+  explicit GridMeshData(MemoryLedger* ledger = nullptr)
+      : vertices(TrackedAllocator<float>(ledger, MemoryTag::kGridSamples)),
+        boxes(TrackedAllocator<float>(ledger, MemoryTag::kGridPyramid)),
+        reach(TrackedAllocator<float>(ledger, MemoryTag::kGridSamples)),
+        zero_area(TrackedAllocator<uint32_t>(ledger, MemoryTag::kGridSamples)) {}
+  TrackedVector<float> vertices;      // (rows x cols x 3) the caller's, copied
+  TrackedVector<float> boxes;         // (6 x nodes above the cells)
+  TrackedVector<float> reach;         // (2 cells_x + 2 cells_y) GridMeshView::reach
+  TrackedVector<uint32_t> zero_area;  // (ceil(triangles / 32)) a bit per zero-area triangle; empty if none
   uint32_t cells_x = 0, cells_y = 0, top = 0;
   uint32_t level_offset[kMaxGridLevels] = {};
 
@@ -22,12 +30,14 @@ struct GridMeshData {
   uint64_t bytes() const { return 4 * (vertices.size() + boxes.size() + reach.size() + zero_area.size()); }
 };
 
-// True, and the mesh's grid in *out, when the triangles are grid_mesh_terrain.h's layout over the
-// vertices in their order (rows x cols of them, rows and cols >= 2) and at most 2^23 cells lie
-// along a side; false, *out untouched, otherwise. Zero-area triangles (zero_area_triangle.h, left
+// True, and the mesh's grid in *out (its arrays recorded in `ledger`), when the triangles are
+// grid_mesh_terrain.h's layout over the vertices in their order (rows x cols of them, rows and
+// cols >= 2) and at most 2^23 cells lie along a side; false, *out untouched and the first thing
+// that is not so in *why (where not null), otherwise. Zero-area triangles (zero_area_triangle.h, left
 // out of a BVH) are marked, never hit. vertices (num_vertices x 3) finite and indices
 // (num_triangles x 3) in range, as the scene's validation leaves them.
 bool build_grid_mesh_terrain(const float* vertices, uint64_t num_vertices, const uint32_t* indices,
-                             uint64_t num_triangles, GridMeshData* out);
+                             uint64_t num_triangles, GridMeshData* out, MemoryLedger* ledger = nullptr,
+                             std::string* why = nullptr);
 
 }  // namespace wr

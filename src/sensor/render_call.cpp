@@ -15,15 +15,17 @@ bool has_per_env_inputs(const PerEnvInputs& inputs) {
   return std::memcmp(&inputs, &none, sizeof none) != 0;
 }
 
-RenderFeatureSet render_features(const SensorPipeline& pipeline, const PipelineCall& call) {
+RenderFeatureSet render_features(const SensorPipeline& pipeline, const PipelineCall& call, TerrainKind terrain) {
   RenderFeatureSet f;
   f.pipeline = pipeline.active || has_per_env_inputs(call);
   f.instances = num_instances(call.instances) != 0;
+  f.terrain = terrain;
   return f;
 }
 
 RenderCall make_render_call(const char* function, const SensorPipeline& pipeline, uint32_t num_envs,
-                            const InstanceView& instances, const wr_render_args& a, const char* prefix) {
+                            const InstanceView& instances, TerrainKind terrain, const wr_render_args& a,
+                            const char* prefix) {
   // An argument's name as the caller spells it: a string literal either way (nothing allocated
   // unless a check fails, so that a render allocates nothing).
   const bool in_args = std::strcmp(prefix, "args->") == 0;
@@ -87,7 +89,7 @@ RenderCall make_render_call(const char* function, const SensorPipeline& pipeline
   c.instance_poses = instances.num_slots ? a.instance_poses : nullptr;
   c.global_poses = instances.num_globals ? a.global_poses : nullptr;
   c.instance_ids = a.instance_ids;
-  r.features = render_features(pipeline, c);
+  r.features = render_features(pipeline, c, terrain);
   r.stream = a.stream;
   r.args_prefix = prefix;
   return r;

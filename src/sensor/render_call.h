@@ -29,13 +29,16 @@ bool has_per_env_inputs(const PerEnvInputs& inputs);
 
 // The feature set of a render of a sensor whose pipeline is `pipeline` (the pipeline's stages
 // where the sensor's options ask for them or the call has per-env inputs; the instances where the
-// scene's table is not empty).
-RenderFeatureSet render_features(const SensorPipeline& pipeline, const PipelineCall& call);
+// scene's table is not empty; the scene's terrain kind).
+RenderFeatureSet render_features(const SensorPipeline& pipeline, const PipelineCall& call,
+                                 TerrainKind terrain = TerrainKind::kBvh);
 
 // Checks a render's arguments for what needs no reading of their data (null, sizes, alignment,
 // stride and offset; the instance poses the scene's table needs, `instances` being where its device
-// reads it; messages "<function>: <args_prefix>body_poses ...") and makes the call.
+// reads it; messages "<function>: <args_prefix>body_poses ...") and makes the call, for a scene
+// whose terrain is of the kind `terrain`.
 RenderCall make_render_call(const char* function, const SensorPipeline& pipeline, uint32_t num_envs,
-                            const InstanceView& instances, const wr_render_args& args, const char* args_prefix);
+                            const InstanceView& instances, TerrainKind terrain, const wr_render_args& args,
+                            const char* args_prefix);
 
 }  // namespace wr

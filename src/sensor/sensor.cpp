@@ -8,7 +8,7 @@
 
 namespace wr {
 
-CameraSensor::CameraSensor(const char* function, const MeshScene& scene, const wr_camera_desc& desc,
+CameraSensor::CameraSensor(const char* function, const SceneTerrain& scene, const wr_camera_desc& desc,
                            const wr_sensor_options* options, uint32_t num_envs, uint32_t num_instances)
     : scene_(scene),
       desc_(desc),

@@ -10,7 +10,7 @@
 
 #include "core/camera.h"
 #include "memory/tracked_allocator.h"
-#include "scene/scene.h"
+#include "scene/scene_terrain.h"
 #include "sensor/pipeline_options.h"
 
 namespace wr {
@@ -20,7 +20,7 @@ class CameraSensor {
   // Validates desc, the pipeline's options (NULL: all off) and num_envs (messages prefixed with
   // `function`) and builds the template. num_instances: what an instanced scene's table holds
   // (slots + globals; 0 for a mesh scene), for the backend to size its render scratch.
-  CameraSensor(const char* function, const MeshScene& scene, const wr_camera_desc& desc,
+  CameraSensor(const char* function, const SceneTerrain& scene, const wr_camera_desc& desc,
                const wr_sensor_options* options, uint32_t num_envs, uint32_t num_instances = 0);
 
   uint32_t num_instances() const { return num_instances_; }
@@ -31,12 +31,12 @@ class CameraSensor {
   MemoryLedger& ledger() { return ledger_; }
   const MemoryLedger& ledger() const { return ledger_; }
   const DepthParams& params() const { return params_; }
-  const MeshScene& scene() const { return scene_; }
+  const SceneTerrain& scene() const { return scene_; }
   const SensorPipeline& pipeline() const { return pipeline_; }
 
  private:
   MemoryLedger ledger_;  // declared first: outlives template_, whose memory it records
-  const MeshScene& scene_;
+  const SceneTerrain& scene_;
   wr_camera_desc desc_;
   uint32_t num_envs_;
   uint32_t num_instances_;

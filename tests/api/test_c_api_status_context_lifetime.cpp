@@ -31,6 +31,8 @@ TEST_CASE("wr_version and wr_version_string are the header's version, in the ord
   CHECK(WR_MAKE_VERSION(0, 10, 0) > WR_MAKE_VERSION(0, 9, 0));
   // 0.2 is the first version whose wr_camera_desc starts with struct_size (wr.h).
   CHECK(wr_version() >= WR_MAKE_VERSION(0, 2, 0));
+  // 0.3 is the first with the terrain kinds (wr_scene_create_grid_mesh, wr_heightfield_desc.terrain).
+  CHECK(wr_version() >= WR_MAKE_VERSION(0, 3, 0));
 }
 
 // ---- status strings and the last-error message --------------------------------------------------

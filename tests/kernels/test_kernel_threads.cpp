@@ -24,8 +24,12 @@
 #include "emulated_launch.h"
 #include "float_bits.h"
 #include "kernel_threads.h"
+#include "legged_gym_trimesh.h"
 #include "random_scenes.h"
 #include "scene/bvh_builder.h"
+#include "scene/grid_builder.h"
+#include "scene/grid_mesh_builder.h"
+#include "scene/heightfield.h"
 #include "scene/obj_loader.h"
 #include "sensor/camera_model.h"
 #include "sensor/pipeline_options.h"
@@ -232,7 +236,7 @@ TEST_CASE("an emulated intersect launch equals the CPU backend, and marks the ra
         explicit_rays(o.data(), d.data(), t_or_null, where.size(), out_t.data(), out_id.data());
     REQUIRE_NOTHROW(wr::validate_explicit_rays("test", accepted));
     wr::ThreadPool pool(2);
-    wr::cpu_intersect(pool, wr::CpuIntersectJob{bvh.view(), accepted});
+    wr::cpu_intersect(pool, wr::CpuIntersectJob{wr::bvh_terrain(bvh.view()), accepted});
     for (size_t k = 0; k < where.size(); ++k) {
       (*want_t)[where[k]] = out_t[k];
       (*want_id)[where[k]] = out_id[k];
@@ -367,7 +371,7 @@ void cpu_pipeline(const PipelineRig& r, const wr::PipelineCall& c, PipelineState
   std::vector<float> windows(2ull * p.win_w * p.win_h), samples(2ull * p.output.crop_w * p.output.crop_h);
   std::atomic<uint64_t> overflows{0};
   wr::CpuRenderJob job;
-  job.bvh = r.bvh.view();
+  job.terrain = wr::bvh_terrain(r.bvh.view());
   job.rays = r.rays.data();
   job.params = &p;
   job.call = c;
@@ -388,8 +392,9 @@ void cpu_pipeline(const PipelineRig& r, const wr::PipelineCall& c, PipelineState
 }
 
 void emulated_pipeline(const PipelineRig& r, const wr::PipelineCall& c, PipelineStateBuffers* s, PipelineOutputs* o) {
-  const wr_test::EmulatedResult e = wr_test::emulate_render(
-      wr::render_features(r.pipeline, c), r.bvh.view(), r.rays.data(), r.pipeline.params, c, s->state(), r.num_envs);
+  const wr_test::EmulatedResult e =
+      wr_test::emulate_render(wr::render_features(r.pipeline, c), wr::bvh_terrain(r.bvh.view()), r.rays.data(),
+                              r.pipeline.params, c, s->state(), r.num_envs);
   o->overflows += e.overflows;
   o->bad_count = e.bad_envs;
 }
@@ -532,14 +537,14 @@ TEST_CASE("an emulated launch of the pipeline's kernels through instances equals
   }
 }
 
-TEST_CASE(
-    "every feature set's emulated launch equals the CPU backend bit for bit, its blocks' instances shared or not") {
-  // The plain render and the pipeline's, each over a terrain alone and through instances, whose
-  // blocks prepare their env's instances in shared memory (a few instances) or leave each ray to
-  // (more than kMaxBlockInstanceBytes hold): the kernels' instantiations, each against the CPU job
-  // compiled for the same set.
-  const wr::Mesh mesh = small_terrain();
-  const wr::Bvh bvh = gpu_bvh(mesh);
+namespace {
+
+// The plain render and the pipeline's, each over a terrain alone and through instances, whose
+// blocks prepare their env's instances in shared memory (a few instances) or leave each ray to
+// (more than kMaxBlockInstanceBytes hold): the kernels' instantiations for the terrain `traced` (of
+// any kind), each against the CPU job compiled for the same set over the BVH `bvh` of the same
+// triangles (vertices `vertices`), and the CPU job over `traced` too.
+void check_every_feature_set(const wr::Bvh& bvh, const std::vector<float>& vertices, const wr::TerrainView& traced) {
   wr_camera_desc desc;
   wr_camera_desc_pinhole(&desc, 29, 19, 87.0f);
   desc.miss_value = 3.0f;
@@ -549,7 +554,7 @@ TEST_CASE(
   const wr::Bvh proto = gpu_bvh(kBoxVertices.data(), kBoxTriangles.data(), kBoxTriangles.size() / 3);
   const wr::BvhView views[1] = {proto.view()};
   float lo[3], hi[3];
-  wr_test::vertex_bounds(mesh.vertices, lo, hi);
+  wr_test::vertex_bounds(vertices, lo, hi);
   hi[2] += 2.0f;
   const std::vector<float> poses = wr_test::random_poses_in_box(13, num_envs, lo, hi);
   std::vector<float> slot_poses;  // each env's slots 1.5 and 2.2 m ahead of its camera
@@ -575,8 +580,10 @@ TEST_CASE(
     for (const bool pipeline : {false, true})
       for (const bool instanced : {false, true}) {
         if (!instanced && globals > 1) continue;  // the same as with one
-        const wr::RenderFeatureSet features{pipeline, instanced};
-        INFO((pipeline ? "pipeline" : "plain") << (instanced ? ", instances" : "") << ", " << globals << " globals");
+        const wr::RenderFeatureSet reference{pipeline, instanced};
+        const wr::RenderFeatureSet features{pipeline, instanced, traced.kind};
+        INFO((pipeline ? "pipeline" : "plain") << (instanced ? ", instances" : "") << ", " << globals << " globals, "
+                                               << "terrain kind " << int(traced.kind));
         wr_sensor_options o;
         wr_sensor_options_init(&o);
         if (pipeline) o.normalize = 1, o.norm_b = 4, o.dtype = WR_DTYPE_FLOAT16;  // the output stage
@@ -584,7 +591,8 @@ TEST_CASE(
         REQUIRE(sp.active == pipeline);
         const size_t pixels = size_t(num_envs) * sp.out_width * sp.out_height;
         std::vector<uint32_t> want_ids(pixels, 7u), got_ids(pixels, 7u);
-        std::vector<unsigned char> want(num_envs * sp.out_bytes_per_env, 0xEE), got(want);
+        std::vector<unsigned char> want(num_envs * sp.out_bytes_per_env, 0xEE), got(want), cpu(want);
+        std::vector<uint32_t> cpu_ids(pixels, 7u);
         auto call = [&](void* out, uint32_t* ids) {
           wr::PipelineCall c{};
           c.body_poses = poses.data();
@@ -596,34 +604,91 @@ TEST_CASE(
           return c;
         };
         const wr::PipelineCall cw = call(want.data(), want_ids.data()), cg = call(got.data(), got_ids.data());
+        const wr::PipelineCall cc = call(cpu.data(), cpu_ids.data());
         REQUIRE(wr::render_features(sp, cw).pipeline == pipeline);
         REQUIRE(wr::render_features(sp, cw).instances == instanced);
-        // The CPU job for the set.
+        // The CPU job for the set, over the BVH; then over `traced`.
         wr::ThreadPool pool(2);
         std::atomic<uint64_t> overflows{0};
         std::vector<wr::PreparedInstance> prepared(2ull * (slots + globals));
         wr::CpuRenderJob job{};
-        job.bvh = bvh.view();
+        job.terrain = wr::bvh_terrain(bvh.view());
         job.rays = rays.data();
         job.params = &sp.params;
         job.call = cw;
-        job.features = features;
+        job.features = reference;
         job.num_envs = num_envs;
         job.thread_instances = prepared.data();
         job.num_instances = instanced ? slots + globals : 0;
         job.stack_overflows = &overflows;
         wr::cpu_render(pool, job);
+        const uint64_t reference_overflows = overflows.load();
+        job.terrain = traced;
+        job.call = cc;
+        job.features = features;
+        wr::cpu_render(pool, job);
+        CHECK(cpu == want);
+        CHECK(cpu_ids == want_ids);
         // The kernels, as launched for it: blocks that share their instances while they fit.
         const wr::cuda::RenderGrids grids = wr::cuda::render_grids(sp.params, cg, features, num_envs);
         CHECK(grids.block_instances == (instanced && globals < shared_limit ? slots + globals : 0u));
         const wr_test::EmulatedResult e =
-            wr_test::emulate_render(features, bvh.view(), rays.data(), sp.params, cg, wr::PipelineState{}, num_envs);
+            wr_test::emulate_render(features, traced, rays.data(), sp.params, cg, wr::PipelineState{}, num_envs);
         CHECK(got == want);
         CHECK(got_ids == want_ids);
-        CHECK(e.overflows == overflows.load());
+        if (traced.kind == wr::TerrainKind::kBvh) CHECK(e.overflows == reference_overflows);
         size_t hit_instances = 0;
         for (uint32_t id : want_ids) hit_instances += id != wr::kInvalidIndex && id != 7u;
         if (pipeline && instanced) CHECK(hit_instances > 0);  // the instances are seen: equality means something
       }
   }
+}
+
+}  // namespace
+
+TEST_CASE(
+    "every feature set's emulated launch equals the CPU backend bit for bit, its blocks' instances shared or not") {
+  const wr::Mesh mesh = small_terrain();
+  const wr::Bvh bvh = gpu_bvh(mesh);
+  check_every_feature_set(bvh, mesh.vertices, wr::bvh_terrain(bvh.view()));
+}
+
+TEST_CASE("the grid kinds' emulated launches and CPU renders equal the BVH's bit for bit, in every feature set") {
+  // A rough height field with a base (the grid kind, its sides a BVH of their own), and the same
+  // field as legged_gym's grid mesh with walls (the grid-mesh kind), each against the BVH a CUDA
+  // context builds of the same triangles.
+  const uint32_t nx = 40, ny = 33;
+  std::vector<float> heights(size_t(nx) * ny);
+  std::mt19937 rng(21);
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  for (uint32_t iy = 0; iy < ny; ++iy)
+    for (uint32_t ix = 0; ix < nx; ++ix)
+      heights[size_t(iy) * nx + ix] = (ix / 6 + iy / 5) % 3 == 0 ? 0.4f + 0.05f * u(rng) : 0.1f * u(rng);
+  wr_heightfield_desc d;
+  wr_heightfield_desc_init(&d);
+  d.heights = heights.data();
+  d.num_x = nx, d.num_y = ny;
+  d.spacing_x = 0.1f, d.spacing_y = 0.12f;
+  d.origin[0] = -1.5f, d.origin[1] = -2.0f, d.origin[2] = -0.3f;
+  d.base_depth = 0.2f;
+  const wr::Mesh field = wr::triangulate_heightfield("test", d);
+  const wr::Bvh field_bvh = gpu_bvh(field);
+  wr::GridTerrainData grid;
+  REQUIRE(wr::build_grid_terrain("test", d, wr::cuda::bvh_build_options(), &grid));
+  wr::TerrainView traced;
+  traced.kind = wr::TerrainKind::kGrid;
+  traced.grid = grid.view();
+  SECTION("height field") { check_every_feature_set(field_bvh, field.vertices, traced); }
+
+  wr_tools::RawField raw{48, 37, std::vector<int16_t>(48 * 37)};
+  for (size_t k = 0; k < raw.h.size(); ++k) raw.h[k] = int16_t((k / 7 + k % 37 / 4) % 3 == 0 ? 80 : rng() % 6);
+  const wr_tools::TriangleMesh m = wr_tools::convert_heightfield_to_trimesh(raw, 0.1, 0.005, 0.75);
+  const wr::Bvh mesh_bvh = gpu_bvh(m.vertices.data(), m.indices.data(), m.indices.size() / 3);
+  wr::GridMeshData mesh_grid;
+  REQUIRE(wr::build_grid_mesh_terrain(m.vertices.data(), m.vertices.size() / 3, m.indices.data(), m.indices.size() / 3,
+                                      &mesh_grid));
+  wr::TerrainView traced_mesh;
+  traced_mesh.kind = wr::TerrainKind::kGridMesh;
+  traced_mesh.grid_mesh = mesh_grid.view();
+  SECTION("grid mesh") { check_every_feature_set(mesh_bvh, m.vertices, traced_mesh); }
 }

@@ -88,7 +88,8 @@ TEST_CASE("make_render_call carries every per-env array of wr_render_args into t
   a.bad_env_count = &count;
   a.bad_env_mask = mask;
   a.instance_ids = ids;
-  const wr::RenderCall r = wr::make_render_call("test", plain, 2, wr::InstanceView{}, a, "args->");
+  const wr::RenderCall r =
+      wr::make_render_call("test", plain, 2, wr::InstanceView{}, wr::TerrainKind::kBvh, a, "args->");
   const wr::PerEnvInputs& in = r.call;
   CHECK(in.intrinsics == intrinsics);
   CHECK(in.mounts == mounts);

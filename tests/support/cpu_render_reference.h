@@ -34,7 +34,7 @@ inline CpuRendered render_on_cpu(const wr::BvhView& bvh, const wr_camera_desc& d
   out.depth.assign(size_t(num_envs) * desc.width * desc.height, -1.0f);
   const wr::SensorPipeline pipeline = wr::make_sensor_pipeline("render_on_cpu", desc, nullptr);
   wr::CpuRenderJob job{};
-  job.bvh = bvh;
+  job.terrain = wr::bvh_terrain(bvh);
   job.rays = rays.data();
   job.params = &pipeline.params;
   job.call.body_poses = poses.data();

@@ -39,10 +39,11 @@ void emulate_block(uint64_t block, const wr::cuda::WarpTiles& tiles, const wr::P
 // The launches of one render of feature set F (kShared: its blocks prepare their env's instances),
 // as cuda_kernels.cu makes them.
 template <class F, bool kShared>
-EmulatedResult emulate_render(const wr::BvhView& bvh, const wr::TemplateRay* rays, const wr::PipelineParams& p,
-                              const wr::PipelineCall& c, const wr::PipelineState& s, uint32_t num_envs) {
+EmulatedResult emulate_render(const typename F::Terrain::View& terrain, const wr::TemplateRay* rays,
+                              const wr::PipelineParams& p, const wr::PipelineCall& c, const wr::PipelineState& s,
+                              uint32_t num_envs) {
   namespace cuda = wr::cuda;
-  const wr::RenderFeatureSet features{F::pipeline, F::instances};
+  const wr::RenderFeatureSet features{F::pipeline, F::instances};  // (the grids do not depend on the terrain)
   const cuda::RenderGrids g = cuda::render_grids(p, c, features, num_envs);
   std::vector<wr::PreparedInstance> shared;
   EmulatedResult r;
@@ -51,7 +52,7 @@ EmulatedResult emulate_render(const wr::BvhView& bvh, const wr::TemplateRay* ray
       emulate_block<kShared>(block, g.window, p, c, g.block_instances, &shared,
                              [&](uint64_t t, const cuda::BlockInstances& b) {
                                if constexpr (F::pipeline)
-                                 r.overflows += cuda::camera_thread<F, kShared>(t, bvh, rays, p, c, g.window, s, b);
+                                 r.overflows += cuda::camera_thread<F, kShared>(t, terrain, rays, p, c, g.window, s, b);
                              });
     if (p.noise.edges)
       for (uint64_t t = 0; t < g.crop.blocks * cuda::kBlockThreads; ++t) {
@@ -61,7 +62,7 @@ EmulatedResult emulate_render(const wr::BvhView& bvh, const wr::TemplateRay* ray
   for (uint64_t block = 0; block < g.out.blocks; ++block)
     emulate_block<kShared>(
         block, g.out, p, c, g.block_instances, &shared, [&](uint64_t t, const cuda::BlockInstances& b) {
-          const cuda::OutputThreadResult o = cuda::output_thread<F, kShared>(t, bvh, rays, p, c, g.out, s, b);
+          const cuda::OutputThreadResult o = cuda::output_thread<F, kShared>(t, terrain, rays, p, c, g.out, s, b);
           r.overflows += o.overflowed;
           r.bad_envs += o.bad_env;
         });
@@ -70,16 +71,18 @@ EmulatedResult emulate_render(const wr::BvhView& bvh, const wr::TemplateRay* ray
   return r;
 }
 
-// The same, for a feature set given as values (the one a render's call derives).
-inline EmulatedResult emulate_render(const wr::RenderFeatureSet& features, const wr::BvhView& bvh,
+// The same, for a feature set given as values (the one a render's call derives) and a terrain of
+// the kind it names.
+inline EmulatedResult emulate_render(const wr::RenderFeatureSet& features, const wr::TerrainView& terrain,
                                      const wr::TemplateRay* rays, const wr::PipelineParams& p,
                                      const wr::PipelineCall& c, const wr::PipelineState& s, uint32_t num_envs) {
   const wr::cuda::RenderGrids g = wr::cuda::render_grids(p, c, features, num_envs);
   return wr::with_features(features, [&](auto f) {
     using F = decltype(f);
+    const auto& view = wr::view_of(typename F::Terrain{}, terrain);
     if constexpr (F::instances)
-      if (g.block_instances != 0) return emulate_render<F, true>(bvh, rays, p, c, s, num_envs);
-    return emulate_render<F, false>(bvh, rays, p, c, s, num_envs);
+      if (g.block_instances != 0) return emulate_render<F, true>(view, rays, p, c, s, num_envs);
+    return emulate_render<F, false>(view, rays, p, c, s, num_envs);
   });
 }
 
