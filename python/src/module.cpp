@@ -235,7 +235,9 @@ NB_MODULE(_wr, m) {
       .value("HISTORY", WR_MEMORY_HISTORY)
       .value("CAMERA_IMAGES", WR_MEMORY_CAMERA_IMAGES)
       .value("RENDER_SCRATCH", WR_MEMORY_RENDER_SCRATCH)
-      .value("INSTANCE_TABLE", WR_MEMORY_INSTANCE_TABLE);
+      .value("INSTANCE_TABLE", WR_MEMORY_INSTANCE_TABLE)
+      .value("GRID_SAMPLES", WR_MEMORY_GRID_SAMPLES)
+      .value("GRID_PYRAMID", WR_MEMORY_GRID_PYRAMID);
   nb::enum_<wr_resample>(m, "Resample", "wr_resample: NONE, AREA (interpolate mode='area'), BICUBIC (mode='bicubic').")
       .value("NONE", WR_RESAMPLE_NONE)
       .value("AREA", WR_RESAMPLE_AREA)
@@ -417,7 +419,7 @@ NB_MODULE(_wr, m) {
       .def_static(
           "create_heightfield",
           [](const ContextObj& context, nb::handle heights, bool x_fastest, float spacing_x, float spacing_y,
-             float z_scale, std::array<float, 3> origin, float base_depth) {
+             float z_scale, std::array<float, 3> origin, float base_depth, int terrain) {
             const DeviceSpec host{WR_DEVICE_CPU, 0};
             Array h = take_array(heights,
                                  {"Scene.from_heightfield",
@@ -441,13 +443,42 @@ NB_MODULE(_wr, m) {
             d.layout = x_fastest ? WR_HEIGHTFIELD_X_FASTEST : WR_HEIGHTFIELD_Y_FASTEST;
             d.spacing_x = spacing_x, d.spacing_y = spacing_y, d.z_scale = z_scale, d.base_depth = base_depth;
             for (int i = 0; i < 3; ++i) d.origin[i] = origin[i];
+            std::memcpy(&d.terrain, &terrain, sizeof terrain);  // the library names a bad value
             nb::gil_scoped_release release;
             return SceneObj{wr::Scene::from_heightfield(context.context, d), context.device};
           },
           "context"_a, "heights"_a.none(), "x_fastest"_a, "spacing_x"_a, "spacing_y"_a, "z_scale"_a, "origin"_a,
-          "base_depth"_a,
+          "base_depth"_a, "terrain"_a = 0,
           "wr_scene_create_heightfield: heights (num_y, num_x) float32 with x_fastest (heights[iy, ix]), else "
-          "(num_x, num_y), host memory, C-contiguous; copied.")
+          "(num_x, num_y), host memory, C-contiguous; copied. terrain: a wr_terrain_kind (0 auto, 1 bvh, 2 grid).")
+      .def_static(
+          "create_grid_mesh",
+          [](const ContextObj& context, nb::handle vertices, nb::handle indices) {
+            const DeviceSpec host{WR_DEVICE_CPU, 0};
+            Array v = take_array(
+                vertices, {"Scene.from_grid_mesh", "vertices", false, {Dtype::kFloat32}, {-1, 3}, "(num_vertices, 3)"},
+                host);
+            Array i = take_array(indices,
+                                 {"Scene.from_grid_mesh",
+                                  "indices",
+                                  false,
+                                  {Dtype::kUInt32, Dtype::kInt32},
+                                  {-1, 3},
+                                  "(num_triangles, 3)"},
+                                 host);
+            nb::gil_scoped_release release;
+            return SceneObj{wr::Scene::from_grid_mesh(
+                                context.context, static_cast<const float*>(v.data), static_cast<uint64_t>(v.shape[0]),
+                                static_cast<const uint32_t*>(i.data), static_cast<uint64_t>(i.shape[0])),
+                            context.device};
+          },
+          "context"_a, "vertices"_a.none(), "indices"_a.none(),
+          "wr_scene_create_grid_mesh: legged_gym's convert_heightfield_to_trimesh arrays, vertices "
+          "(num_vertices, 3) float32 and indices (num_triangles, 3) uint32 or int32, host memory, "
+          "C-contiguous; both copied.")
+      .def_prop_ro(
+          "terrain_kind", [](const SceneObj& s) { return std::string(wr_terrain_kind_string(s.scene.terrain_kind())); },
+          "wr_scene_terrain_kind: 'bvh' or 'grid'.")
       .def_static(
           "create_instanced",
           [](const ContextObj& context, const SceneObj& terrain, nb::typed<nb::sequence, SceneObj> prototypes,

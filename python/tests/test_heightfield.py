@@ -92,3 +92,84 @@ def test_bad_heightfields_are_named(ctx: wr.Context) -> None:
     bad[2, 3] = np.nan
     with pytest.raises(wr.Error, match=r"desc->heights\[19\] \(sample ix = 3, iy = 2\) = nan"):
         wr.Scene.from_heightfield(ctx, bad, 1.0)
+
+
+def legged_gym_trimesh(hf: np.ndarray, horizontal_scale: float, vertical_scale: float, slope_threshold=None):
+    """legged_gym's convert_heightfield_to_trimesh (isaacgym terrain_utils.py; Rudin et al., CoRL
+    2021), reimplemented from its published description: vertex (i, j) at (i, j) * horizontal_scale
+    (rows along x), with a slope threshold moved by one cell towards a steep neighbour to make
+    vertical walls; cell (i, j)'s triangles (v(i, j), v(i + 1, j + 1), v(i, j + 1)) and
+    (v(i, j), v(i + 1, j), v(i + 1, j + 1))."""
+    rows, cols = hf.shape
+    xx, yy = np.meshgrid(np.linspace(0, (rows - 1) * horizontal_scale, rows),
+                         np.linspace(0, (cols - 1) * horizontal_scale, cols), indexing="ij")
+    if slope_threshold is not None:
+        s = slope_threshold * horizontal_scale / vertical_scale
+        h = hf.astype(np.float64)
+        mx, my, mc = np.zeros(hf.shape), np.zeros(hf.shape), np.zeros(hf.shape)
+        mx[:-1, :] += h[1:, :] - h[:-1, :] > s
+        mx[1:, :] -= h[:-1, :] - h[1:, :] > s
+        my[:, :-1] += h[:, 1:] - h[:, :-1] > s
+        my[:, 1:] -= h[:, :-1] - h[:, 1:] > s
+        mc[:-1, :-1] += h[1:, 1:] - h[:-1, :-1] > s
+        mc[1:, 1:] -= h[:-1, :-1] - h[1:, 1:] > s
+        xx = xx + (mx + mc * (mx == 0)) * horizontal_scale
+        yy = yy + (my + mc * (my == 0)) * horizontal_scale
+    vertices = np.stack([xx.ravel(), yy.ravel(), hf.ravel() * vertical_scale], -1).astype(np.float32)
+    k = (np.arange(rows - 1)[:, None] * cols + np.arange(cols - 1)[None, :]).ravel()
+    first = np.stack([k, k + cols + 1, k + 1], -1)
+    second = np.stack([k, k + cols, k + cols + 1], -1)
+    return vertices, np.stack([first, second], 1).reshape(-1, 3).astype(np.uint32)
+
+
+def stepped_field(rows: int = 40, cols: int = 31) -> np.ndarray:
+    rng = np.random.default_rng(7)
+    i, j = np.meshgrid(np.arange(rows), np.arange(cols), indexing="ij")
+    return (rng.integers(0, 6, (rows, cols)) + 80 * (((i // 5) + (j // 4)) % 3 == 0)).astype(np.int16)
+
+
+def renders(scene: wr.Scene, n: int = 12) -> np.ndarray:
+    rng = np.random.default_rng(2)
+    (lo, hi) = scene.bounds
+    poses = np.zeros((n, 7), np.float32)
+    poses[:, 0] = rng.uniform(lo[0], hi[0], n)
+    poses[:, 1] = rng.uniform(lo[1], hi[1], n)
+    poses[:, 2] = hi[2] + rng.uniform(0.1, 1.0, n)
+    yaw, pitch = rng.uniform(-np.pi, np.pi, n), rng.uniform(0.1, 0.8, n)  # wxyz: yaw, then pitch down
+    poses[:, 3] = np.cos(yaw / 2) * np.cos(pitch / 2)
+    poses[:, 4] = -np.sin(yaw / 2) * np.sin(pitch / 2)
+    poses[:, 5] = np.cos(yaw / 2) * np.sin(pitch / 2)
+    poses[:, 6] = np.sin(yaw / 2) * np.cos(pitch / 2)
+    return wr.Sensor(scene, wr.Camera.pinhole(40, 30, 87.0, far=20.0, miss_value=21.0), num_envs=n).render(poses)
+
+
+def test_legged_gym_meshes_through_their_grid_render_as_their_bvh(ctx: wr.Context) -> None:
+    for threshold in (None, 0.75, 1.5):
+        vertices, triangles = legged_gym_trimesh(stepped_field(), 0.1, 0.005, threshold)
+        bvh = wr.Scene(ctx, vertices, triangles)
+        grid = wr.Scene.from_grid_mesh(ctx, vertices, triangles)
+        assert (bvh.terrain_kind, grid.terrain_kind) == ("bvh", "grid")
+        assert grid.num_triangles == bvh.num_triangles and grid.bounds == bvh.bounds
+        want = renders(bvh)
+        assert (want < 21.0).mean() > 0.3
+        assert renders(grid).tobytes() == want.tobytes()
+        tags = grid.memory()["tags"]
+        assert tags["grid_samples"]["host_bytes"] >= vertices.nbytes and tags["bvh_nodes"]["host_bytes"] == 0
+    bad = triangles.copy()
+    bad[4] = bad[4][[0, 2, 1]]
+    with pytest.raises(wr.Error, match=r"wr_scene_create_grid_mesh: .*triangles 4 and 5"):
+        wr.Scene.from_grid_mesh(ctx, vertices, bad)
+
+
+def test_a_height_field_as_a_grid_has_the_bvhs_hits(ctx: wr.Context) -> None:
+    h = stepped_field().astype(np.float32) * 0.005
+    grid = wr.Scene.from_heightfield(ctx, h, 0.1, base_depth=0.2, terrain="grid")
+    bvh = wr.Scene.from_heightfield(ctx, h, 0.1, base_depth=0.2)  # "auto": the BVH today
+    assert (grid.terrain_kind, bvh.terrain_kind) == ("grid", "bvh")
+    assert renders(grid).tobytes() == renders(bvh).tobytes()
+    def terrain_bytes(scene: wr.Scene, tags) -> int:
+        return sum(scene.memory()["tags"][t]["host_bytes"] for t in tags)
+    surface = terrain_bytes(grid, ("grid_samples", "grid_pyramid"))
+    assert surface * 5 < terrain_bytes(bvh, ("bvh_nodes", "bvh_triangles", "bvh_parents"))
+    with pytest.raises(wr.Error, match="terrain = 'mesh': must be 'auto', 'bvh' or 'grid'"):
+        wr.Scene.from_heightfield(ctx, h, 0.1, terrain="mesh")
