@@ -6,7 +6,8 @@
 # A render's kernels are templates over its feature set (src/core/render_features.h): each
 # instantiation is a row, named as output_kernel<plain>, output_kernel<pipeline,instances,shared>
 # (RenderFeatures<pipeline, instances>; shared: its blocks prepare their env's instances in
-# shared memory).
+# shared memory), output_kernel<plain,grid> (the terrain kind, where it is not the BVH);
+# intersect_kernel<bvh>, <grid>, <grid_mesh> (templated on the kind alone).
 #
 #   usage: tools/kernel-resources.sh BUILD_LOG
 set -euo pipefail
@@ -31,6 +32,11 @@ awk '
           after = substr(rest, RSTART + RLENGTH)
           if (match(after, /^[^L]*EELb1E/)) flags = flags ",shared"
         }
+        # The terrain kind (src/core/terrain.h): named where it is not the BVH, and alone for a
+        # kernel templated on the kind only (intersect_kernel<grid>).
+        kind = match(rest, /GridMeshTerrain/) ? "grid_mesh" : match(rest, /GridTerrain/) ? "grid" : match(rest, /BvhTerrain/) ? "bvh" : ""
+        if (flags == "") flags = kind
+        else if (kind != "" && kind != "bvh") flags = flags "," kind
         kernel = kernel "<" flags ">"
       }
     }

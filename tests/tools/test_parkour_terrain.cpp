@@ -17,6 +17,8 @@
 #include <utility>
 #include <vector>
 
+#include <wr/wr.h>
+
 #include "parkour_terrain.h"
 
 using wr::terrain::TerrainMesh;
@@ -473,4 +475,41 @@ TEST_CASE("terrain: bundled assets match their regeneration commands", "[terrain
     const std::set<TileKind> kinds(m.tile_kinds.begin(), m.tile_kinds.end());
     CHECK(kinds.size() == size_t(wr::terrain::kNumTileKinds));
   }
+}
+
+TEST_CASE("terrain: the ground as a height field and as legged_gym's grid mesh, which the grid kind takes",
+          "[terrain]") {
+  const TerrainMesh t = wr::terrain::generate_parkour_terrain(small_options(5));
+  const uint32_t nx = t.num_x, ny = t.num_y;
+  REQUIRE(nx == 3 * t.cells_per_tile + 1);
+  REQUIRE(ny == 3 * t.cells_per_tile + 1);
+  REQUIRE(t.heights.size() == size_t(nx) * ny);
+  // The height field's samples are the mesh's ground vertices' z (x fastest), before any moved
+  // into a wall; a vertex that did not move sits at (ix, iy) spacing.
+  size_t moved = 0;
+  for (uint32_t iy = 0; iy < ny; ++iy)
+    for (uint32_t ix = 0; ix < nx; ++ix) {
+      const float* v = &t.vertices[3 * (size_t(iy) * nx + ix)];
+      CHECK(v[2] == t.heights[size_t(iy) * nx + ix]);
+      moved += v[0] != float(ix * double(t.spacing_m)) || v[1] != float(iy * double(t.spacing_m));
+    }
+  CHECK(moved > 0);
+  // legged_gym's mesh of it: rows along x, heights in units of 0.005 m, the same walls threshold.
+  const TerrainMesh g = wr::terrain::legged_gym_mesh(t, 0.005);
+  REQUIRE(g.num_vertices() == size_t(nx) * ny);
+  REQUIRE(g.num_triangles() == 2 * size_t(nx - 1) * (ny - 1));
+  CHECK(g.num_boxes == 0);
+  for (uint32_t ix = 0; ix < nx; ++ix)
+    for (uint32_t iy = 0; iy < ny; ++iy)
+      CHECK(std::fabs(g.vertices[3 * (size_t(ix) * ny + iy) + 2] - t.heights[size_t(iy) * nx + ix]) <= 0.0025f + 1e-6f);
+  wr_context ctx = nullptr;
+  REQUIRE(wr_context_create_cpu(1, &ctx) == WR_SUCCESS);
+  wr_scene grid = nullptr;
+  const wr_status status =
+      wr_scene_create_grid_mesh(ctx, g.vertices.data(), g.num_vertices(), g.indices.data(), g.num_triangles(), &grid);
+  INFO(wr_last_error());
+  CHECK(status == WR_SUCCESS);
+  wr_scene_release(grid);
+  wr_context_release(ctx);
+  CHECK_THROWS_WITH(wr::terrain::legged_gym_mesh(t, 1e-6), Catch::Contains("does not fit legged_gym's int16"));
 }

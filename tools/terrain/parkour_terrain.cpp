@@ -23,6 +23,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "legged_gym_trimesh.h"
 #include "splitmix64.h"
 
 namespace wr {
@@ -402,7 +403,10 @@ TerrainMesh generate_parkour_terrain(const TerrainOptions& options) {
 
   // Heights at the vertices, (ny + 1) x (nx + 1), and at the cell centres, ny x nx, both
   // row-major with y outer. Every tile is 0 on its border, so shared vertices agree.
-  std::vector<float> heights(row * (ny + 1), 0.0f);
+  std::vector<float>& heights = mesh.heights;
+  heights.assign(row * (ny + 1), 0.0f);
+  mesh.num_x = static_cast<uint32_t>(row);
+  mesh.num_y = static_cast<uint32_t>(ny + 1);
   std::vector<float> centres(nx * ny, 0.0f);
   std::vector<Box> boxes;
   mesh.spawn_points.resize(size_t(num_tiles) * 3);
@@ -504,6 +508,29 @@ TerrainMesh generate_parkour_terrain(const TerrainOptions& options) {
   }
   for (const Box& b : boxes) append_box(b, mesh.vertices, mesh.indices);
   return mesh;
+}
+
+TerrainMesh legged_gym_mesh(const TerrainMesh& terrain, double vertical_scale) {
+  if (!(vertical_scale > 0.0)) bad_option("vertical_scale must be > 0");
+  wr_tools::RawField raw{terrain.num_x, terrain.num_y, std::vector<int16_t>(terrain.heights.size())};
+  for (uint32_t ix = 0; ix < terrain.num_x; ++ix)
+    for (uint32_t iy = 0; iy < terrain.num_y; ++iy) {
+      const double units = std::round(double(terrain.heights[size_t(iy) * terrain.num_x + ix]) / vertical_scale);
+      if (units < -32768.0 || units > 32767.0)
+        bad_option("a height of " + num(terrain.heights[size_t(iy) * terrain.num_x + ix]) +
+                   " m does not fit legged_gym's int16 at vertical_scale " + num(vertical_scale));
+      raw.h[size_t(ix) * terrain.num_y + iy] = static_cast<int16_t>(units);
+    }
+  TerrainMesh out;
+  out.options = terrain.options;
+  out.spawn_points = terrain.spawn_points;
+  out.tile_kinds = terrain.tile_kinds;
+  out.cells_per_tile = terrain.cells_per_tile;
+  out.spacing_m = terrain.spacing_m;
+  static_cast<wr_tools::TriangleMesh&>(out) =
+      wr_tools::convert_heightfield_to_trimesh(raw, terrain.spacing_m, vertical_scale, terrain.options.slope_threshold);
+  out.num_heightfield_triangles = static_cast<uint32_t>(out.indices.size() / 3);
+  return out;
 }
 
 namespace {

@@ -101,12 +101,24 @@ struct TerrainMesh : wr_tools::TriangleMesh {
   float spacing_m = 0.0f;            ///< actual heightfield spacing: tile_size_m / cells_per_tile
   uint32_t num_heightfield_triangles = 0;  ///< 2 * (tiles_x * cells) * (tiles_y * cells)
   uint32_t num_boxes = 0;                  ///< closed boxes (hurdles + boxes), 8 vertices and 12 triangles each
+  /// The ground as a height field, before its vertices move into walls: (num_y x num_x) heights in
+  /// metres, x fastest (wr_heightfield_desc's WR_HEIGHTFIELD_X_FASTEST, MuJoCo's hfield_data),
+  /// sample (ix, iy) at (ix, iy) * spacing_m. The boxes are not in it.
+  std::vector<float> heights;
+  uint32_t num_x = 0, num_y = 0;
 };
 
 /// Builds the terrain. Throws std::invalid_argument naming the offending option when the
 /// options are out of range or inconsistent (e.g. a resolution too coarse for the steps to
 /// become vertical walls, or a grid with more vertices than 32-bit indices can address).
 TerrainMesh generate_parkour_terrain(const TerrainOptions& options);
+
+/// The ground as legged_gym meshes it (convert_heightfield_to_trimesh, tools/common/
+/// legged_gym_trimesh.h): the heights in units of vertical_scale (rounded, as legged_gym's int16
+/// height_field_raw holds them), rows along x, options.slope_threshold as its slope threshold; no
+/// boxes. The arrays wr_scene_create_grid_mesh takes. Throws std::invalid_argument when a height
+/// does not fit int16 in those units.
+TerrainMesh legged_gym_mesh(const TerrainMesh& terrain, double vertical_scale);
 
 /// Writes Wavefront OBJ: a '#' header naming seed, size and the kind of every tile, one
 /// "# spawn <tile> <kind> x y z" comment per tile, then "v x y z" lines (at most 3 decimals,
