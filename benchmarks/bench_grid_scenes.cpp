@@ -1,0 +1,193 @@
+// The grid terrain kinds against the triangle BVH as a user runs them: through the C API, on a
+// CPU context of 2 threads, over the extreme-parkour-sized field (parkour_field.h) as a height
+// field (wr_scene_create_heightfield, WR_TERRAIN_BVH against WR_TERRAIN_GRID) and as legged_gym's
+// grid mesh of it (wr_scene_create against wr_scene_create_grid_mesh; slope threshold 0.75).
+//   - the parkour camera (106 x 60, 87 degrees, 1.6 m up, pitched down 0.5 rad) at N = 256,
+//     wr_sensor_render: the BVH on the context's fastest path (SIMD packets where the CPU has
+//     them) and on the scalar path, the grids per ray (they have no packet path);
+//   - IsaacLab's height scan (GridPatternCfg(resolution=0.1, size=[1.6, 1.0]): 187 vertical rays
+//     from 20 m up, yaw-aligned) at N = 4096, wr_scene_intersect;
+//   - each scene's bytes per height sample (wr_scene_memory) and build seconds.
+// Every kind's hits are the same bit for bit (tests/scene/test_scene_terrain.cpp); the hit
+// fractions here agree. Speed is measured here, never asserted by tests. Quote ratios from one run.
+//   build-tests/benchmarks/wr-bench-grid-scenes [--benchmark_filter=Camera]
+#include <benchmark/benchmark.h>
+
+#include <wr/wr.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include "legged_gym_trimesh.h"
+#include "parkour_field.h"
+
+namespace {
+
+using namespace wr_bench;
+
+void check(wr_status status, const char* what) {
+  if (status == WR_SUCCESS) return;
+  std::fprintf(stderr, "%s: %s\n", what, wr_last_error());
+  std::exit(1);
+}
+
+wr_context context(wr_cpu_path path) {
+  wr_context c = nullptr;
+  check(wr_context_create_cpu(2, &c), "wr_context_create_cpu");
+  check(wr_context_set_cpu_path(c, path), "wr_context_set_cpu_path");
+  return c;
+}
+
+// The field's samples, x fastest (MuJoCo's order).
+const std::vector<float>& heights() {
+  static const std::vector<float> h = [] {
+    std::vector<float> v(size_t(kNx) * kNy);
+    for (uint32_t iy = 0; iy < kNy; ++iy)
+      for (uint32_t ix = 0; ix < kNx; ++ix)
+        v[size_t(iy) * kNx + ix] = parkour_height(float(ix) * kSpacing, float(iy) * kSpacing, ix, iy);
+    return v;
+  }();
+  return h;
+}
+
+// legged_gym's mesh of the field: heights in units of 0.005 m, rows along x.
+const wr_tools::TriangleMesh& legged_gym_mesh() {
+  static const wr_tools::TriangleMesh m = [] {
+    wr_tools::RawField raw{kNx, kNy, std::vector<int16_t>(size_t(kNx) * kNy)};
+    for (uint32_t r = 0; r < kNx; ++r)
+      for (uint32_t c = 0; c < kNy; ++c)
+        raw.h[size_t(r) * kNy + c] =
+            int16_t(std::lround(parkour_height(float(r) * kSpacing, float(c) * kSpacing, r, c) / 0.005f));
+    return wr_tools::convert_heightfield_to_trimesh(raw, kSpacing, 0.005, 0.75);
+  }();
+  return m;
+}
+
+// kKind: 0 the height field's BVH, 1 its grid, 2 legged_gym's mesh as a BVH, 3 as a grid.
+wr_scene make_scene(wr_context c, int kind) {
+  wr_scene s = nullptr;
+  if (kind < 2) {
+    wr_heightfield_desc d;
+    wr_heightfield_desc_init(&d);
+    d.heights = heights().data();
+    d.num_x = kNx, d.num_y = kNy;
+    d.spacing_x = d.spacing_y = kSpacing;
+    d.terrain = kind == 0 ? WR_TERRAIN_BVH : WR_TERRAIN_GRID;
+    check(wr_scene_create_heightfield(c, &d, &s), "wr_scene_create_heightfield");
+  } else {
+    const wr_tools::TriangleMesh& m = legged_gym_mesh();
+    const uint64_t nv = m.vertices.size() / 3, nt = m.indices.size() / 3;
+    check(kind == 2 ? wr_scene_create(c, m.vertices.data(), nv, m.indices.data(), nt, &s)
+                    : wr_scene_create_grid_mesh(c, m.vertices.data(), nv, m.indices.data(), nt, &s),
+          "scene creation");
+  }
+  return s;
+}
+
+// The scenes, made once per kind (on a context of the fastest path; a path is the context's, read
+// per render, so the scalar runs switch it).
+struct Scenes {
+  wr_context c = context(WR_CPU_PATH_AUTO);
+  wr_scene scene[4] = {};
+  double build_s[4] = {};
+  wr_scene get(int kind) {
+    if (!scene[kind]) {
+      scene[kind] = make_scene(c, kind);
+      check(wr_scene_build_seconds(scene[kind], &build_s[kind]), "wr_scene_build_seconds");
+    }
+    return scene[kind];
+  }
+};
+Scenes& scenes() {
+  static Scenes s;
+  return s;
+}
+
+// Body poses (w, x, y, z quaternions) of the camera benchmark: 1.6 m over the field, yawed.
+std::vector<float> camera_poses(int n) {
+  std::vector<float> out;
+  for (const Pose& p : poses(n, 1)) {
+    const float z = 1.6f + parkour_height(p.x, p.y, 0, 0);
+    out.insert(out.end(), {p.x, p.y, z, std::cos(0.5f * p.yaw), 0.0f, 0.0f, std::sin(0.5f * p.yaw)});
+  }
+  return out;
+}
+
+template <int kKind, wr_cpu_path kPath = WR_CPU_PATH_AUTO>
+void BM_Camera(benchmark::State& state) {
+  Scenes& s = scenes();
+  const uint32_t n = 256;
+  wr_camera_desc d;
+  wr_camera_desc_pinhole(&d, 106, 60, 87.0f);
+  d.far_clip = 10.0f;
+  d.miss_value = 10.0f;
+  check(wr_camera_desc_set_mount_angles(&d, 0.5f * 180.0f / 3.14159265f, 0.0f, 0.0f), "mount");
+  wr_sensor sensor = nullptr;
+  check(wr_sensor_create(s.get(kKind), &d, n, &sensor), "wr_sensor_create");
+  check(wr_context_set_cpu_path(s.c, kPath), "wr_context_set_cpu_path");
+  const std::vector<float> poses = camera_poses(n);
+  std::vector<float> depth(size_t(n) * 106 * 60);
+  for (auto _ : state) check(wr_sensor_render(sensor, poses.data(), depth.data(), nullptr), "wr_sensor_render");
+  check(wr_context_set_cpu_path(s.c, WR_CPU_PATH_AUTO), "wr_context_set_cpu_path");
+  size_t hits = 0;
+  for (float v : depth) hits += v < 10.0f;
+  state.SetItemsProcessed(int64_t(state.iterations()) * int64_t(depth.size()));
+  state.counters["hit_fraction"] = double(hits) / double(depth.size());
+  wr_sensor_release(sensor);
+}
+
+template <int kKind>
+void BM_HeightScan(benchmark::State& state) {
+  wr_scene scene = scenes().get(kKind);
+  std::vector<float> o, d;
+  for (const Pose& p : poses(4096, 2)) {
+    const float cy = std::cos(p.yaw), sy = std::sin(p.yaw);
+    for (int j = 0; j < 11; ++j)
+      for (int i = 0; i < 17; ++i) {
+        const float lx = -0.8f + 0.1f * float(i), ly = -0.5f + 0.1f * float(j);
+        o.insert(o.end(), {p.x + cy * lx - sy * ly, p.y + sy * lx + cy * ly, 20.0f});
+        d.insert(d.end(), {0.0f, 0.0f, -1.0f});
+      }
+  }
+  const uint64_t n = o.size() / 3;
+  std::vector<float> t(n);
+  for (auto _ : state)
+    check(wr_scene_intersect(scene, o.data(), d.data(), nullptr, n, t.data(), nullptr, nullptr), "intersect");
+  size_t hits = 0;
+  for (float v : t) hits += std::isfinite(v);
+  state.SetItemsProcessed(int64_t(state.iterations()) * int64_t(n));
+  state.counters["hit_fraction"] = double(hits) / double(n);
+}
+
+template <int kKind>
+void BM_Memory(benchmark::State& state) {
+  Scenes& s = scenes();
+  wr_memory_stats m{};
+  check(wr_scene_memory(s.get(kKind), &m), "wr_scene_memory");
+  for (auto _ : state) benchmark::DoNotOptimize(m.host_bytes);
+  state.counters["bytes_per_sample"] = double(m.host_bytes) / (double(kNx) * kNy);
+  state.counters["build_s"] = s.build_s[kKind];
+}
+
+BENCHMARK_TEMPLATE(BM_Memory, 0)->Name("Memory_HeightField_Bvh")->Iterations(1);
+BENCHMARK_TEMPLATE(BM_Memory, 1)->Name("Memory_HeightField_Grid")->Iterations(1);
+BENCHMARK_TEMPLATE(BM_Camera, 0)->Name("Camera_HeightField_Bvh")->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(BM_Camera, 0, WR_CPU_PATH_SCALAR)
+    ->Name("Camera_HeightField_Bvh_Scalar")
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(BM_Camera, 1)->Name("Camera_HeightField_Grid")->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(BM_HeightScan, 0)->Name("HeightScan_HeightField_Bvh")->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(BM_HeightScan, 1)->Name("HeightScan_HeightField_Grid")->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(BM_Memory, 2)->Name("Memory_GridMesh_Bvh")->Iterations(1);
+BENCHMARK_TEMPLATE(BM_Memory, 3)->Name("Memory_GridMesh_Grid")->Iterations(1);
+BENCHMARK_TEMPLATE(BM_Camera, 2)->Name("Camera_GridMesh_Bvh")->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(BM_Camera, 2, WR_CPU_PATH_SCALAR)->Name("Camera_GridMesh_Bvh_Scalar")->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(BM_Camera, 3)->Name("Camera_GridMesh_Grid")->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(BM_HeightScan, 2)->Name("HeightScan_GridMesh_Bvh")->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(BM_HeightScan, 3)->Name("HeightScan_GridMesh_Grid")->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();
