@@ -1,10 +1,13 @@
 // A scene's terrain kinds through the C API, as a user builds and renders them: a height field
-// traced through its grid (wr_scene_create_heightfield, WR_TERRAIN_GRID and the default) and
-// legged_gym's grid meshes (wr_scene_create_grid_mesh), each against the BVH of the same
-// triangles (WR_TERRAIN_BVH, wr_scene_create) traced by the scalar path:
+// traced through its grid (wr_scene_create_heightfield, WR_TERRAIN_GRID) and legged_gym's grid
+// meshes (wr_scene_create_grid_mesh), on the backend under test (support/backend_under_test.h:
+// the CPU, and once more a CUDA context where CTest finds a GPU: the cases tagged [backend]),
+// each against the BVH of the same triangles (WR_TERRAIN_BVH, wr_scene_create) traced by the
+// CPU's scalar path:
 //   - every pixel of cameras at 20 poses (grazing, looking up, from below the surface, along the
 //     grid's lines), plain and through the pipeline with instances over the terrain, bit for bit,
-//     with the same instance ids, on every CPU path this machine runs and on 1 and 2 threads;
+//     with the same instance ids, on every CPU path this machine runs and on 1 and 2 threads (on
+//     CUDA, the kernels of every grid feature set);
 //   - explicit rays (t bits and triangle ids), and a yaw-aligned 187-ray height scan (IsaacLab's
 //     GridPatternCfg(resolution=0.1, size=[1.6, 1.0])) at 10^4 poses;
 //   - counts, bounds and the ledger's tags; the grid under the 16 and 24 bytes a sample it promises;
@@ -21,6 +24,7 @@
 
 #include <wr/wr.h>
 
+#include "backend_under_test.h"
 #include "c_api_world.h"
 #include "legged_gym_trimesh.h"
 
@@ -28,11 +32,21 @@ using namespace wr_test::c_api;
 
 namespace {
 
+// A CPU context of `threads` (the references), or with kBackend one of the backend under test.
 struct Context {
+  static constexpr bool kBackend = true;
   wr_context c = nullptr;
+  bool on_backend = false;  // c is the backend under test's (a CUDA one takes device arrays)
   explicit Context(uint32_t threads) { REQUIRE(wr_context_create_cpu(threads, &c) == WR_SUCCESS); }
+  Context(uint32_t threads, bool) : on_backend(true) {
+    const wr_status status = wr_test::create_backend_context(threads, &c);
+    INFO(wr_last_error());
+    REQUIRE(status == WR_SUCCESS);
+  }
   ~Context() { wr_context_release(c); }
 };
+
+bool cuda_under_test() { return wr_test::backend_under_test() == wr_test::Backend::kCuda; }
 
 struct Scene {
   wr_scene s = nullptr;
@@ -129,13 +143,15 @@ wr_camera_desc camera() {
   return d;
 }
 
-std::vector<float> render_plain(wr_scene scene, const std::vector<float>& poses) {
+std::vector<float> render_plain(const Context& ctx, wr_scene scene, const std::vector<float>& poses) {
   const wr_camera_desc d = camera();
   const uint32_t n = uint32_t(poses.size() / 7);
   wr_sensor sensor = nullptr;
   REQUIRE(wr_sensor_create(scene, &d, n, &sensor) == WR_SUCCESS);
   std::vector<float> out(size_t(n) * d.width * d.height, kSentinel);
-  const wr_status status = wr_sensor_render(sensor, poses.data(), out.data(), nullptr);
+  const wr_status status = ctx.on_backend
+                               ? wr_test::render_on_backend(sensor, poses.data(), poses.size(), out.data(), out.size())
+                               : wr_sensor_render(sensor, poses.data(), out.data(), nullptr);
   INFO(wr_last_error());
   REQUIRE(status == WR_SUCCESS);
   wr_sensor_release(sensor);
@@ -199,7 +215,8 @@ PipelineOut render_instanced(const Context& ctx, wr_scene terrain, const std::ve
   a.out_bytes = out.depth.size() * sizeof(float);
   a.instance_poses = slot_poses.data();
   a.instance_ids = out.ids.data();
-  const wr_status status = wr_sensor_render_ex(sensor, &a);
+  const wr_status status =
+      ctx.on_backend ? wr_test::render_ex_on_backend(sensor, a, 2, 0) : wr_sensor_render_ex(sensor, &a);
   INFO(wr_last_error());
   REQUIRE(status == WR_SUCCESS);
   wr_sensor_release(sensor);
@@ -227,7 +244,7 @@ void check_cameras(const Context& ctx_grid, wr_scene grid, const Context& ctx_bv
   float lo[3], hi[3];
   REQUIRE(wr_scene_bounds(bvh, lo, hi) == WR_SUCCESS);
   const std::vector<float> poses = camera_poses(lo, hi);
-  const std::vector<float> want = render_plain(bvh, poses);
+  const std::vector<float> want = render_plain(ctx_bvh, bvh, poses);
   const PipelineOut want_instanced = render_instanced(ctx_bvh, bvh, poses);
   size_t hits = 0, instance_hits = 0;
   for (float v : want) hits += v < 31.0f;
@@ -236,7 +253,7 @@ void check_cameras(const Context& ctx_grid, wr_scene grid, const Context& ctx_bv
   CHECK(hits > want.size() / 2);
   CHECK(hits < want.size());  // some look past it
   CHECK(instance_hits > 100);
-  CHECK(bit_mismatches(render_plain(grid, poses), want) == 0);
+  CHECK(bit_mismatches(render_plain(ctx_grid, grid, poses), want) == 0);
   const PipelineOut got = render_instanced(ctx_grid, grid, poses);
   CHECK(bit_mismatches(got.depth, want_instanced.depth) == 0);
   CHECK(got.ids == want_instanced.ids);
@@ -256,7 +273,25 @@ void check_same_triangles(wr_scene grid, wr_scene bvh) {
 
 }  // namespace
 
-TEST_CASE("a height field's grid renders every pixel as its BVH, on every CPU path and thread count", "[grid]") {
+// Calls f(context, what) for every context of the backend under test the kinds are checked on: on
+// the CPU 1 and 2 threads on every path this machine runs, on CUDA the one context.
+template <class F>
+void for_each_backend_context(F&& f) {
+  if (cuda_under_test()) {
+    const Context ctx(0, Context::kBackend);
+    f(ctx, std::string("CUDA"));
+    return;
+  }
+  for (const uint32_t threads : {1u, 2u})
+    for (const wr_cpu_path path : paths_here()) {
+      const Context ctx(threads, Context::kBackend);
+      REQUIRE(wr_context_set_cpu_path(ctx.c, path) == WR_SUCCESS);
+      f(ctx, std::to_string(threads) + " threads, path " + wr_cpu_path_string(path));
+    }
+}
+
+TEST_CASE("a height field's grid renders every pixel as its BVH, on every CPU path and thread count",
+          "[grid][backend]") {
   const Field f;
   Context reference(2);
   REQUIRE(wr_context_set_cpu_path(reference.c, WR_CPU_PATH_SCALAR) == WR_SUCCESS);
@@ -265,20 +300,18 @@ TEST_CASE("a height field's grid renders every pixel as its BVH, on every CPU pa
     wr_terrain_kind kind = WR_TERRAIN_AUTO;
     REQUIRE(wr_scene_terrain_kind(bvh.s, &kind) == WR_SUCCESS);
     CHECK(kind == WR_TERRAIN_BVH);
-    for (const uint32_t threads : {1u, 2u})
-      for (const wr_cpu_path path : paths_here()) {
-        INFO("base " << base << ", " << threads << " threads, path " << wr_cpu_path_string(path));
-        Context ctx(threads);
-        REQUIRE(wr_context_set_cpu_path(ctx.c, path) == WR_SUCCESS);
-        Scene grid(heightfield(ctx, f, WR_TERRAIN_GRID, base));
-        REQUIRE(wr_scene_terrain_kind(grid.s, &kind) == WR_SUCCESS);
-        CHECK(kind == WR_TERRAIN_GRID);
-        check_cameras(ctx, grid.s, reference, bvh.s);
-      }
+    for_each_backend_context([&](const Context& ctx, const std::string& what) {
+      INFO("base " << base << ", " << what);
+      Scene grid(heightfield(ctx, f, WR_TERRAIN_GRID, base));
+      REQUIRE(wr_scene_terrain_kind(grid.s, &kind) == WR_SUCCESS);
+      CHECK(kind == WR_TERRAIN_GRID);
+      check_cameras(ctx, grid.s, reference, bvh.s);
+    });
   }
 }
 
-TEST_CASE("legged_gym's grid meshes render every pixel as wr_scene_create's BVH of the same arrays", "[grid]") {
+TEST_CASE("legged_gym's grid meshes render every pixel as wr_scene_create's BVH of the same arrays",
+          "[grid][backend]") {
   // The field in legged_gym's raw units (vertical_scale 0.005 m), its mesh made as
   // convert_heightfield_to_trimesh makes it (tools/common/legged_gym_trimesh.h, a reimplementation
   // from its published source), with slope thresholds 0, 0.75 and 1.5 (vertices moved into walls).
@@ -292,25 +325,24 @@ TEST_CASE("legged_gym's grid meshes render every pixel as wr_scene_create's BVH 
     const uint64_t nv = m.vertices.size() / 3, nt = m.indices.size() / 3;
     wr_scene s = nullptr;
     Scene bvh(checked(wr_scene_create(reference.c, m.vertices.data(), nv, m.indices.data(), nt, &s), &s));
-    for (const uint32_t threads : {1u, 2u}) {
-      INFO("slope threshold " << threshold << ", " << threads << " threads");
-      Context ctx(threads);
+    for_each_backend_context([&](const Context& ctx, const std::string& what) {
+      INFO("slope threshold " << threshold << ", " << what);
       Scene grid(checked(wr_scene_create_grid_mesh(ctx.c, m.vertices.data(), nv, m.indices.data(), nt, &s), &s));
       wr_terrain_kind kind = WR_TERRAIN_AUTO;
       REQUIRE(wr_scene_terrain_kind(grid.s, &kind) == WR_SUCCESS);
       CHECK(kind == WR_TERRAIN_GRID);
       check_same_triangles(grid.s, bvh.s);
       check_cameras(ctx, grid.s, reference, bvh.s);
-    }
+    });
   }
 }
 
 TEST_CASE("explicit rays and a yaw-aligned 187-ray height scan at 10^4 poses: the grid's hits are the BVH's",
-          "[grid]") {
+          "[grid][backend]") {
   const Field f;
-  Context ctx(2);
+  Context ctx(2), under_test(2, Context::kBackend);
   Scene bvh(heightfield(ctx, f, WR_TERRAIN_BVH));
-  Scene grid(heightfield(ctx, f, WR_TERRAIN_GRID));
+  Scene grid(heightfield(under_test, f, WR_TERRAIN_GRID));
   float lo[3], hi[3];
   REQUIRE(wr_scene_bounds(bvh.s, lo, hi) == WR_SUCCESS);
   std::mt19937 rng(3);
@@ -343,7 +375,7 @@ TEST_CASE("explicit rays and a yaw-aligned 187-ray height scan at 10^4 poses: th
   std::vector<uint32_t> id_bvh(n, 7u), id_grid(n, 7u);
   REQUIRE(wr_scene_intersect(bvh.s, o.data(), d.data(), nullptr, n, t_bvh.data(), id_bvh.data(), nullptr) ==
           WR_SUCCESS);
-  REQUIRE(wr_scene_intersect(grid.s, o.data(), d.data(), nullptr, n, t_grid.data(), id_grid.data(), nullptr) ==
+  REQUIRE(wr_test::intersect_on_backend(grid.s, o.data(), d.data(), nullptr, n, t_grid.data(), id_grid.data()) ==
           WR_SUCCESS);
   size_t hits = 0;
   for (uint32_t id : id_bvh) hits += id != UINT32_MAX;

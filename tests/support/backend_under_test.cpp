@@ -82,7 +82,7 @@ wr_status render_on_backend(wr_sensor sensor, const float* poses, size_t pose_fl
 #endif
 }
 
-wr_status render_ex_on_backend(wr_sensor sensor, const wr_render_args& args) {
+wr_status render_ex_on_backend(wr_sensor sensor, const wr_render_args& args, uint32_t num_slots, uint32_t num_globals) {
   if (g_backend == Backend::kCpu) return wr_sensor_render_ex(sensor, &args);
 #if WR_BUILT_WITH_CUDA
   uint32_t n = 0;
@@ -99,7 +99,15 @@ wr_status render_ex_on_backend(wr_sensor sensor, const wr_render_args& args) {
   const DeviceCopy d_out(args.out, static_cast<size_t>(args.out_bytes), stream.get());
   const DeviceCopy d_bad_mask(args.bad_env_mask, n, stream.get());
   const DeviceCopy d_bad_count(args.bad_env_count, sizeof(uint32_t), stream.get());
+  uint32_t out_w = 0, out_h = 0;
+  REQUIRE(wr_sensor_output_shape(sensor, &out_w, &out_h, nullptr, nullptr) == WR_SUCCESS);
+  const DeviceCopy d_slots(args.instance_poses, 7ull * n * num_slots * sizeof(float), stream.get());
+  const DeviceCopy d_globals(args.global_poses, 7ull * num_globals * sizeof(float), stream.get());
+  const DeviceCopy d_ids(args.instance_ids, size_t(n) * out_w * out_h * sizeof(uint32_t), stream.get());
   wr_render_args d = args;
+  d.instance_poses = d_slots.get<float>();
+  d.global_poses = d_globals.get<float>();
+  d.instance_ids = d_ids.get<uint32_t>();
   d.body_poses = d_poses.get<float>();
   d.intrinsics = d_intrinsics.get<float>();
   d.mounts = d_mounts.get<float>();
@@ -114,10 +122,11 @@ wr_status render_ex_on_backend(wr_sensor sensor, const wr_render_args& args) {
   d_out.copy_back(args.out, stream.get());
   d_bad_mask.copy_back(args.bad_env_mask, stream.get());
   d_bad_count.copy_back(args.bad_env_count, stream.get());
+  d_ids.copy_back(args.instance_ids, stream.get());
   REQUIRE_CUDA(cudaStreamSynchronize(stream.get()));
   return s;
 #else
-  (void)sensor;
+  (void)sensor, (void)num_slots, (void)num_globals;
   FAIL("the CUDA backend is under test, but the tests were built without CUDA");
   return WR_ERROR_UNSUPPORTED;
 #endif
