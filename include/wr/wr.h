@@ -676,6 +676,160 @@ WR_API void wr_intersect_args_init(wr_intersect_args* args);
    an env with a bad pose get out_t = NaN. Capture-safe on a CUDA context. */
 WR_API wr_status wr_scene_intersect_ex(wr_scene scene, const wr_intersect_args* args);
 
+/* ---- Ray patterns: height scanners and LiDARs ------------------------------------------------
+
+   A pattern is a set of rays (a start and a unit direction each, in the pattern frame: +X
+   forward, +Y left, +Z up) made once and copied into each sensor made from it, where every env
+   shares it: an env adds only its pose and its output. A pattern sensor traces ray i of env e from
+
+     start_w = S.pos + A (start_i + offset_position)
+     dir_w   = A (offset_rotation dir_i)          (base alignment; mjlab's yaw)
+             = offset_rotation dir_i              (world alignment; IsaacLab's yaw)
+
+   where S = body pose x mount is the sensor's pose and A the alignment's rotation: S's rotation
+   (WR_ALIGN_BASE), its heading alone (WR_ALIGN_YAW, a rotation about world +Z, under the named
+   peer's rule) or none (WR_ALIGN_WORLD). Its output per env is (num_rays) values: the distance
+   along dir_w from start_w, or the height S.pos.z - hit z - height_offset (IsaacLab's
+   height_scan), through the pipeline's options as for a camera (clip, normalise, clamp, dtype,
+   history, latency, update masks, bad-pose isolation; noise on distances). */
+
+typedef enum wr_pattern_kind {
+  WR_PATTERN_GRID = 0,      /* parallel rays from a grid of starts (a height scan) */
+  WR_PATTERN_SPHERICAL = 1, /* rays from the origin over elevation x azimuth (a spinning LiDAR) */
+  WR_PATTERN_TABLE = 2      /* the caller's directions (and starts): any sensor model */
+} wr_pattern_kind;
+
+/* The order of a grid's rays (torch.meshgrid's indexing): WR_GRID_XY, x fastest (ray j nx + i is
+   x_i, y_j: IsaacLab's default); WR_GRID_IJ, y fastest (ray i ny + j). */
+typedef enum wr_grid_ordering { WR_GRID_XY = 0, WR_GRID_IJ = 1 } wr_grid_ordering;
+
+/* How many samples a grid side of `size` metres at `resolution` has, and where:
+   WR_GRID_COUNT_ISAACLAB: torch.arange(-size/2, size/2 + 1e-9, resolution) (IsaacLab's
+     grid_pattern: 1.6 m at 0.1 gives 17);
+   WR_GRID_COUNT_MJLAB: torch.arange(-size/2, size/2 + resolution/2, resolution) (mjlab's
+     GridPatternCfg). Sample k is -size/2 + k resolution, computed in double and rounded once. */
+typedef enum wr_grid_count_rule { WR_GRID_COUNT_ISAACLAB = 0, WR_GRID_COUNT_MJLAB = 1 } wr_grid_count_rule;
+
+/* Where a grid's starts lie: WR_GRID_PLANE_XY, the pattern frame's z = 0 plane, whatever the
+   direction (IsaacLab, mjlab: a tilted direction makes a grid of slanted parallel rays);
+   WR_GRID_PLANE_NORMAL, the plane through the origin normal to the direction, its first axis the
+   frame's +X made normal to it (+Z where the direction is along X), its second axis the first
+   cross the direction (so that for a straight-down direction both planes are the same). */
+typedef enum wr_grid_plane { WR_GRID_PLANE_XY = 0, WR_GRID_PLANE_NORMAL = 1 } wr_grid_plane;
+
+/* The order of a spherical pattern's rays: WR_SPHERICAL_CHANNEL_MAJOR, ray c na + a is channel c
+   at azimuth a (IsaacLab's lidar_pattern); WR_SPHERICAL_AZIMUTH_MAJOR, ray a nc + c (IsaacLab's
+   bpearl_pattern). */
+typedef enum wr_spherical_order {
+  WR_SPHERICAL_CHANNEL_MAJOR = 0,
+  WR_SPHERICAL_AZIMUTH_MAJOR = 1
+} wr_spherical_order;
+
+typedef struct wr_pattern_desc {
+  uint32_t struct_size; /* sizeof(wr_pattern_desc), set by wr_pattern_desc_init */
+  wr_pattern_kind kind;
+  /* WR_PATTERN_GRID: sides (x, y) in metres (>= 0), spacing in metres (> 0), the rays' direction
+     (not zero; normalised here; default (0, 0, -1), straight down). */
+  double grid_size[2];
+  double grid_resolution;
+  wr_grid_ordering grid_ordering;
+  wr_grid_count_rule grid_count_rule;
+  wr_grid_plane grid_plane;
+  float grid_direction[3];
+  /* WR_PATTERN_SPHERICAL, angles in degrees. Elevations: `channels` evenly over
+     [vertical_fov[0], vertical_fov[1]] (torch.linspace), or, where vertical_angles is not NULL,
+     those `channels` angles as given (Bpearl, VLP-32). Azimuths over [horizontal_fov[0],
+     horizontal_fov[1]]: horizontal_count of them evenly (linspace), or, with horizontal_count 0,
+     IsaacLab's lidar_pattern rule: ceil((end - start) / horizontal_resolution) + 1 (linspace);
+     either way the last is dropped where |end - start| is 360 (within 1e-6), the duplicate of the
+     first. Ray direction (cos e cos a, cos e sin a, sin e), from the origin. */
+  uint32_t channels;
+  double vertical_fov[2];
+  const float* vertical_angles; /* (channels) or NULL; read during wr_pattern_create only */
+  double horizontal_fov[2];
+  double horizontal_resolution;
+  uint32_t horizontal_count;
+  wr_spherical_order spherical_order;
+  /* WR_PATTERN_TABLE: table_count rays; directions (table_count x 3, not zero, normalised here)
+     and starts (table_count x 3, or NULL: the origin); read during wr_pattern_create only. */
+  uint32_t table_count;
+  const float* table_directions;
+  const float* table_starts;
+} wr_pattern_desc;
+
+/* Zeroes desc, sets struct_size, grid_direction (0, 0, -1) and grid_resolution 0.1. NULL does
+   nothing. */
+WR_API void wr_pattern_desc_init(wr_pattern_desc* desc);
+
+typedef struct wr_pattern_* wr_pattern;
+
+/* Makes the pattern's rays (host memory; nothing on a device). WR_ERROR_INVALID_ARGUMENT naming
+   the field for a bad desc (a zero direction, a grid or a table of no ray, more than 2^26 rays,
+   a non-finite angle), nothing made. */
+WR_API wr_status wr_pattern_create(const wr_pattern_desc* desc, wr_pattern* out);
+WR_API wr_status wr_pattern_num_rays(wr_pattern pattern, uint32_t* out);
+/* Copies the rays in the pattern frame: starts and directions (num_rays x 3 each; either may be
+   NULL). */
+WR_API wr_status wr_pattern_rays(wr_pattern pattern, float* starts, float* directions);
+/* Frees the pattern (sensors made from it keep their copy). NULL does nothing. */
+WR_API void wr_pattern_release(wr_pattern pattern);
+
+typedef enum wr_ray_alignment { WR_ALIGN_BASE = 0, WR_ALIGN_YAW = 1, WR_ALIGN_WORLD = 2 } wr_ray_alignment;
+
+/* What WR_ALIGN_YAW turns, as the peers do:
+   WR_YAW_ISAACLAB: the starts by the heading, the directions not at all (IsaacLab's RayCaster,
+     ray_alignment="yaw"); the heading is the direction of the sensor's +X projected on the ground,
+     none where that projection is zero;
+   WR_YAW_MJLAB: the starts and the directions (mjlab's RayCastSensor); where +X projects shorter
+     than 0.1, the heading comes from +Y turned by -90 degrees. */
+typedef enum wr_yaw_rule { WR_YAW_ISAACLAB = 0, WR_YAW_MJLAB = 1 } wr_yaw_rule;
+
+typedef enum wr_ray_value {
+  WR_RAY_DISTANCE = 0, /* t along dir_w from start_w, metres */
+  WR_RAY_HEIGHT = 1    /* S.pos.z - hit z - height_offset: a height scan */
+} wr_ray_value;
+
+typedef struct wr_ray_sensor_desc {
+  uint32_t struct_size; /* sizeof(wr_ray_sensor_desc), set by wr_ray_sensor_desc_init */
+  wr_quat_order quat_order;
+  float mount_position[3];   /* the sensor in the body frame */
+  float mount_rotation[4];   /* quaternion in quat_order; all four 0: the identity */
+  float offset_position[3];  /* added to every start, in the aligned frame (IsaacLab's cfg.offset.pos:
+                                a height scanner's 20 m lift) */
+  float offset_rotation[4];  /* turns every direction in the pattern frame (IsaacLab's cfg.offset.rot);
+                                all four 0: the identity */
+  wr_ray_alignment alignment;
+  wr_yaw_rule yaw_rule;
+  float min_distance, max_distance; /* hits with t in [min, max] count; 0 <= min < max (max may be +inf) */
+  wr_ray_value value;
+  float height_offset; /* WR_RAY_HEIGHT's */
+  float miss_value;    /* written for a ray that hits nothing in range (any value; IsaacLab's height
+                          scan, clipped to [-1, 1], reads -1 there) */
+} wr_ray_sensor_desc;
+
+/* Zeroes desc, sets struct_size, max_distance +inf and miss_value +inf. NULL does nothing. */
+WR_API void wr_ray_sensor_desc_init(wr_ray_sensor_desc* desc);
+
+/* Creates a sensor of num_envs envs tracing `pattern` (copied: the pattern may be released
+   afterwards) with `desc` and the pipeline's options (NULL: all off). Its output per env is
+   (1 x num_rays) values (wr_sensor_output_shape: width num_rays, height 1); render it with
+   wr_sensor_render or wr_sensor_render_ex, as a camera (args->mounts: per-env mounts;
+   args->intrinsics must be NULL). Options that make an image of the camera's (crop, out size,
+   resampling, edge dropout) are refused; so is noise on WR_RAY_HEIGHT. The pattern is the
+   sensor's ray template (WR_MEMORY_RAY_TEMPLATE, 32 bytes a ray), shared by every env.
+   wr_sensor_desc reports a camera desc of num_rays x 1 with the sensor's mount, distances and miss
+   value. */
+WR_API wr_status wr_sensor_create_pattern(wr_scene scene, wr_pattern pattern, const wr_ray_sensor_desc* desc,
+                                          const wr_sensor_options* options, uint32_t num_envs, wr_sensor* out);
+
+/* The world rays a pattern sensor traces for one env whose body pose is body_pose (7 floats,
+   position and quaternion in the desc's quat_order) and whose mount is `mount` (7 floats, or NULL:
+   the desc's): starts and directions (num_rays x 3 each), the same bits its render traces (feed
+   them to wr_scene_intersect_ex to get its hits). WR_ERROR_INVALID_ARGUMENT for a camera sensor
+   or a bad pose. */
+WR_API wr_status wr_sensor_world_rays(wr_sensor sensor, const float* body_pose, const float* mount, float* starts,
+                                      float* directions);
+
 #ifdef __cplusplus
 }
 #endif

@@ -47,6 +47,9 @@ struct SceneRelease {
 struct SensorRelease {
   void operator()(wr_sensor s) const noexcept { wr_sensor_release(s); }
 };
+struct PatternRelease {
+  void operator()(wr_pattern p) const noexcept { wr_pattern_release(p); }
+};
 }  // namespace detail
 
 /// A device (CPU thread pool or one CUDA GPU); owns one reference of a wr_context.
@@ -178,7 +181,29 @@ class Scene {
   std::unique_ptr<wr_scene_, detail::SceneRelease> handle_;
 };
 
-/// num_envs cameras sharing one description and one scene; owns one reference of a wr_sensor.
+/// A ray pattern (wr_pattern_create: a grid, a spherical LiDAR pattern or a table); owns its wr_pattern.
+class Pattern {
+ public:
+  explicit Pattern(const wr_pattern_desc& desc) {
+    wr_pattern p = nullptr;
+    detail::check(wr_pattern_create(&desc, &p));
+    handle_.reset(p);
+  }
+  uint32_t num_rays() const {
+    uint32_t n = 0;
+    detail::check(wr_pattern_num_rays(get(), &n));
+    return n;
+  }
+  /// The rays in the pattern frame: starts and directions, (num_rays x 3) each (either may be NULL).
+  void rays(float* starts, float* directions) const { detail::check(wr_pattern_rays(get(), starts, directions)); }
+  wr_pattern get() const noexcept { return handle_.get(); }
+
+ private:
+  std::unique_ptr<wr_pattern_, detail::PatternRelease> handle_;
+};
+
+/// num_envs cameras sharing one description and one scene, or num_envs copies of a pattern sensor
+/// (height scanner, LiDAR); owns one reference of a wr_sensor.
 class Sensor {
  public:
   /// Creates the sensor (ray template and every buffer render needs); keeps `scene` alive.
@@ -192,6 +217,19 @@ class Sensor {
     wr_sensor s = nullptr;
     detail::check(wr_sensor_create_ex(scene.get(), &desc, &options, num_envs, &s));
     handle_.reset(s);
+  }
+  /// A pattern sensor (wr_sensor_create_pattern): `pattern` (copied) with `desc`; out is
+  /// (num_envs x num_rays).
+  Sensor(const Scene& scene, const Pattern& pattern, const wr_ray_sensor_desc& desc, const wr_sensor_options& options,
+         uint32_t num_envs) {
+    wr_sensor s = nullptr;
+    detail::check(wr_sensor_create_pattern(scene.get(), pattern.get(), &desc, &options, num_envs, &s));
+    handle_.reset(s);
+  }
+  /// A pattern sensor's world rays for one body pose (and mount, or NULL: the desc's): starts and
+  /// directions (num_rays x 3 each), the bits its render traces (wr_sensor_world_rays).
+  void world_rays(const float* body_pose, const float* mount, float* starts, float* directions) const {
+    detail::check(wr_sensor_world_rays(get(), body_pose, mount, starts, directions));
   }
   /// Renders every env: body_poses (num_envs x 7), out (num_envs x height x width), see wr.h.
   void render(const float* body_poses, float* out, void* stream = nullptr) {
@@ -271,6 +309,21 @@ inline wr_render_args render_args(const float* body_poses, void* out, uint64_t o
   a.out = out;
   a.out_bytes = out_bytes;
   return a;
+}
+
+/// A pattern desc of `kind` with wr_pattern_desc_init's defaults (a grid: 0.1 m, straight down).
+inline wr_pattern_desc pattern_desc(wr_pattern_kind kind) {
+  wr_pattern_desc d;
+  wr_pattern_desc_init(&d);
+  d.kind = kind;
+  return d;
+}
+
+/// A ray sensor desc with wr_ray_sensor_desc_init's defaults (base alignment, distances to +inf).
+inline wr_ray_sensor_desc ray_sensor_desc() {
+  wr_ray_sensor_desc d;
+  wr_ray_sensor_desc_init(&d);
+  return d;
 }
 
 /// A pinhole description with square pixels and the defaults of wr_camera_desc_pinhole; throws

@@ -13,6 +13,7 @@
 #include "backend/backend.h"
 #include "scene/instance_layout.h"
 #include "scene/scene_terrain.h"
+#include "sensor/ray_pattern.h"
 #include "sensor/sensor.h"
 
 struct wr_context_ {
@@ -51,6 +52,11 @@ struct wr_scene_ {
     if (own_terrain) sum->add_all(own_terrain->ledger());
     if (instances) sum->add_all(instances->ledger());
   }
+};
+
+// A ray pattern (wr.h, "Ray patterns"): host rays, copied into each sensor made from it.
+struct wr_pattern_ {
+  wr::RayPattern pattern;
 };
 
 struct wr_sensor_ {

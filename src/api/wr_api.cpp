@@ -106,6 +106,19 @@ wr_status create_scene(const char* function, wr_context context, const float* ve
   });
 }
 
+// The handle of a sensor of `scene` whose host model is `model`, with its device data; it holds a
+// reference to the scene.
+wr_sensor make_sensor(const char* fn, wr_scene scene, std::unique_ptr<wr::CameraSensor> model) {
+  auto sensor = std::make_unique<wr_sensor_>();
+  sensor->sensor = std::move(model);
+  sensor->device = scene->terrain_device().create_sensor(fn, *sensor->sensor);
+  sensor->sensor->ledger().add(wr::MemorySpace::kHost, wr::MemoryTag::kObjects,
+                               sizeof(wr_sensor_) + sizeof(wr::CameraSensor));
+  retain(scene);
+  sensor->scene = scene;
+  return sensor.release();
+}
+
 wr_status create_sensor(const char* fn, wr_scene scene, const wr_camera_desc* desc, const wr_sensor_options* options,
                         uint32_t num_envs, wr_sensor* out) {
   return api_guard(fn, [&] {
@@ -116,15 +129,27 @@ wr_status create_sensor(const char* fn, wr_scene scene, const wr_camera_desc* de
     const wr_camera_desc d = wr::read_sized_struct(fn, desc, "desc", "wr_camera_desc_pinhole");
     wr_sensor_options o;
     if (options) o = wr::read_sized_struct(fn, options, "options");
-    auto sensor = std::make_unique<wr_sensor_>();
-    sensor->sensor = std::make_unique<wr::CameraSensor>(fn, scene->terrain(), d, options ? &o : nullptr, num_envs,
-                                                        wr::num_instances(scene->instances_view()));
-    sensor->device = scene->terrain_device().create_sensor(fn, *sensor->sensor);
-    sensor->sensor->ledger().add(wr::MemorySpace::kHost, wr::MemoryTag::kObjects,
-                                 sizeof(wr_sensor_) + sizeof(wr::CameraSensor));
-    retain(scene);
-    sensor->scene = scene;
-    *out = sensor.release();
+    *out = make_sensor(fn, scene,
+                       std::make_unique<wr::CameraSensor>(fn, scene->terrain(), d, options ? &o : nullptr, num_envs,
+                                                          wr::num_instances(scene->instances_view())));
+  });
+}
+
+// A pattern sensor, as create_sensor makes a camera.
+wr_status create_pattern_sensor(const char* fn, wr_scene scene, wr_pattern pattern, const wr_ray_sensor_desc* desc,
+                                const wr_sensor_options* options, uint32_t num_envs, wr_sensor* out) {
+  return api_guard(fn, [&] {
+    require_non_null(fn, scene, "scene");
+    require_non_null(fn, pattern, "pattern");
+    require_non_null(fn, desc, "desc");
+    require_non_null(fn, out, "out");
+    const wr_ray_sensor_desc d = wr::read_sized_struct(fn, desc, "desc", "wr_ray_sensor_desc_init");
+    wr_sensor_options o;
+    if (options) o = wr::read_sized_struct(fn, options, "options");
+    *out = make_sensor(
+        fn, scene,
+        std::make_unique<wr::CameraSensor>(fn, scene->terrain(), pattern->pattern, d, options ? &o : nullptr, num_envs,
+                                           wr::num_instances(scene->instances_view())));
   });
 }
 
@@ -522,6 +547,74 @@ wr_status wr_scene_intersect_ex(wr_scene scene, const wr_intersect_args* args_in
     rays.out_triangle = a.out_triangle;
     rays.out_instance = a.out_instance;
     intersect(fn, scene, rays, a.stream);
+  });
+}
+
+wr_status wr_pattern_create(const wr_pattern_desc* desc, wr_pattern* out) {
+  const char* fn = "wr_pattern_create";
+  return api_guard(fn, [&] {
+    require_non_null(fn, desc, "desc");
+    require_non_null(fn, out, "out");
+    const wr_pattern_desc d = wr::read_sized_struct(fn, desc, "desc", "wr_pattern_desc_init");
+    auto pattern = std::make_unique<wr_pattern_>();
+    pattern->pattern = wr::make_ray_pattern(fn, d);
+    *out = pattern.release();
+  });
+}
+
+wr_status wr_pattern_num_rays(wr_pattern pattern, uint32_t* out) {
+  const char* fn = "wr_pattern_num_rays";
+  return api_guard(fn, [&] {
+    require_non_null(fn, pattern, "pattern");
+    require_non_null(fn, out, "out");
+    *out = pattern->pattern.num_rays();
+  });
+}
+
+wr_status wr_pattern_rays(wr_pattern pattern, float* starts, float* directions) {
+  const char* fn = "wr_pattern_rays";
+  return api_guard(fn, [&] {
+    require_non_null(fn, pattern, "pattern");
+    if (starts) require_element_aligned(fn, starts, "starts");
+    if (directions) require_element_aligned(fn, directions, "directions");
+    const wr::RayPattern& p = pattern->pattern;
+    if (starts) std::memcpy(starts, p.starts.data(), p.starts.size() * sizeof(float));
+    if (directions) std::memcpy(directions, p.directions.data(), p.directions.size() * sizeof(float));
+  });
+}
+
+void wr_pattern_release(wr_pattern pattern) { delete pattern; }
+
+wr_status wr_sensor_create_pattern(wr_scene scene, wr_pattern pattern, const wr_ray_sensor_desc* desc,
+                                   const wr_sensor_options* options, uint32_t num_envs, wr_sensor* out) {
+  return create_pattern_sensor("wr_sensor_create_pattern", scene, pattern, desc, options, num_envs, out);
+}
+
+wr_status wr_sensor_world_rays(wr_sensor sensor, const float* body_pose, const float* mount, float* starts,
+                               float* directions) {
+  const char* fn = "wr_sensor_world_rays";
+  return api_guard(fn, [&] {
+    require_non_null(fn, sensor, "sensor");
+    require_array(fn, body_pose, "body_pose");
+    if (mount) require_element_aligned(fn, mount, "mount");
+    require_array(fn, starts, "starts");
+    require_array(fn, directions, "directions");
+    const wr::CameraSensor& s = *sensor->sensor;
+    if (!s.is_pattern())
+      fail(WR_ERROR_INVALID_ARGUMENT, std::string(fn) + ": sensor is a camera: world rays are a pattern sensor's");
+    const wr::PipelineParams& p = s.pipeline().params;
+    wr::RigidTransform body, m = p.depth.mount;
+    if (!wr::pose_to_transform(body_pose, p.depth.quat_order, &body))
+      fail(WR_ERROR_INVALID_ARGUMENT, std::string(fn) + ": body_pose is not finite or its quaternion is zero");
+    if (mount && !wr::mount_to_transform(mount, p.depth.quat_order, &m))
+      fail(WR_ERROR_INVALID_ARGUMENT, std::string(fn) + ": mount is not finite or its quaternion is zero");
+    const wr::RigidTransform frame = wr::pattern_frame(wr::compose(body, m), p.pattern);
+    for (uint32_t i = 0; i < s.num_rays(); ++i) {
+      const wr::WorldRay r = wr::pattern_world_ray(s.ray_template().data(), i, frame, p.pattern);
+      const float o[3] = {r.org.x, r.org.y, r.org.z}, d[3] = {r.dir.x, r.dir.y, r.dir.z};
+      std::memcpy(starts + 3ull * i, o, sizeof o);
+      std::memcpy(directions + 3ull * i, d, sizeof d);
+    }
   });
 }
 

@@ -34,6 +34,7 @@ struct PipelineParams {
   uint32_t history;         // frames per env's ring; 1: none
   bool isolate;             // WR_BAD_POSE_ISOLATE
   uint32_t exclude_groups;  // instance groups this camera does not see (instances.h)
+  PatternParams pattern{};  // a pattern sensor's (pattern_rays.h); pattern.enabled false for a camera
 };
 
 // A render's optional per-env arrays: all null in a render that has none. Only pointers, so that
@@ -90,7 +91,8 @@ struct PipelineState {
 // The env stage: env e's camera in the world and its intrinsics, from the call's arrays (the
 // per-env mounts and intrinsics only with the pipeline's features). False for a bad pose, mount or
 // intrinsics (not finite, zero quaternion, fx or fy not > 0). The instance poses are checked apart
-// (env_instances_valid), where a backend checks them once per env.
+// (env_instances_valid), where a backend checks them once per env. For a pattern sensor
+// (F::pattern) *camera is the pattern's aligned frame (pattern_frame) of the sensor's pose.
 template <class F>
 WR_HD bool env_camera(const PipelineCall& c, uint32_t env, const PipelineParams& p, RigidTransform* camera,
                       Intrinsics* k) {
@@ -109,6 +111,7 @@ WR_HD bool env_camera(const PipelineCall& c, uint32_t env, const PipelineParams&
     }
   }
   *camera = compose(body, mount);
+  if constexpr (F::pattern) *camera = pattern_frame(*camera, p.pattern);
   return true;
 }
 
@@ -128,19 +131,31 @@ WR_HD const DepthParams& camera_stage_params(const PipelineParams& p) {
 }
 
 // The camera stage of pixel (u, v) of an env for a scalar thread: its ray from the ray source (the
-// shared template, or made from the env's own intrinsics), the trace (the terrain, of F's kind,
-// then `instances`, the env's, where F has them: null for none), the value (camera_stage_params:
-// the clean depth, +inf for no return, with the pipeline; else the plain depth). *overflowed and *instance (or null) as
-// render_pixel's; kPrepared: `instances` come prepared (render_pixel's).
+// shared template, or made from the env's own intrinsics; for a pattern, ray u of the pattern from
+// the env's aligned frame `camera`), the trace (the terrain, of F's kind, then `instances`, the
+// env's, where F has them: null for none), the value (camera_stage_params: the clean depth, +inf
+// for no return, with the pipeline; else the plain depth; a pattern's distance or height, +inf for
+// no return). *overflowed and *instance (or null) as render_pixel's; kPrepared: `instances` come
+// prepared (render_pixel's).
 template <class Variant, class F, bool kPrepared = false>
 WR_HD float camera_depth(const typename F::Terrain::View& terrain, const TemplateRay* shared_template,
                          const PipelineCall& c, const EnvInstances* instances, uint32_t u, uint32_t v,
                          const RigidTransform& camera, const Intrinsics& k, const PipelineParams& p, bool* overflowed,
                          uint32_t* instance) {
-  const TemplateRay ray = source_ray(typename F::RaySource{}, shared_template, p.cam_w,
-                                     F::pipeline && c.intrinsics != nullptr, k, p.plane_depth, u, v);
-  return render_pixel<Variant, typename F::Terrain, kTraversalStackSize, kPrepared>(
-      terrain, F::instances ? instances : nullptr, ray, camera, camera_stage_params<F>(p), overflowed, instance);
+  if constexpr (F::pattern) {
+    static_assert(F::pipeline, "a pattern sensor's value stage is the pipeline's");
+    const WorldRay r = pattern_world_ray(shared_template, u, camera, p.pattern);
+    const SceneHit hit = trace_scene<Variant, kTraversalStackSize, typename F::Terrain, kPrepared>(
+        terrain, F::instances ? instances : nullptr, r.org, r.dir, p.depth.near_clip, p.depth.far_clip);
+    *overflowed = hit.overflowed;
+    if (instance) *instance = hit.instance;
+    return pattern_value(hit.t, hit.triangle != kInvalidIndex, r, camera, p.pattern, p.depth.miss_value);
+  } else {
+    const TemplateRay ray = source_ray(typename F::RaySource{}, shared_template, p.cam_w,
+                                       F::pipeline && c.intrinsics != nullptr, k, p.plane_depth, u, v);
+    return render_pixel<Variant, typename F::Terrain, kTraversalStackSize, kPrepared>(
+        terrain, F::instances ? instances : nullptr, ray, camera, camera_stage_params<F>(p), overflowed, instance);
+  }
 }
 
 // The latency of env e in this call; >= p.history means a bad value on the device.

@@ -6,11 +6,14 @@
 #pragma once
 
 #include "camera.h"
+#include "pattern_rays.h"
 
 namespace wr {
 
-// A source is a tag type and an overload of source_ray, so a new source adds a type and an
-// overload and changes no caller.
+// A source is a tag type: CameraTemplateRays (below: one origin per env, a direction per pixel,
+// source_ray) or PatternRays (pattern_rays.h: a start and a direction per ray, turned by the env's
+// aligned frame, pattern_world_ray). The camera stage (depth_pipeline.h, camera_depth) is the one
+// place that asks which.
 
 // A depth camera's rays: one origin per env (the camera's position in the world: the env's body
 // pose times the mount), and per pixel (u, v) a direction of the shared template (camera.h,
@@ -26,5 +29,8 @@ WR_HD TemplateRay source_ray(CameraTemplateRays, const TemplateRay* shared, uint
   return own_intrinsics ? make_template_ray(u, v, k, plane_depth)
                         : load_template_ray(shared + static_cast<uint64_t>(v) * cam_w + u);
 }
+
+WR_HD constexpr bool is_pattern_source(CameraTemplateRays) { return false; }
+WR_HD constexpr bool is_pattern_source(PatternRays) { return true; }
 
 }  // namespace wr

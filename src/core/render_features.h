@@ -9,7 +9,8 @@
 // Two kinds sit beside the flags, each a type, so that a new kind is a new type through this same
 // path:
 //   RaySource  how a pixel's ray comes from the sensor's shared template and the env's pose
-//              (core/ray_source.h: CameraTemplateRays, one member today);
+//              (core/ray_source.h: CameraTemplateRays, a depth camera's; PatternRays, a height
+//              scanner's or a LiDAR's, core/pattern_rays.h);
 //   Terrain    what the rays are traced through before the instances (core/terrain.h:
 //              BvhTerrain, the triangle BVH; GridTerrain, a height field's grid; GridMeshTerrain,
 //              a grid-topology mesh's), the scene's.
@@ -32,6 +33,8 @@ struct RenderFeatures {
   static constexpr bool instances = kInstances;
   using RaySource = RaySourceT;
   using Terrain = TerrainT;
+  // The rays are a pattern's (a start and a direction each), not a camera's.
+  static constexpr bool pattern = is_pattern_source(RaySourceT{});
 };
 
 // The same set as values, where it is derived (sensor/render_call.cpp) and carried to a backend.
@@ -39,6 +42,7 @@ struct RenderFeatureSet {
   bool pipeline;
   bool instances;
   TerrainKind terrain = TerrainKind::kBvh;
+  bool pattern = false;  // the sensor's rays are a pattern's (always with the pipeline's stages)
 };
 
 // Calls f(RenderFeatures<...>{}) with the type of `set`: the one place a set becomes an
@@ -48,6 +52,11 @@ template <class F>
 auto with_features(const RenderFeatureSet& set, F&& f) {
   return with_terrain_kind(set.terrain, [&](auto kind) {
     using T = decltype(kind);
+    // A pattern sensor always runs the pipeline's stages (its value stage is the pattern's), so
+    // its sets are two per terrain kind, not four.
+    if (set.pattern)
+      return set.instances ? f(RenderFeatures<true, true, PatternRays, T>{})
+                           : f(RenderFeatures<true, false, PatternRays, T>{});
     if (set.instances)
       return set.pipeline ? f(RenderFeatures<true, true, CameraTemplateRays, T>{})
                           : f(RenderFeatures<false, true, CameraTemplateRays, T>{});

@@ -19,15 +19,32 @@ struct Run {
 // first element is pixel (image_u0, image_v0), `image_stride` wide, with the depth parameters `dp`.
 // With per-env intrinsics the tile's rays are made here from the env's own (make_template_ray: the
 // bits of a sensor built with them). `instances`: the env's (null: none); `ids` (or null): the
-// instance each pixel hit, laid out as image. The terrain is of the kind Terrain: a BVH's tiles go
-// to the packets where the run has them.
-template <class Terrain>
+// instance each pixel hit, laid out as image. The terrain is of the kind F::Terrain: a BVH's
+// camera tiles go to the packets where the run has them. A pattern's rays (F::pattern: `camera`
+// is the env's aligned frame) share no origin: each goes through the camera stage alone.
+template <class F>
 uint64_t trace(const Run& run, const RigidTransform& camera, const Intrinsics& k, const DepthParams& dp,
                const EnvInstances* instances, uint32_t u0, uint32_t v0, uint32_t u1, uint32_t v1, float* image,
                uint32_t* ids, uint32_t image_u0, uint32_t image_v0, uint32_t image_stride) {
+  using Terrain = typename F::Terrain;
   constexpr bool kBvh = std::is_same<Terrain, BvhTerrain>::value;
   const CpuRenderJob& job = *run.job;
   const PipelineParams& p = *job.params;
+  if constexpr (F::pattern) {
+    uint64_t overflows = 0;
+    const typename Terrain::View& terrain = view_of(Terrain{}, job.terrain);
+    for (uint32_t v = v0; v < v1; ++v)
+      for (uint32_t u = u0; u < u1; ++u) {
+        bool overflowed;
+        uint32_t instance;
+        const uint64_t at = uint64_t(v - image_v0) * image_stride + (u - image_u0);
+        image[at] = camera_depth<HostTraversal, F>(terrain, job.rays, job.call, instances, u, v, camera, k, p,
+                                                   &overflowed, &instance);
+        if (ids) ids[at] = instance;
+        overflows += overflowed;
+      }
+    return overflows;
+  }
   TemplateRay own[kCpuTileSize * kCpuTileSize];
   const BvhView bvh = kBvh ? job.terrain.bvh : BvhView{};  // the packets' (a grid's tiles go pixel by pixel)
   PacketTile t{bvh,   u0,       v0,       u1,           v1,     job.rays, 0,         0,  p.cam_w,
@@ -70,7 +87,7 @@ void emit_invalid(const CpuRenderJob& job, const EnvOutput& to, uint32_t i) {
 // An env whose output reads other pixels (p.camera_image, a whole env per task): the crop's
 // samples first (from the traced window where edge dropout reads neighbours), then each output
 // pixel from them.
-template <class Terrain>
+template <class F>
 uint64_t render_camera_image(const Run& run, uint32_t env, unsigned thread, const RigidTransform& camera,
                              const Intrinsics& k, const EnvInstances* instances, const EnvOutput& to) {
   const CpuRenderJob& job = *run.job;
@@ -86,13 +103,12 @@ uint64_t render_camera_image(const Run& run, uint32_t env, unsigned thread, cons
     uint32_t u0, v0, u1, v1;
     tile_bounds(run, tile, &u0, &v0, &u1, &v1);
     if (window) {
-      overflows += trace<Terrain>(run, camera, k, p.depth, instances, u0, v0, u1, v1, window, nullptr, p.win_x, p.win_y,
-                                  p.win_w);
+      overflows +=
+          trace<F>(run, camera, k, p.depth, instances, u0, v0, u1, v1, window, nullptr, p.win_x, p.win_y, p.win_w);
       continue;
     }
     // the window is the crop
-    overflows +=
-        trace<Terrain>(run, camera, k, p.depth, instances, u0, v0, u1, v1, depth, nullptr, u0, v0, kCpuTileSize);
+    overflows += trace<F>(run, camera, k, p.depth, instances, u0, v0, u1, v1, depth, nullptr, u0, v0, kCpuTileSize);
     for (uint32_t v = v0; v < v1; ++v)
       for (uint32_t u = u0; u < u1; ++u)
         samples[(v - o.crop_y) * o.crop_w + (u - o.crop_x)] =
@@ -149,7 +165,7 @@ void render_run(void* context, uint32_t task, unsigned thread) {
     return;
   }
   // The env's instances, prepared once for all the run's rays (in the thread's own place); those
-  // wholly behind its camera left out.
+  // wholly behind its camera left out (a camera's: a pattern's rays go every way).
   EnvInstances seen{};
   const EnvInstances* instances = nullptr;
   if constexpr (F::instances) {
@@ -157,7 +173,7 @@ void render_run(void* context, uint32_t task, unsigned thread) {
     PreparedInstance* prepared = job.thread_instances + uint64_t(thread) * job.num_instances;
     for (uint32_t i = 0; i < job.num_instances; ++i) {
       prepared[i] = prepare_instance(seen, i);
-      if (prepared[i].prototype != kInvalidIndex && behind_camera(prepared[i], camera))
+      if (!F::pattern && prepared[i].prototype != kInvalidIndex && behind_camera(prepared[i], camera))
         prepared[i].prototype = kInvalidIndex;
     }
     seen.prepared = prepared;
@@ -165,7 +181,7 @@ void render_run(void* context, uint32_t task, unsigned thread) {
   }
   uint64_t overflows = 0;
   if (F::pipeline && p.camera_image) {
-    overflows = render_camera_image<typename F::Terrain>(run, env, thread, camera, k, instances, to);
+    overflows = render_camera_image<F>(run, env, thread, camera, k, instances, to);
   } else {
     const float offset = F::pipeline ? env_offset(p.noise, env, c.frame) : 0.0f;
     for (uint32_t tile = first; tile < last; ++tile) {
@@ -174,14 +190,14 @@ void render_run(void* context, uint32_t task, unsigned thread) {
       if constexpr (!F::pipeline) {
         // The value is the output (float32, the camera's image): traced straight into it.
         float* image = static_cast<float*>(c.out) + to.out_at;
-        overflows += trace<typename F::Terrain>(run, camera, k, p.plain, instances, u0, v0, u1, v1, image, nullptr,
-                                                o.crop_x, o.crop_y, o.out_w);
+        overflows +=
+            trace<F>(run, camera, k, p.plain, instances, u0, v0, u1, v1, image, nullptr, o.crop_x, o.crop_y, o.out_w);
       } else {
         // Each output pixel from its own camera pixel.
         float depth[kCpuTileSize * kCpuTileSize];
         uint32_t ids[kCpuTileSize * kCpuTileSize];
-        overflows += trace<typename F::Terrain>(run, camera, k, p.depth, instances, u0, v0, u1, v1, depth,
-                                                c.instance_ids ? ids : nullptr, u0, v0, kCpuTileSize);
+        overflows += trace<F>(run, camera, k, p.depth, instances, u0, v0, u1, v1, depth, c.instance_ids ? ids : nullptr,
+                              u0, v0, kCpuTileSize);
         for (uint32_t v = v0; v < v1; ++v)
           for (uint32_t u = u0; u < u1; ++u) {
             const uint32_t x = u - o.crop_x, y = v - o.crop_y;

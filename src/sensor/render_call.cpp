@@ -20,6 +20,7 @@ RenderFeatureSet render_features(const SensorPipeline& pipeline, const PipelineC
   f.pipeline = pipeline.active || has_per_env_inputs(call);
   f.instances = num_instances(call.instances) != 0;
   f.terrain = terrain;
+  f.pattern = pipeline.params.pattern.enabled;
   return f;
 }
 
@@ -54,6 +55,10 @@ RenderCall make_render_call(const char* function, const SensorPipeline& pipeline
              std::to_string(num_envs) + " envs x " + std::to_string(pipeline.out_height) + " x " +
              std::to_string(pipeline.out_width) + " x " + std::to_string(dtype_bytes(p.output.dtype)) +
              " bytes) needs " + std::to_string(need));
+  if (a.intrinsics && p.pattern.enabled)
+    fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": " + WR_ARG("intrinsics") +
+                                        " is set, but this sensor is a pattern sensor: it has no intrinsics "
+                                        "(per-env mounts are args->mounts)");
   if (a.intrinsics) require_element_aligned(function, a.intrinsics, WR_ARG("intrinsics"));
   if (a.mounts) require_element_aligned(function, a.mounts, WR_ARG("mounts"));
   if (a.latency) require_element_aligned(function, a.latency, WR_ARG("latency"));

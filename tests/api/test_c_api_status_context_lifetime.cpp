@@ -33,6 +33,8 @@ TEST_CASE("wr_version and wr_version_string are the header's version, in the ord
   CHECK(wr_version() >= WR_MAKE_VERSION(0, 2, 0));
   // 0.3 is the first with the terrain kinds (wr_scene_create_grid_mesh, wr_heightfield_desc.terrain).
   CHECK(wr_version() >= WR_MAKE_VERSION(0, 3, 0));
+  // 0.4 is the first with the ray patterns (wr_pattern_create, wr_sensor_create_pattern).
+  CHECK(wr_version() >= WR_MAKE_VERSION(0, 4, 0));
 }
 
 // ---- status strings and the last-error message --------------------------------------------------

@@ -241,3 +241,32 @@ TEST_CASE("wr.hpp: an instanced scene: a box posed per env over the floor, and e
   CHECK(t[1] == Approx(1.0f).epsilon(1e-6));
   CHECK(inst[1] == UINT32_MAX);
 }
+
+TEST_CASE("wr.hpp: a height scan from a pattern over the floor, and its world rays", "[wr_hpp]") {
+  const wr::Context ctx = wr::Context::cpu(1);
+  const wr::Scene scene = floor_scene(ctx);
+  wr_pattern_desc pd = wr::pattern_desc(WR_PATTERN_GRID);
+  pd.grid_size[0] = 1.6, pd.grid_size[1] = 1.0;
+  const wr::Pattern pattern(pd);
+  CHECK(pattern.num_rays() == 187);
+  wr_ray_sensor_desc d = wr::ray_sensor_desc();
+  d.alignment = WR_ALIGN_YAW;
+  d.offset_position[2] = 20.0f;
+  d.value = WR_RAY_HEIGHT;
+  d.height_offset = 0.5f;
+  wr::Sensor scan(scene, pattern, d, wr::sensor_options(), 2);
+  CHECK(scan.output_shape().width == 187);
+  CHECK(scan.output_shape().height == 1);
+  // Bodies at 1.5 and 3.5 over the floor at 0.5: heights 0.5 and 2.5.
+  const float poses[] = {0, 0, 1.5f, 1, 0, 0, 0, 1, 2, 3.5f, 1, 0, 0, 0};
+  std::vector<float> out(2 * 187);
+  scan.render(poses, out.data());
+  CHECK(out[0] == 0.5f);
+  CHECK(out[187 + 186] == 2.5f);
+  std::vector<float> starts(3 * 187), dirs(3 * 187);
+  scan.world_rays(poses, nullptr, starts.data(), dirs.data());
+  CHECK(starts[0] == -0.8f);
+  CHECK(starts[2] == 21.5f);
+  CHECK(dirs[2] == -1.0f);
+  CHECK_THROWS_AS(wr::Sensor(scene, pattern, d, wr::sensor_options(), 0), wr::Error);
+}

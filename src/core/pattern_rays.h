@@ -1,0 +1,126 @@
+// The rays of a pattern sensor (height scanners, LiDARs: wr.h, "Ray patterns"): one pattern of
+// ray starts and directions in the pattern frame, shared by every env, and per env only its pose.
+// The env stage turns the sensor's pose (the body's times the mount) into the pattern's aligned
+// frame (pattern_frame, once per env); the ray stage makes ray i's world origin and direction from
+// it (pattern_world_ray); the value stage turns the hit into a distance or a height
+// (pattern_value). Plain functions, so the CPU backend, the CUDA kernels and wr_sensor_world_rays
+// compute the same bits.
+#pragma once
+
+#include "camera.h"
+
+namespace wr {
+
+// How the pattern frame follows the sensor (IsaacLab's RayCasterCfg.ray_alignment, mjlab's
+// RayCastSensorCfg.ray_alignment).
+enum PatternAlignment : int {
+  kAlignBase = 0,   // the sensor's full rotation
+  kAlignYaw = 1,    // its heading only (a rotation about world +Z)
+  kAlignWorld = 2,  // none: the pattern's axes are the world's
+};
+
+// Which peer's rule the yaw alignment follows; they differ in what they rotate.
+enum PatternYawRule : int {
+  // IsaacLab (ray_caster.py, quat_apply_yaw): the starts are turned by the heading, the directions
+  // stay as the pattern has them (world-fixed); the heading is atan2 of the sensor's +X projected
+  // on the ground, the identity where that projection is zero.
+  kYawIsaacLab = 0,
+  // mjlab (raycast_sensor.py, _extract_yaw_rotation): starts and directions are both turned; where
+  // the sensor's +X projects onto the ground shorter than 0.1, the heading comes from its +Y
+  // (turned by -90 degrees) instead.
+  kYawMjlab = 1,
+};
+
+// What a pattern sensor reports per ray.
+enum PatternValue : int {
+  kPatternDistance = 0,  // t along the unit direction, from the ray's start
+  kPatternHeight = 1,    // sensor z - hit z - height_offset (IsaacLab's height_scan)
+};
+
+// A pattern sensor's constants (made on the host from wr_ray_sensor_desc: sensor/sensor.cpp).
+struct PatternParams {
+  bool enabled;  // the sensor is a pattern sensor (its ray source is PatternRays)
+  int alignment;
+  int yaw_rule;
+  int value;
+  float height_offset;
+};
+
+// The rays of a pattern, as a ray source (ray_source.h): the sensor's template holds 2 entries
+// per ray, (direction, 1) and (start, 0), in the pattern frame, offset applied: (num_rays x 2).
+struct PatternRays {};
+
+// The heading of rotation r (row-major, a valid rotation) as (cos, sin) under `rule`.
+WR_HD void pattern_heading(const float r[9], int rule, float* c, float* s) {
+  float x = r[0], y = r[3];  // +X of the sensor in the world, projected on the ground
+  float n = sqrt_(x * x + y * y);
+  if (rule == kYawMjlab) {
+    if (n < 0.1f) {
+      // +Y instead, turned by -90 degrees: (yx, yy) -> (yy, -yx)
+      const float yx = r[1], yy = r[4];
+      float m = sqrt_(yx * yx + yy * yy);
+      m = m < 1e-6f ? 1e-6f : m;
+      x = yy / m;
+      y = -yx / m;
+      n = 1.0f;
+    }
+    n = n < 1e-6f ? 1e-6f : n;
+    *c = x / n;
+    *s = y / n;
+    return;
+  }
+  if (n == 0.0f) {  // atan2(0, 0) = 0: the identity
+    *c = 1.0f;
+    *s = 0.0f;
+    return;
+  }
+  *c = x / n;
+  *s = y / n;
+}
+
+// The env stage: the pattern's aligned frame from the sensor's pose (body times mount). Its
+// position is the sensor's; its rotation turns the starts (and the directions, unless
+// pattern_directions_fixed).
+WR_HD RigidTransform pattern_frame(const RigidTransform& sensor, const PatternParams& p) {
+  RigidTransform f = sensor;
+  if (p.alignment == kAlignBase) return f;
+  float c = 1.0f, s = 0.0f;
+  if (p.alignment == kAlignYaw) pattern_heading(sensor.rot, p.yaw_rule, &c, &s);
+  const float rot[9] = {c, -s, 0.0f, s, c, 0.0f, 0.0f, 0.0f, 1.0f};
+  for (int i = 0; i < 9; ++i) f.rot[i] = rot[i];
+  return f;
+}
+
+// Whether the directions stay as the pattern has them (world-fixed): the world alignment, and
+// IsaacLab's yaw.
+WR_HD bool pattern_directions_fixed(const PatternParams& p) {
+  return p.alignment == kAlignWorld || (p.alignment == kAlignYaw && p.yaw_rule == kYawIsaacLab);
+}
+
+struct WorldRay {
+  Vec3 org, dir;
+};
+
+// Ray i of the pattern `rays` ((num_rays x 2) template entries) in the world, for the env whose
+// aligned frame is `frame`.
+WR_HD WorldRay pattern_world_ray(const TemplateRay* rays, uint32_t i, const RigidTransform& frame,
+                                 const PatternParams& p) {
+  const TemplateRay d = load_template_ray(rays + 2ull * i);
+  const TemplateRay s = load_template_ray(rays + 2ull * i + 1);
+  WorldRay r;
+  r.org = frame.pos + rotate(frame.rot, Vec3{s.dir[0], s.dir[1], s.dir[2]});
+  const Vec3 dir{d.dir[0], d.dir[1], d.dir[2]};
+  r.dir = pattern_directions_fixed(p) ? dir : rotate(frame.rot, dir);
+  return r;
+}
+
+// The value of a ray that hit at t (hit: a triangle was hit in [tmin, tmax]), or `miss` where it
+// did not.
+WR_HD float pattern_value(float t, bool hit, const WorldRay& r, const RigidTransform& frame, const PatternParams& p,
+                          float miss) {
+  if (!hit) return miss;
+  if (p.value == kPatternHeight) return frame.pos.z - (r.org.z + t * r.dir.z) - p.height_offset;
+  return t;
+}
+
+}  // namespace wr

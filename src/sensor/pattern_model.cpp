@@ -1,0 +1,130 @@
+#include "sensor/pattern_model.h"
+
+#include <cstring>
+#include <string>
+
+#include "errors/field_checks.h"
+#include "errors/status_error.h"
+
+namespace wr {
+namespace {
+
+// An enum field a C caller may have set to any int.
+template <class E>
+int enum_int(const E& e) {
+  int v;
+  std::memcpy(&v, &e, sizeof v);
+  return v;
+}
+
+void require_quaternion(const char* function, const char* field, const float q[4]) {
+  float rot[9];
+  if (!(q[0] == 0.0f && q[1] == 0.0f && q[2] == 0.0f && q[3] == 0.0f) && !quat_to_matrix(q[0], q[1], q[2], q[3], rot))
+    bad_field(function, field,
+              "= (" + num(q[0]) + ", " + num(q[1]) + ", " + num(q[2]) + ", " + num(q[3]) +
+                  "): must be a finite quaternion, non-zero or all 0 (the identity)");
+}
+
+// The desc checked, and the camera desc the sensor is made as.
+wr_camera_desc pattern_camera_desc(const char* function, const wr_ray_sensor_desc& d, uint32_t num_rays) {
+  const int order = enum_int(d.quat_order);
+  if (order != WR_QUAT_WXYZ && order != WR_QUAT_XYZW)
+    bad_field(function, "desc->quat_order", "= " + std::to_string(order) + ": must be WR_QUAT_WXYZ or WR_QUAT_XYZW");
+  for (int i = 0; i < 3; ++i) {
+    require_finite_field(function, "desc->mount_position[" + std::to_string(i) + "]", d.mount_position[i]);
+    require_finite_field(function, "desc->offset_position[" + std::to_string(i) + "]", d.offset_position[i]);
+  }
+  require_quaternion(function, "desc->mount_rotation", d.mount_rotation);
+  require_quaternion(function, "desc->offset_rotation", d.offset_rotation);
+  require_non_negative_field(function, "desc->min_distance", d.min_distance);
+  if (!(d.max_distance > d.min_distance))
+    bad_field(function, "desc->max_distance",
+              "= " + num(d.max_distance) + ": must be greater than min_distance (" + num(d.min_distance) +
+                  "); use +infinity for no limit");
+  require_finite_field(function, "desc->height_offset", d.height_offset);
+  wr_camera_desc c;
+  std::memset(&c, 0, sizeof c);
+  c.struct_size = sizeof c;
+  c.width = num_rays;
+  c.height = 1;
+  c.fx = c.fy = 1.0f;
+  c.near_clip = d.min_distance;
+  c.far_clip = d.max_distance;
+  c.miss_value = d.miss_value;
+  c.depth_kind = WR_DEPTH_RANGE;
+  c.quat_order = d.quat_order;
+  std::memcpy(c.mount_position, d.mount_position, sizeof c.mount_position);
+  std::memcpy(c.mount_rotation, d.mount_rotation, sizeof c.mount_rotation);
+  return c;
+}
+
+PatternParams pattern_params(const char* function, const wr_ray_sensor_desc& d) {
+  PatternParams p{};
+  p.enabled = true;
+  p.alignment = enum_int(d.alignment);
+  p.yaw_rule = enum_int(d.yaw_rule);
+  p.value = enum_int(d.value);
+  if (p.alignment < WR_ALIGN_BASE || p.alignment > WR_ALIGN_WORLD)
+    bad_field(function, "desc->alignment",
+              "= " + std::to_string(p.alignment) + ": must be WR_ALIGN_BASE, WR_ALIGN_YAW or WR_ALIGN_WORLD");
+  if (p.yaw_rule != WR_YAW_ISAACLAB && p.yaw_rule != WR_YAW_MJLAB)
+    bad_field(function, "desc->yaw_rule",
+              "= " + std::to_string(p.yaw_rule) + ": must be WR_YAW_ISAACLAB or WR_YAW_MJLAB");
+  if (p.value != WR_RAY_DISTANCE && p.value != WR_RAY_HEIGHT)
+    bad_field(function, "desc->value", "= " + std::to_string(p.value) + ": must be WR_RAY_DISTANCE or WR_RAY_HEIGHT");
+  p.height_offset = d.height_offset;
+  return p;
+}
+
+}  // namespace
+
+SensorPipeline make_pattern_pipeline(const char* function, const wr_ray_sensor_desc& desc, uint32_t num_rays,
+                                     const wr_sensor_options* options, wr_camera_desc* camera) {
+  *camera = pattern_camera_desc(function, desc, num_rays);
+  const PatternParams params = pattern_params(function, desc);
+  SensorPipeline pipeline = make_sensor_pipeline(function, *camera, options);
+  // What makes an image of the camera's has no meaning for a pattern's rays.
+  const PipelineParams& p = pipeline.params;
+  const auto refuse = [&](bool bad, const char* field, const char* what) {
+    if (bad)
+      bad_field(function, std::string("options->") + field,
+                std::string("is set, but a pattern sensor's output is its rays, one value each: ") + what);
+  };
+  refuse(p.output.crop_w != num_rays || p.output.crop_h != 1, "crop_x",
+         "no crop (crop_x, crop_y, crop_width, crop_height 0)");
+  refuse(p.output.out_w != num_rays || p.output.out_h != 1 || p.output.resample != kResampleNone, "out_width",
+         "no resampling (out_width, out_height 0, WR_RESAMPLE_NONE)");
+  refuse(p.noise.edges, "noise.edge_probability", "no edge dropout");
+  refuse(params.value == WR_RAY_HEIGHT && p.noise.any, "noise",
+         "no noise on heights (the range noise models are a distance's)");
+  pipeline.params.pattern = params;
+  pipeline.active = true;  // its value stage is the pipeline's (core/render_features.h)
+  return pipeline;
+}
+
+void build_pattern_template(const RayPattern& pattern, const wr_ray_sensor_desc& desc, TemplateRay* out) {
+  const float* q = desc.offset_rotation;
+  const bool turn = !(q[0] == 0.0f && q[1] == 0.0f && q[2] == 0.0f && q[3] == 0.0f);
+  float rot[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+  if (turn) {
+    const bool xyzw = desc.quat_order == WR_QUAT_XYZW;
+    quat_to_matrix(xyzw ? q[3] : q[0], xyzw ? q[0] : q[1], xyzw ? q[1] : q[2], xyzw ? q[2] : q[3], rot);
+  }
+  const uint32_t n = pattern.num_rays();
+  for (uint32_t i = 0; i < n; ++i) {
+    const float* d = &pattern.directions[3ull * i];
+    const float* s = &pattern.starts[3ull * i];
+    TemplateRay& dir = out[2ull * i];
+    TemplateRay& start = out[2ull * i + 1];
+    for (int r = 0; r < 3; ++r) {
+      dir.dir[r] = turn ? static_cast<float>(double(rot[3 * r]) * d[0] + double(rot[3 * r + 1]) * d[1] +
+                                             double(rot[3 * r + 2]) * d[2])
+                        : d[r];
+      start.dir[r] = s[r] + desc.offset_position[r];
+    }
+    dir.depth_scale = 1.0f;
+    start.depth_scale = 0.0f;
+  }
+}
+
+}  // namespace wr
