@@ -67,6 +67,7 @@ struct SensorObj {
   wr::Sensor::OutputShape shape;
   uint32_t history;                   // the options' history length (the latency bound)
   std::array<uint32_t, 2> instances;  // the scene's instance slots per env and global instances
+  bool pattern = false;               // a pattern sensor: its output is (num_envs, num_rays)
   SensorObj(const SceneObj& scene, const wr_camera_desc& d, const wr_sensor_options& o, uint32_t n)
       : sensor(all_off(o) ? wr::Sensor(scene.scene, d, n) : wr::Sensor(scene.scene, d, o, n)),
         device(scene.device),
@@ -75,6 +76,16 @@ struct SensorObj {
         shape(sensor.output_shape()),
         history(o.history_length > 1 ? o.history_length : 1),
         instances(scene.scene.instance_counts()) {}
+  SensorObj(const SceneObj& scene, const wr::Pattern& p, const wr_ray_sensor_desc& d, const wr_sensor_options& o,
+            uint32_t n)
+      : sensor(scene.scene, p, d, o, n),
+        device(scene.device),
+        desc(sensor.desc()),
+        num_envs(sensor.num_envs()),
+        shape(sensor.output_shape()),
+        history(o.history_length > 1 ? o.history_length : 1),
+        instances(scene.scene.instance_counts()),
+        pattern(true) {}
 };
 
 // The element type of an output of wr_dtype `d`.
@@ -312,6 +323,134 @@ NB_MODULE(_wr, m) {
       "width"_a, "height"_a, "hfov_degrees"_a,
       "wr_camera_desc_pinhole: square pixels, fx = fy = (width/2)/tan(hfov/2), principal point at the "
       "image centre, near 0, far and miss +inf, PLANE depth, WXYZ, identity mount.");
+
+  // ---- ray patterns and the ray sensor's description (wr.h, "Ray patterns") ----
+  nb::class_<wr::Pattern>(m, "Pattern", "wr_pattern: a ray pattern (starts and unit directions, pattern frame).")
+      .def_static(
+          "grid",
+          [](double size_x, double size_y, double resolution, int ordering, int count_rule, int plane,
+             std::tuple<float, float, float> direction) {
+            wr_pattern_desc d = wr::pattern_desc(WR_PATTERN_GRID);
+            d.grid_size[0] = size_x, d.grid_size[1] = size_y, d.grid_resolution = resolution;
+            std::memcpy(&d.grid_ordering, &ordering, sizeof ordering);  // the library names a bad value
+            std::memcpy(&d.grid_count_rule, &count_rule, sizeof count_rule);
+            std::memcpy(&d.grid_plane, &plane, sizeof plane);
+            std::tie(d.grid_direction[0], d.grid_direction[1], d.grid_direction[2]) = direction;
+            return wr::Pattern(d);
+          },
+          "size_x"_a, "size_y"_a, "resolution"_a, "ordering"_a, "count_rule"_a, "plane"_a, "direction"_a,
+          "wr_pattern_create, WR_PATTERN_GRID (ordering 0 xy, 1 ij; count_rule 0 isaaclab, 1 mjlab; plane 0 xy, "
+          "1 normal).")
+      .def_static(
+          "spherical",
+          [](uint32_t channels, double v0, double v1, std::optional<std::vector<float>> vertical_angles, double h0,
+             double h1, double resolution, uint32_t count, int order) {
+            wr_pattern_desc d = wr::pattern_desc(WR_PATTERN_SPHERICAL);
+            d.channels = channels;
+            d.vertical_fov[0] = v0, d.vertical_fov[1] = v1;
+            if (vertical_angles) {
+              if (vertical_angles->size() != channels)
+                wrpy::invalid_argument("Pattern.spherical", "vertical_angles has " +
+                                                                std::to_string(vertical_angles->size()) +
+                                                                " angles, channels = " + std::to_string(channels));
+              d.vertical_angles = vertical_angles->data();
+            }
+            d.horizontal_fov[0] = h0, d.horizontal_fov[1] = h1;
+            d.horizontal_resolution = resolution;
+            d.horizontal_count = count;
+            std::memcpy(&d.spherical_order, &order, sizeof order);
+            return wr::Pattern(d);
+          },
+          "channels"_a, "vertical_min"_a, "vertical_max"_a, "vertical_angles"_a.none(), "horizontal_min"_a,
+          "horizontal_max"_a, "horizontal_resolution"_a, "horizontal_count"_a, "order"_a,
+          "wr_pattern_create, WR_PATTERN_SPHERICAL (degrees; order 0 channel-major, 1 azimuth-major).")
+      .def_static(
+          "table",
+          [](nb::handle directions, nb::handle starts) {
+            const char* fn = "Pattern.table";
+            const DeviceSpec host{WR_DEVICE_CPU, 0};
+            Array d =
+                take_array(directions, {fn, "directions", false, {Dtype::kFloat32}, {-1, 3}, "(num_rays, 3)"}, host);
+            Array o;
+            if (!starts.is_none())
+              o = take_array(starts, {fn, "starts", false, {Dtype::kFloat32}, {d.shape[0], 3}, "(num_rays, 3)"}, host);
+            if (d.shape[0] > int64_t(UINT32_MAX)) wrpy::invalid_argument(fn, "more than 2^32 - 1 rays");
+            wr_pattern_desc desc = wr::pattern_desc(WR_PATTERN_TABLE);
+            desc.table_count = static_cast<uint32_t>(d.shape[0]);
+            desc.table_directions = static_cast<const float*>(d.data);
+            desc.table_starts = static_cast<const float*>(o.data);
+            return wr::Pattern(desc);
+          },
+          "directions"_a.none(), "starts"_a.none(),
+          "wr_pattern_create, WR_PATTERN_TABLE: directions (num_rays, 3) float32 and starts (num_rays, 3) or None, "
+          "host memory, C-contiguous; copied.")
+      .def_prop_ro("num_rays", &wr::Pattern::num_rays)
+      .def(
+          "rays",
+          [](const wr::Pattern& p, nb::handle starts, nb::handle directions) {
+            const DeviceSpec host{WR_DEVICE_CPU, 0};
+            const int64_t r = p.num_rays();
+            Array o =
+                take_array(starts, {"Pattern.rays", "starts", true, {Dtype::kFloat32}, {r, 3}, "(num_rays, 3)"}, host);
+            Array d = take_array(
+                directions, {"Pattern.rays", "directions", true, {Dtype::kFloat32}, {r, 3}, "(num_rays, 3)"}, host);
+            p.rays(static_cast<float*>(o.data), static_cast<float*>(d.data));
+          },
+          "starts"_a.none(), "directions"_a.none(),
+          "wr_pattern_rays: writes starts and directions (num_rays, 3) float32 (host arrays).");
+  nb::class_<wr_ray_sensor_desc>(m, "RaySensorDesc",
+                                 "wr_ray_sensor_desc: a pattern sensor's mount, offset, "
+                                 "alignment, distances and value (wr.h).")
+      .def("__init__", [](wr_ray_sensor_desc* d) { new (d) wr_ray_sensor_desc(wr::ray_sensor_desc()); })
+      .def_rw("quat_order", &wr_ray_sensor_desc::quat_order)
+      .def_prop_rw(
+          "mount_position", [](const wr_ray_sensor_desc& d) { return tuple3(d.mount_position); },
+          [](wr_ray_sensor_desc& d, std::tuple<float, float, float> p) {
+            std::tie(d.mount_position[0], d.mount_position[1], d.mount_position[2]) = p;
+          })
+      .def_prop_rw(
+          "mount_rotation", [](const wr_ray_sensor_desc& d) { return tuple4(d.mount_rotation); },
+          [](wr_ray_sensor_desc& d, std::tuple<float, float, float, float> q) {
+            std::tie(d.mount_rotation[0], d.mount_rotation[1], d.mount_rotation[2], d.mount_rotation[3]) = q;
+          })
+      .def_prop_rw(
+          "offset_position", [](const wr_ray_sensor_desc& d) { return tuple3(d.offset_position); },
+          [](wr_ray_sensor_desc& d, std::tuple<float, float, float> p) {
+            std::tie(d.offset_position[0], d.offset_position[1], d.offset_position[2]) = p;
+          })
+      .def_prop_rw(
+          "offset_rotation", [](const wr_ray_sensor_desc& d) { return tuple4(d.offset_rotation); },
+          [](wr_ray_sensor_desc& d, std::tuple<float, float, float, float> q) {
+            std::tie(d.offset_rotation[0], d.offset_rotation[1], d.offset_rotation[2], d.offset_rotation[3]) = q;
+          })
+      .def_prop_rw(
+          "alignment",
+          [](const wr_ray_sensor_desc& d) {
+            int v;
+            std::memcpy(&v, &d.alignment, sizeof v);
+            return v;
+          },
+          [](wr_ray_sensor_desc& d, int v) { std::memcpy(&d.alignment, &v, sizeof v); })
+      .def_prop_rw(
+          "yaw_rule",
+          [](const wr_ray_sensor_desc& d) {
+            int v;
+            std::memcpy(&v, &d.yaw_rule, sizeof v);
+            return v;
+          },
+          [](wr_ray_sensor_desc& d, int v) { std::memcpy(&d.yaw_rule, &v, sizeof v); })
+      .def_prop_rw(
+          "value",
+          [](const wr_ray_sensor_desc& d) {
+            int v;
+            std::memcpy(&v, &d.value, sizeof v);
+            return v;
+          },
+          [](wr_ray_sensor_desc& d, int v) { std::memcpy(&d.value, &v, sizeof v); })
+      .def_rw("min_distance", &wr_ray_sensor_desc::min_distance)
+      .def_rw("max_distance", &wr_ray_sensor_desc::max_distance)
+      .def_rw("height_offset", &wr_ray_sensor_desc::height_offset)
+      .def_rw("miss_value", &wr_ray_sensor_desc::miss_value);
 
   // ---- the RL depth pipeline's options (wr.h) ----
   nb::class_<wr_noise_desc>(m, "NoiseDesc", "wr_noise_desc: the noise models, each off at 0 (wr.h lists their order).")
@@ -696,6 +835,36 @@ NB_MODULE(_wr, m) {
           },
           "scene"_a, "desc"_a, "num_envs"_a, "wr_sensor_create: a sensor without pipeline options.")
       .def(
+          "__init__",
+          [](SensorObj* self, const SceneObj& scene, const wr::Pattern& pattern, const wr_ray_sensor_desc& desc,
+             uint32_t num_envs, const wr_sensor_options& options) {
+            nb::gil_scoped_release release;
+            new (self) SensorObj(scene, pattern, desc, options, num_envs);
+          },
+          "scene"_a, "pattern"_a, "desc"_a, "num_envs"_a, "options"_a,
+          "wr_sensor_create_pattern: a pattern sensor (its output (num_envs, num_rays)); keeps the scene alive.")
+      .def_prop_ro(
+          "is_pattern", [](const SensorObj& s) { return s.pattern; }, "Whether this is a pattern sensor.")
+      .def(
+          "world_rays",
+          [](const SensorObj& s, nb::handle pose, nb::handle mount, nb::handle starts, nb::handle directions) {
+            const char* fn = "RaySensor.world_rays";
+            const DeviceSpec host{WR_DEVICE_CPU, 0};
+            const int64_t r = s.shape.width;
+            Array p = take_array(pose, {fn, "pose", false, {Dtype::kFloat32}, {7}, "(7,)"}, host);
+            Array m;
+            if (!mount.is_none()) m = take_array(mount, {fn, "mount", false, {Dtype::kFloat32}, {7}, "(7,)"}, host);
+            Array o = take_array(starts, {fn, "starts", true, {Dtype::kFloat32}, {r, 3}, "(num_rays, 3)"}, host);
+            Array d =
+                take_array(directions, {fn, "directions", true, {Dtype::kFloat32}, {r, 3}, "(num_rays, 3)"}, host);
+            require_disjoint(fn, o, "starts", d, "directions");
+            s.sensor.world_rays(static_cast<const float*>(p.data), static_cast<const float*>(m.data),
+                                static_cast<float*>(o.data), static_cast<float*>(d.data));
+          },
+          "pose"_a.none(), "mount"_a.none(), "starts"_a.none(), "directions"_a.none(),
+          "wr_sensor_world_rays: one env's world rays (host arrays): pose (7,) and mount (7,) or None float32; "
+          "writes starts and directions (num_rays, 3) float32.")
+      .def(
           "render",
           [](SensorObj& s, nb::handle poses, nb::handle out, uintptr_t stream, uint32_t stride, uint32_t offset,
              nb::handle intrinsics, nb::handle mounts, uint64_t frame, nb::handle latency, nb::handle update_mask,
@@ -709,9 +878,20 @@ NB_MODULE(_wr, m) {
             Array p =
                 state ? take_array(poses, {fn, "poses", false, {Dtype::kFloat32}, {}, ""}, s.device, true)
                       : take_array(poses, {fn, "poses", false, {Dtype::kFloat32}, {n, 7}, "(num_envs, 7)"}, s.device);
-            // (the camera's image where the sensor has no options: its output is that image)
+            // (the camera's image where the sensor has no options: its output is that image; a
+            // pattern sensor's, one value per ray)
             const bool camera_sized = s.shape.height == s.desc.height && s.shape.width == s.desc.width;
-            Array o = take_array(out,
+            Array o =
+                s.pattern
+                    ? take_array(out,
+                                 {fn,
+                                  "out",
+                                  true,
+                                  {output_dtype(s.shape.dtype)},
+                                  {n, int64_t(s.shape.width)},
+                                  "(num_envs, num_rays)"},
+                                 s.device)
+                    : take_array(out,
                                  {fn,
                                   "out",
                                   true,
@@ -733,9 +913,11 @@ NB_MODULE(_wr, m) {
             Array cnt = optional(bad_env_count, "bad_env_count", {Dtype::kInt32, Dtype::kUInt32}, {1}, "(1,)", true);
             Array msk = optional(bad_env_mask, "bad_env_mask", {Dtype::kBool, Dtype::kUInt8}, {n}, "(num_envs,)", true);
             InstancePoses inst = take_instance_poses(fn, instance_poses, global_poses, n, s.instances, s.device);
-            Array ids = optional(instance_ids, "instance_ids", {Dtype::kUInt32, Dtype::kInt32},
-                                 {n, int64_t(s.shape.height), int64_t(s.shape.width)},
-                                 "(num_envs, out_height, out_width)", true);
+            Array ids = s.pattern ? optional(instance_ids, "instance_ids", {Dtype::kUInt32, Dtype::kInt32},
+                                             {n, int64_t(s.shape.width)}, "(num_envs, num_rays)", true)
+                                  : optional(instance_ids, "instance_ids", {Dtype::kUInt32, Dtype::kInt32},
+                                             {n, int64_t(s.shape.height), int64_t(s.shape.width)},
+                                             "(num_envs, out_height, out_width)", true);
             const std::pair<const Array*, const char*> inputs[] = {{&p, "poses"},
                                                                    {&k, "intrinsics"},
                                                                    {&m, "mounts"},

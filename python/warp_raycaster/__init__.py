@@ -54,8 +54,10 @@ __all__ = [
     "Error",
     "MemoryTag",
     "Noise",
+    "Pattern",
     "Pipeline",
     "QuatOrder",
+    "RaySensor",
     "Scene",
     "Sensor",
     "Status",
@@ -680,4 +682,5 @@ class Sensor:
         return f"warp_raycaster.Sensor(num_envs={n}, {w}x{h}, depth={self.camera.depth!r}, {self.context.device!r})"
 
 
+from .ray_sensor import Pattern, RaySensor  # noqa: E402  (uses the classes above)
 from . import rl  # noqa: E402  (uses the classes above)

@@ -1,5 +1,6 @@
-"""Helpers for RL training loops: poses from simulator state tensors, and cameras set up as
-IsaacGym's camera sensors, IsaacLab's RayCasterCamera and extreme-parkour's depth camera are.
+"""Helpers for RL training loops: poses from simulator state tensors, cameras set up as
+IsaacGym's camera sensors, IsaacLab's RayCasterCamera and extreme-parkour's depth camera are,
+and height scans as IsaacLab's RayCaster and legged_gym's measured heights observe them.
 
 docs/porting.md maps every setting of those sensors to this library's; python/tests/
 test_porting.py holds each mapping by building the other convention's rays from its own
@@ -16,13 +17,15 @@ from __future__ import annotations
 import math
 from typing import Any, Optional, Sequence, Tuple
 
-from . import Camera, Error, Status, _frameworks
+from . import Camera, Error, Pattern, Pipeline, RaySensor, Scene, Status, _frameworks
 
 __all__ = [
     "extreme_parkour_camera",
     "extreme_parkour_pipeline",
     "isaacgym_camera",
     "isaaclab_camera",
+    "isaaclab_height_scan",
+    "legged_gym_height_scan",
     "poses_from_pos_quat",
     "poses_from_root_states",
 ]
@@ -260,3 +263,45 @@ def isaaclab_camera(width: int, height: int, *, focal_length: float = 24.0, hori
     mount = _qmul(tuple(float(v) for v in offset_rot), _CONVENTION_FIX[convention])
     return Camera(width=width, height=height, fx=fx, fy=fy, cx=cx, cy=cy, near=0.0, far=far, miss_value=miss,
                   depth=kinds[data_type], quat_order="wxyz", mount_position=tuple(offset_pos), mount_rotation=mount)
+
+
+# ---- height scans --------------------------------------------------------------------------
+
+
+def isaaclab_height_scan(scene: Scene, num_envs: int, *, size: Sequence[float] = (1.6, 1.0),
+                         resolution: float = 0.1, lift: float = 20.0, offset: float = 0.5,
+                         max_distance: float = 1e6, quat_order: str = "wxyz", **settings: Any) -> RaySensor:
+    """IsaacLab's height scanner and its ``height_scan`` observation, in one sensor: the
+    locomotion tasks' ``RayCasterCfg(offset=OffsetCfg(pos=(0, 0, 20)), ray_alignment="yaw",
+    pattern_cfg=GridPatternCfg(resolution=0.1, size=[1.6, 1.0]), max_distance=1e6)`` attached to
+    the base, read by ``mdp.height_scan(offset=0.5)`` = sensor z - hit z - 0.5 and clipped to
+    [-1, 1] by the observation term's ``clip=(-1.0, 1.0)``. A ray that hits nothing reads -1 (IsaacLab's
+    hit is inf there, its height -inf, clipped). Renders (num_envs, 187) from root poses
+    (num_envs, 7 or 13, w x y z: ``root_state_w``). Other RaySensor settings as keywords."""
+    return RaySensor(scene, Pattern.grid(size=size, resolution=resolution), num_envs, alignment="yaw",
+                     yaw_rule="isaaclab", offset_position=(0.0, 0.0, lift), value="height", height_offset=offset,
+                     max_distance=max_distance, miss_value=-1.0, quat_order=quat_order,
+                     pipeline=Pipeline(clip=(-1.0, 1.0)), **settings)
+
+
+def legged_gym_height_scan(scene: Scene, num_envs: int, *, measured_points_x: Sequence[float] = tuple(
+        round(-0.8 + 0.1 * i, 1) for i in range(17)), measured_points_y: Sequence[float] = tuple(
+        round(-0.5 + 0.1 * i, 1) for i in range(11)), lift: float = 20.0, quat_order: str = "xyzw",
+        **settings: Any) -> RaySensor:
+    """legged_gym's measured heights (``LeggedRobot._get_heights`` with the default
+    ``measured_points_x`` and ``_y``), as rays: the points meshgrid(x, y) (indexing 'ij': y
+    fastest) turned by the base's heading (``quat_apply_yaw``), each traced straight down from
+    `lift` above the base. The observation ``clip(root z - 0.5 - heights, -1, 1) * 5`` is then
+    ``clip(render, -1, 1) * 5`` of this sensor's heights (root z - hit z - 0.5). legged_gym reads the
+    heights from its height field's samples at the points (the nearest samples' minimum), not a
+    ray: on a triangle mesh of the same field the two differ between samples. Renders
+    (num_envs, 187) from IsaacGym root states (num_envs, 13, x y z w)."""
+    xs = [float(x) for x in measured_points_x]
+    ys = [float(y) for y in measured_points_y]
+    starts = [(x, y, lift) for x in xs for y in ys]
+    import numpy as np
+
+    return RaySensor(scene, Pattern.table(np.tile(np.float32([0, 0, -1]), (len(starts), 1)),
+                                          np.asarray(starts, np.float32)), num_envs, alignment="yaw",
+                     yaw_rule="isaaclab", value="height", height_offset=0.5, miss_value=-1.0, quat_order=quat_order,
+                     pipeline=Pipeline(clip=(-1.0, 1.0)), **settings)

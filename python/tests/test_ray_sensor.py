@@ -1,0 +1,148 @@
+"""Ray patterns and pattern sensors from Python (wr.Pattern, wr.RaySensor, wr.rl's height scans):
+the patterns against IsaacLab's published formulas (isaaclab/sensors/ray_caster/patterns/
+patterns.py, reimplemented here with numpy), a height scan against its closed form over a plane,
+the hits against Scene.intersect on the sensor's own world rays (the same bits), torch in and out
+without a copy, and the errors that name the culprit."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import warp_raycaster as wr
+from conftest import SMALL_TERRAIN
+
+
+def _plane(ctx: wr.Context, z: float, half: float = 20.0) -> wr.Scene:
+    v = np.array([[-half, -half, z], [half, -half, z], [half, half, z], [-half, half, z]], np.float32)
+    return wr.Scene(ctx, v, np.array([[0, 1, 2], [0, 2, 3]], np.uint32))
+
+
+def test_grid_is_isaaclabs_grid_pattern() -> None:
+    p = wr.Pattern.grid(size=(1.6, 1.0), resolution=0.1)
+    assert p.num_rays == 187
+    starts, dirs = p.rays()
+    # grid_pattern: arange(-s/2, s/2 + 1e-9, res) per axis, meshgrid(x, y, indexing="xy").
+    x = (-0.8 + 0.1 * np.arange(math.ceil((1.6 + 1e-9) / 0.1))).astype(np.float32)
+    y = (-0.5 + 0.1 * np.arange(math.ceil((1.0 + 1e-9) / 0.1))).astype(np.float32)
+    gx, gy = np.meshgrid(x, y, indexing="xy")
+    np.testing.assert_array_equal(starts[:, 0], gx.ravel())
+    np.testing.assert_array_equal(starts[:, 1], gy.ravel())
+    np.testing.assert_array_equal(dirs, np.tile(np.float32([0, 0, -1]), (187, 1)))
+    ij = wr.Pattern.grid(size=(1.6, 1.0), resolution=0.1, ordering="ij").rays()[0]
+    gx, gy = np.meshgrid(x, y, indexing="ij")
+    np.testing.assert_array_equal(ij[:, 0], gx.ravel())
+
+
+def test_spherical_is_isaaclabs_lidar_pattern() -> None:
+    p = wr.Pattern.spherical(channels=16, vertical_fov=(-15, 15), horizontal_fov=(-180, 180),
+                             horizontal_resolution=0.2)
+    assert p.num_rays == 16 * 1800
+    # lidar_pattern: linspace vertical; ceil(range / res) + 1 azimuths, the 360-degree one dropped.
+    v = np.deg2rad(np.linspace(-15, 15, 16))
+    h = np.deg2rad(np.linspace(-180, 180, 1801)[:-1])
+    va, ha = np.meshgrid(v, h, indexing="ij")
+    want = np.stack([np.cos(va) * np.cos(ha), np.cos(va) * np.sin(ha), np.sin(va)], -1).reshape(-1, 3)
+    np.testing.assert_allclose(p.rays()[1], want, atol=1e-7)
+
+
+def test_bpearl_is_isaaclabs_bpearl_pattern() -> None:
+    angles = [89.5, 86.6875, 50.0, 2.5, -0.3125]
+    p = wr.Pattern.bpearl(angles)
+    # bpearl_pattern: h = arange(-fov/2, fov/2, res); meshgrid(v, h, "xy"); pitch = v + 90;
+    # directions -(sin p cos h, sin p sin h, cos p).
+    h = np.arange(-180.0, 180.0, 10.0)
+    pitch, yaw = np.meshgrid(np.float32(angles), h, indexing="xy")
+    pitch, yaw = np.deg2rad(pitch.reshape(-1)) + np.pi / 2, np.deg2rad(yaw.reshape(-1))
+    want = -np.stack([np.sin(pitch) * np.cos(yaw), np.sin(pitch) * np.sin(yaw), np.cos(pitch)], -1)
+    np.testing.assert_allclose(p.rays()[1], want, atol=2e-7)
+
+
+def test_isaaclab_height_scan_over_a_plane() -> None:
+    ctx = wr.Context("cpu", threads=2)
+    scene = _plane(ctx, 0.125, half=10.0)
+    scan = wr.rl.isaaclab_height_scan(scene, 3)
+    assert scan.shape == (3, 187)
+    poses = np.array([[0, 0, 0.75, 1, 0, 0, 0], [1, 1, 3.0, 1, 0, 0, 0], [50, 0, 1.0, 1, 0, 0, 0]], np.float32)
+    h = scan.render(poses)
+    assert h.shape == (3, 187) and h.dtype == np.float32
+    np.testing.assert_allclose(h[0], 0.125, atol=4e-6)  # 0.75 - 0.125 - 0.5
+    np.testing.assert_array_equal(h[1], 1.0)             # clipped
+    np.testing.assert_array_equal(h[2], -1.0)            # nothing below: IsaacLab's -inf, clipped
+    assert scan.memory()["per_env_bytes"] == 0
+
+
+def test_legged_gym_height_scan_over_a_plane() -> None:
+    ctx = wr.Context("cpu", threads=1)
+    scan = wr.rl.legged_gym_height_scan(_plane(ctx, 0.25), 2)
+    root_states = np.zeros((2, 13), np.float32)
+    root_states[:, 2] = [0.5, 1.0]
+    root_states[:, 6] = 1.0  # xyzw identity
+    h = scan.render(root_states)
+    np.testing.assert_allclose(h[0], -0.25, atol=4e-6)
+    np.testing.assert_allclose(h[1], 0.25, atol=4e-6)
+    starts = scan.pattern.rays()[0]
+    assert starts.shape == (187, 3)
+    np.testing.assert_allclose(starts[:11, 0], -0.8, atol=1e-6)  # y fastest (meshgrid's 'ij')
+
+
+def test_hits_equal_scene_intersect_on_the_world_rays() -> None:
+    ctx = wr.Context("cpu", threads=2)
+    scene = wr.Scene.from_obj(ctx, str(SMALL_TERRAIN))
+    lidar = wr.RaySensor(scene, wr.Pattern.spherical(channels=8, vertical_fov=(-30, 5), horizontal_resolution=2.0),
+                         4, mount_position=(0.2, 0, 0.1), max_distance=20.0, yaw_rule="mjlab", alignment="yaw")
+    rng = np.random.default_rng(3)
+    (lo, hi) = scene.bounds
+    poses = np.zeros((4, 7), np.float32)
+    poses[:, 0] = rng.uniform(lo[0], hi[0], 4)
+    poses[:, 1] = rng.uniform(lo[1], hi[1], 4)
+    poses[:, 2] = hi[2] + 0.5
+    q = rng.normal(size=(4, 4))
+    poses[:, 3:] = q / np.linalg.norm(q, axis=1, keepdims=True)
+    d = lidar.render(poses)
+    for e in range(4):
+        starts, dirs = lidar.world_rays(poses[e])
+        t = np.empty(lidar.num_rays, np.float32)
+        scene.intersect(starts, dirs, out_t=t, tmax=np.full(lidar.num_rays, 20.0, np.float32))
+        np.testing.assert_array_equal(d[e].view(np.uint32), t.view(np.uint32))
+        assert np.isfinite(t).sum() > lidar.num_rays // 4
+
+
+def test_torch_in_and_out_without_a_copy() -> None:
+    torch = pytest.importorskip("torch")
+    ctx = wr.Context("cpu", threads=1)
+    scan = wr.RaySensor(_plane(ctx, 0.0), wr.Pattern.grid(size=(0.2, 0.2)), 2,
+                        pipeline=wr.Pipeline(dtype="float16"))
+    poses = torch.tensor([[0, 0, 1.5, 1, 0, 0, 0], [0, 0, 2.0, 1, 0, 0, 0]], dtype=torch.float32)
+    out = torch.empty((2, 9), dtype=torch.float16)
+    got = scan.render(poses, out=out)
+    assert got.data_ptr() == out.data_ptr()
+    assert torch.equal(out[0], torch.full((9,), 1.5, dtype=torch.float16))
+    assert torch.equal(scan.render(poses)[1], torch.full((9,), 2.0, dtype=torch.float16))
+
+
+def test_errors_name_the_culprit() -> None:
+    ctx = wr.Context("cpu", threads=1)
+    scene = _plane(ctx, 0.0)
+    with pytest.raises(wr.Error, match="ordering = 'yx'"):
+        wr.Pattern.grid(ordering="yx")
+    with pytest.raises(wr.Error, match="desc->grid_resolution"):
+        wr.Pattern.grid(resolution=0.0)
+    with pytest.raises(wr.Error, match=r"desc->table_directions\[1\]"):
+        wr.Pattern.table(np.float32([[0, 0, -1], [0, 0, 0]]))
+    with pytest.raises(wr.Error, match="alignment = 'heading'"):
+        wr.RaySensor(scene, wr.Pattern.grid(), 1, alignment="heading")
+    with pytest.raises(wr.Error, match="options->noise"):
+        wr.RaySensor(scene, wr.Pattern.grid(), 1, value="height", pipeline=wr.Pipeline(noise=wr.Noise(range_sigma=(0.01, 0, 0))))
+    scan = wr.RaySensor(scene, wr.Pattern.grid(size=(0.2, 0.2)), 2)
+    with pytest.raises(wr.Error, match=r"out has shape .*\(num_envs, num_rays\)"):
+        scan.render(np.zeros((2, 7), np.float32), out=np.zeros((2, 1, 9), np.float32))
+    with pytest.raises(wr.Error, match="intrinsics"):
+        scan.render(np.zeros((2, 7), np.float32), intrinsics=np.ones((2, 4), np.float32))
+    bad = np.array([[0, 0, 1, 1, 0, 0, 0], [0, 0, np.nan, 1, 0, 0, 0]], np.float32)
+    out = np.full((2, 9), 7.0, np.float32)
+    with pytest.raises(wr.Error, match="env 1"):
+        scan.render(bad, out=out)
+    np.testing.assert_array_equal(out, 7.0)
