@@ -7,6 +7,8 @@
 // Outputs: a 4x4 contact sheet PNG of the first 16 images and the whole (N x H x W) float32
 // tensor as .npy. --self-occlusion gives each robot a body of moving boxes (an instanced scene,
 // through the C API: wr.hpp does not wrap instances) that its camera sees its own legs of.
+// --height-scan and --lidar render a pattern sensor instead (wr.h, "Ray patterns"): IsaacLab's
+// height scanner (heights.npy [N, 187]) or a 16-channel LiDAR (distances.npy [N, 28800]).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -188,6 +190,7 @@ struct Options {
   std::string resolution, depth_kind = "plane", out = "demo_out", preset = "none", dtype = "f32", noise = "none";
   float hfov = 87.0f, pitch = 30.0f, far_clip = std::numeric_limits<float>::infinity();
   bool self_occlusion = false;
+  bool height_scan = false, lidar = false;
 };
 
 // --self-occlusion's camera pitch unless --pitch is given: steep enough that the front legs, which
@@ -389,6 +392,66 @@ int run_self_occlusion(const Options& opt, const wr::Context& ctx, const wr::Sce
   return 0;
 }
 
+// --height-scan / --lidar: one pattern sensor over the robots (poses, n x 7), timed, its values
+// written as .npy [n, num_rays]. The height scan is IsaacLab's locomotion default
+// (RayCasterCfg(offset=(0, 0, 20), ray_alignment="yaw", GridPatternCfg(resolution=0.1,
+// size=[1.6, 1.0])) read by height_scan(offset=0.5), clipped to [-1, 1], -1 where nothing is hit);
+// the LiDAR IsaacLab's LidarPatternCfg(channels=16, vertical_fov_range=(-15, 15),
+// horizontal_fov_range=(-180, 180), horizontal_res=0.2) 0.2 m ahead of and 0.1 m above the base,
+// distances up to 100 m (+inf beyond). Fails if no ray hits.
+int run_pattern(const Options& opt, const wr::Context& ctx, const wr::Scene& scene, const std::vector<float>& poses,
+                double load_ms) {
+  const uint32_t n = opt.envs;
+  wr_pattern_desc pd = wr::pattern_desc(opt.height_scan ? WR_PATTERN_GRID : WR_PATTERN_SPHERICAL);
+  wr_ray_sensor_desc d = wr::ray_sensor_desc();
+  wr_sensor_options o = wr::sensor_options();
+  if (opt.height_scan) {
+    pd.grid_size[0] = 1.6, pd.grid_size[1] = 1.0, pd.grid_resolution = 0.1;
+    d.alignment = WR_ALIGN_YAW;
+    d.offset_position[2] = 20.0f;
+    d.value = WR_RAY_HEIGHT;
+    d.height_offset = 0.5f;
+    d.miss_value = -1.0f;
+    o.clip = 1, o.clip_min = -1.0f, o.clip_max = 1.0f;
+  } else {
+    pd.channels = 16;
+    pd.vertical_fov[0] = -15, pd.vertical_fov[1] = 15;
+    pd.horizontal_fov[0] = -180, pd.horizontal_fov[1] = 180;
+    pd.horizontal_resolution = 0.2;
+    d.mount_position[0] = 0.2f, d.mount_position[2] = 0.1f;
+    d.max_distance = 100.0f;
+  }
+  const wr::Pattern pattern(pd);
+  wr::Sensor sensor(scene, pattern, d, o, n);
+  const uint32_t rays = pattern.num_rays();
+  std::vector<float> values(size_t(n) * rays);
+  const wr_render_args args = wr::render_args(poses.data(), values.data(), values.size() * sizeof(float));
+  const Timing t = time_renders(opt.repeats, [&] { sensor.render(args); });
+  size_t hits = 0;
+  float lo = std::numeric_limits<float>::infinity(), hi = -lo;
+  for (float v : values)
+    if (opt.height_scan ? v != -1.0f : std::isfinite(v)) ++hits, lo = std::min(lo, v), hi = std::max(hi, v);
+  const fs::path npy = fs::path(opt.out) / (opt.height_scan ? "heights.npy" : "distances.npy");
+  write_npy(npy, values.data(), values.size() * sizeof(float), "<f4", std::vector<uint64_t>{n, rays});
+  const wr_memory_stats m = sensor.memory();
+  std::printf("wr-demo: %u robots, %s, %u rays each, %u CPU threads (%s path)\n", n,
+              opt.height_scan ? "IsaacLab's height scan (1.6 x 1.0 m at 0.1 m, yaw-aligned, 20 m lift)"
+                              : "a 16-channel LiDAR (+-15 deg, 0.2 deg over 360 deg)",
+              rays, ctx.num_threads(), wr_cpu_path_string(ctx.cpu_path()));
+  std::printf("  scene      %s, %llu triangles, %.2f ms to load and build\n", opt.obj.c_str(),
+              (unsigned long long)scene.num_triangles(), load_ms);
+  std::printf("  render     best %.3f ms, mean %.3f ms over %u renders after 1 warm-up; %.3g rays/s (best)\n",
+              t.best_ms, t.mean_ms, opt.repeats, double(n) * rays / (t.best_ms * 1e-3));
+  std::printf("  hits       %.1f%% of rays, %s %.3f - %.3f m\n", 100.0 * double(hits) / double(values.size()),
+              opt.height_scan ? "heights" : "distances", double(hits ? lo : 0.0f), double(hits ? hi : 0.0f));
+  std::printf("  memory     sensor %.3f MiB (the pattern, shared), %llu bytes per env inside the library\n",
+              m.host_bytes / 1048576.0, (unsigned long long)m.per_env_bytes);
+  std::printf("  wrote      %s (float32 [%u, %u]%s)\n", npy.string().c_str(), n, rays,
+              opt.height_scan ? ", sensor z - hit z - 0.5 clipped to [-1, 1], -1 = miss" : ", metres, +inf = miss");
+  if (hits == 0) throw DemoError("no ray hit the terrain: are the robots over it?");
+  return 0;
+}
+
 int run(const Options& opt) {
   const bool parkour = opt.preset == "extreme-parkour";
   uint32_t width = parkour ? 106 : opt.width, height = parkour ? 60 : opt.height;
@@ -396,6 +459,10 @@ int run(const Options& opt) {
     if (parkour) throw DemoError("--resolution: the extreme-parkour preset renders 106x60");
     parse_resolution(opt.resolution, &width, &height);
   }
+  if ((opt.height_scan || opt.lidar) && (parkour || opt.self_occlusion || opt.dtype != "f32" || opt.noise != "none"))
+    throw DemoError(
+        "--height-scan and --lidar render a pattern sensor: they take no --preset, --self-occlusion, "
+        "--dtype or --noise");
   if (opt.self_occlusion && (parkour || opt.dtype != "f32" || opt.noise != "none"))
     throw DemoError(
         "--self-occlusion renders the float32 camera images and their instance ids: it takes no "
@@ -430,6 +497,7 @@ int run(const Options& opt) {
   uint32_t probe_misses = 0;
   const std::vector<float> poses = place_robots(scene, n, desc.mount_position[0], &probe_misses);  // (n x 7)
   if (opt.self_occlusion) return run_self_occlusion(opt, ctx, scene, desc, poses, probe_misses, load_ms);
+  if (opt.height_scan || opt.lidar) return run_pattern(opt, ctx, scene, poses, load_ms);
 
   // The plain camera images (n x height x width), +inf where nothing is hit: what every pipeline
   // starts from, and what extreme-parkour's own torch code is checked against.
@@ -611,6 +679,14 @@ int main(int argc, char** argv) {
                "inside the trunk and excluding it, sees its own legs of; also writes instance_ids.npy (uint32, "
                "UINT32_MAX = terrain or miss); the pitch is then 60 deg unless --pitch is given; fails if no "
                "robot sees a leg");
+  auto* scan = app.add_flag("--height-scan", opt.height_scan,
+                            "render IsaacLab's height scan instead of the cameras (a 1.6 x 1.0 m grid at 0.1 m below "
+                            "each base, yaw-aligned, from 20 m up): heights.npy [N, 187], sensor z - hit z - 0.5 "
+                            "clipped to [-1, 1]");
+  app.add_flag("--lidar", opt.lidar,
+               "render a 16-channel LiDAR instead of the cameras (+-15 deg, 0.2 deg over 360 deg, IsaacLab's "
+               "LidarPatternCfg): distances.npy [N, 28800]")
+      ->excludes(scan);
   try {
     app.parse(argc, argv);
     if (opt.self_occlusion && app.count("--pitch") == 0) opt.pitch = kSelfOcclusionPitch;
