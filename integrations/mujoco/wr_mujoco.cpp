@@ -96,6 +96,24 @@ Scene& Scene::operator=(Scene&& o) noexcept {
 
 Scene::~Scene() { wr_scene_release(scene_); }
 
+uint32_t Scene::own_body_groups(const mjModel* m, int b, const char* where, const std::string& label) const {
+  if (body_group_[b] != 0) return 1u << body_group_[b];
+  if (body_overflow_[b])
+    fail(where, label + ": exclude_own_body: its " + body_label(m, b) +
+                    " is past the 31st moving body with a group (cameras' and options.sensor_bodies'), and has no "
+                    "group of its own (wr_mujoco.h)");
+  if (body_has_static_[b])
+    fail(where, label + ": exclude_own_body: its " + body_label(m, b) +
+                    " is welded to the world, and its geoms are part of the terrain, which cannot be excluded");
+  if (m->body_weldid[b] != 0) {
+    for (const Slot& slot : slots_)
+      if (slot.body == b)
+        fail(where, label + ": exclude_own_body: its " + body_label(m, b) +
+                        " has no group of its own: name it in SceneOptions::sensor_bodies");
+  }
+  return 0;  // a body without geoms seen: there is nothing to exclude
+}
+
 uint32_t Scene::body_group(int body) const {
   if (body < 0 || body >= nbody_)
     fail("Scene::body_group",
@@ -120,6 +138,19 @@ Scene Scene::build(wr_context ctx, const mjModel* m, const SceneOptions& options
   for (int c = 0; c < m->ncam; ++c) {
     const int b = m->cam_bodyid[c];
     if (m->body_weldid[b] == 0 || scene.body_group_[b] != 0 || scene.body_overflow_[b]) continue;
+    if (next_group < 32)
+      scene.body_group_[b] = next_group++;
+    else
+      scene.body_overflow_[b] = 1;
+  }
+  // Then the sensor bodies the options name, in their order.
+  for (const std::string& name : options.sensor_bodies) {
+    const int b = mj_name2id(m, mjOBJ_BODY, name.c_str());
+    if (b < 0) fail(where, "options.sensor_bodies: no body named '" + name + "' in the model");
+    if (m->body_weldid[b] == 0)
+      fail(where, "options.sensor_bodies: " + body_label(m, b) +
+                      " is welded to the world: its geoms are part of the terrain, which cannot be excluded");
+    if (scene.body_group_[b] != 0 || scene.body_overflow_[b]) continue;
     if (next_group < 32)
       scene.body_group_[b] = next_group++;
     else
@@ -388,19 +419,7 @@ Camera Camera::from_model(const mjModel* m, const Scene& scene, int id, const Ca
   desc.depth_kind = o.depth_kind;
   desc.quat_order = WR_QUAT_WXYZ;  // mount all zero: the identity
 
-  if (o.exclude_own_body) {
-    const int b = cam.body;
-    if (scene.body_group_[b] != 0) {
-      cam.exclude_groups = 1u << scene.body_group_[b];
-    } else if (scene.body_overflow_[b]) {
-      fail(where, label + ": exclude_own_body: its " + body_label(m, b) +
-                      " is past the 31st moving body with a camera, and has no group of its own (wr_mujoco.h)");
-    } else if (scene.body_has_static_[b]) {
-      fail(where, label + ": exclude_own_body: its " + body_label(m, b) +
-                      " is welded to the world, and its geoms are part of the terrain, which cannot be excluded");
-    }
-    // else: a static body without geoms seen: there is nothing to exclude.
-  }
+  if (o.exclude_own_body) cam.exclude_groups = scene.own_body_groups(m, cam.body, where, label);
   return cam;
 }
 
@@ -444,6 +463,76 @@ void Camera::fill_pose_batch(const mjtNum* cam_xpos, const mjtNum* cam_xmat, int
 
 void Camera::fill_pose_batch(const BatchOutputs& b, float* out) const {
   fill_pose_batch(b.cam_xpos, b.cam_xmat, b.nsim, out);
+}
+
+// ---- SensorFrame ----
+
+namespace {
+SensorFrame make_frame(const mjModel* m, const Scene& scene, const char* name, bool exclude_own_body, bool site) {
+  const char* where = site ? "SensorFrame::at_site" : "SensorFrame::at_body";
+  check_model(m, where);
+  if (!name) fail(where, "name is NULL");
+  if (scene.model_ngeom() != m->ngeom) fail(where, "the scene was built from another model");
+  const int type = site ? mjOBJ_SITE : mjOBJ_BODY;
+  const int count = site ? m->nsite : m->nbody;
+  const int id = mj_name2id(m, type, name);
+  if (id < 0) {
+    std::string have;
+    for (int i = 0, shown = 0; i < count && shown < 8; ++i) {
+      const char* n = mj_id2name(m, type, i);
+      if (n && *n) have += (shown++ ? ", '" : "'") + std::string(n) + "'";
+    }
+    fail(where, std::string("no ") + (site ? "site" : "body") + " named '" + name + "' in the model (it has " +
+                    std::to_string(count) + (site ? " sites" : " bodies") + (have.empty() ? "" : ": " + have) + ")");
+  }
+  SensorFrame f;
+  f.is_site = site;
+  f.id = id;
+  f.name = name;
+  f.body = site ? m->site_bodyid[id] : id;
+  if (exclude_own_body)
+    f.exclude_groups = scene.own_body_groups(m, f.body, where, named(m, type, id, site ? "site" : "body"));
+  return f;
+}
+}  // namespace
+
+SensorFrame SensorFrame::at_site(const mjModel* m, const Scene& scene, const char* name, bool exclude_own_body) {
+  SensorFrame f = make_frame(m, scene, name, exclude_own_body, true);
+  f.count_ = m->nsite;
+  return f;
+}
+
+SensorFrame SensorFrame::at_body(const mjModel* m, const Scene& scene, const char* name, bool exclude_own_body) {
+  SensorFrame f = make_frame(m, scene, name, exclude_own_body, false);
+  f.count_ = m->nbody;
+  return f;
+}
+
+wr_sensor_options SensorFrame::sensor_options() const {
+  wr_sensor_options opts;
+  wr_sensor_options_init(&opts);
+  opts.exclude_groups = exclude_groups;
+  return opts;
+}
+
+void SensorFrame::fill_pose(const mjData* d, float* out) const {
+  if (!d) fail("SensorFrame::fill_pose", "d is NULL");
+  if (!out) fail("SensorFrame::fill_pose", "out is NULL");
+  if (is_site)
+    pose_from(d->site_xpos + 3 * id, d->site_xmat + 9 * id, out);
+  else
+    pose_from(d->xpos + 3 * id, d->xmat + 9 * id, out);
+}
+
+void SensorFrame::fill_pose_batch(const mjtNum* xpos, const mjtNum* xmat, int nsim, float* out) const {
+  const char* where = "SensorFrame::fill_pose_batch";
+  if (nsim < 0) fail(where, "nsim = " + std::to_string(nsim) + ": must be >= 0");
+  if (nsim == 0) return;
+  if (!xpos) fail(where, is_site ? "site_xpos is NULL" : "xpos is NULL");
+  if (!xmat) fail(where, is_site ? "site_xmat is NULL" : "xmat is NULL");
+  if (!out) fail(where, "out is NULL");
+  for (int e = 0; e < nsim; ++e)
+    pose_from(xpos + size_t(e) * 3 * count_ + 3 * id, xmat + size_t(e) * 9 * count_ + 9 * id, out + 7 * size_t(e));
 }
 
 }  // namespace wr_mujoco

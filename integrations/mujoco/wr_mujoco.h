@@ -128,6 +128,10 @@ struct SceneOptions {
   double plane_half_extent = 0.0;
   // Geoms of an unsupported type (SDF): false, an Error; true, skipped and listed in skipped().
   bool skip_unsupported = false;
+  // Moving bodies (by name) that get a group of their own after the camera-carrying ones, so that a
+  // pattern sensor on them can exclude them (SensorFrame's exclude_own_body: a height scanner on the
+  // base ignores the base, as mj_ray's bodyexclude and mjlab's exclude_parent_body do).
+  std::vector<std::string> sensor_bodies;
 };
 
 // The triangles built for one geom, in the geom's frame (what Scene::build poses or instances).
@@ -204,6 +208,10 @@ class Scene {
 
   int model_ngeom() const { return ngeom_; }
 
+  // The exclude_groups that hide body b of m (its group's bit; 0 for a body without geoms seen), or
+  // an Error naming `label`, the camera or frame at `where`, when b cannot be hidden (rules above).
+  uint32_t own_body_groups(const mjModel* m, int b, const char* where, const std::string& label) const;
+
  private:
   friend class Camera;
   Scene() = default;
@@ -254,6 +262,40 @@ class Camera {
 
  private:
   int ncam_ = 0;
+};
+
+// The frame of a pattern sensor (wr.h, "Ray patterns": height scanners, LiDARs) in a model: a site
+// or a body, whose pose in the world is each env's body pose for wr_sensor_create_pattern (desc
+// quat_order WR_QUAT_WXYZ; the pattern frame is the site's or body's own: +X forward, +Y left, +Z
+// up, as MuJoCo's bodies are usually laid out). A height scanner hangs off the base:
+//   wr_mujoco::SensorFrame f = wr_mujoco::SensorFrame::at_site(m, scene, "height_scan", true);
+//   wr_sensor_options o = f.sensor_options();                 // exclude_groups: the base
+//   wr_sensor_create_pattern(scene.handle(), pattern, &desc, &o, N, &sensor);
+//   per step, env e: f.fill_pose(d[e], poses + 7 e); then render as a camera.
+// exclude_own_body hides the geoms of the frame's body (site_bodyid, or the body), as mj_ray's
+// bodyexclude does; the body needs a group of its own: a camera on it, or SceneOptions::sensor_bodies.
+class SensorFrame {
+ public:
+  static SensorFrame at_site(const mjModel* m, const Scene& scene, const char* name, bool exclude_own_body = false);
+  static SensorFrame at_body(const mjModel* m, const Scene& scene, const char* name, bool exclude_own_body = false);
+
+  bool is_site = true;
+  int id = -1;  // site or body id
+  std::string name;
+  int body = -1;                // the body the frame moves with
+  uint32_t exclude_groups = 0;  // for wr_sensor_options.exclude_groups
+
+  // Options with every stage off but exclude_groups.
+  wr_sensor_options sensor_options() const;
+  // The frame's pose in the world (7 floats: position, w x y z) from d's site_xpos / site_xmat (or
+  // xpos / xmat).
+  void fill_pose(const mjData* d, float* out) const;
+  // [nsim x 7] from nsim simulations' site_xpos (nsim x nsite x 3) and site_xmat (nsim x nsite x 9),
+  // or xpos / xmat (nsim x nbody x ...) for a body frame: an mjBatch's outputs of those names.
+  void fill_pose_batch(const mjtNum* xpos, const mjtNum* xmat, int nsim, float* out) const;
+
+ private:
+  int count_ = 0;  // nsite or nbody
 };
 
 }  // namespace wr_mujoco
