@@ -132,8 +132,8 @@ WR_HD bool camera_thread(uint64_t thread, const typename F::Terrain::View& terra
   if (!thread_env<F, kShared>(c, p, env, block, &camera, &k, &instances)) return false;
   bool overflowed;
   const uint32_t u = p.win_x + x, v = p.win_y + y;
-  const float d =
-      camera_depth<CudaTraversal, F, kShared>(terrain, rays, c, &instances, u, v, camera, k, p, &overflowed, nullptr);
+  const float d = camera_depth<CudaTraversal, F, kShared>(terrain, rays, c, &instances, env, u, v, camera, k, p,
+                                                          &overflowed, nullptr);
   if (p.noise.edges)
     s.camera_images[(static_cast<uint64_t>(env) * p.win_h + y) * p.win_w + x] = d;
   else
@@ -191,7 +191,7 @@ WR_HD OutputThreadResult output_thread(uint64_t thread, const typename F::Terrai
       *out = quiet_nan_();  // a bad pose poisons only its own env's image
       return r;
     }
-    *out = camera_depth<CudaTraversal, F, kShared>(terrain, rays, c, &instances, x, y, camera, k, p, &r.overflowed,
+    *out = camera_depth<CudaTraversal, F, kShared>(terrain, rays, c, &instances, env, x, y, camera, k, p, &r.overflowed,
                                                    nullptr);
     return r;
   } else {
@@ -211,7 +211,7 @@ WR_HD OutputThreadResult output_thread(uint64_t thread, const typename F::Terrai
     } else {
       uint32_t instance;
       const float d =
-          camera_depth<CudaTraversal, F, kShared>(terrain, rays, c, &instances, p.output.crop_x + x,
+          camera_depth<CudaTraversal, F, kShared>(terrain, rays, c, &instances, env, p.output.crop_x + x,
                                                   p.output.crop_y + y, camera, k, p, &r.overflowed, &instance);
       if (c.instance_ids) c.instance_ids[to.out_at + i] = F::instances ? instance : kInvalidIndex;
       v = output_from_pixel(d, x, y, p, env, c.frame, env_offset(p.noise, env, c.frame));

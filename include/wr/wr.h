@@ -696,7 +696,9 @@ WR_API wr_status wr_scene_intersect_ex(wr_scene scene, const wr_intersect_args* 
 typedef enum wr_pattern_kind {
   WR_PATTERN_GRID = 0,      /* parallel rays from a grid of starts (a height scan) */
   WR_PATTERN_SPHERICAL = 1, /* rays from the origin over elevation x azimuth (a spinning LiDAR) */
-  WR_PATTERN_TABLE = 2      /* the caller's directions (and starts): any sensor model */
+  WR_PATTERN_TABLE = 2,     /* the caller's directions (and starts): any sensor model */
+  WR_PATTERN_ROSETTE = 3    /* a non-repetitive rosette of two rotating prisms (Livox), read by a
+                               scanning sensor a window at a time (wr_ray_sensor_desc.rays_per_frame) */
 } wr_pattern_kind;
 
 /* The order of a grid's rays (torch.meshgrid's indexing): WR_GRID_XY, x fastest (ray j nx + i is
@@ -755,6 +757,16 @@ typedef struct wr_pattern_desc {
   uint32_t table_count;
   const float* table_directions;
   const float* table_starts;
+  /* WR_PATTERN_ROSETTE (the Risley-prism principle of Livox's Mid-40 and Avia): rosette_count rays
+     from the origin; ray k is deflected from +X by the sum of two prisms' deflections of
+     rosette_fov / 4 degrees each, the prisms at angles 2 pi k rosette_revolutions[i] (revolutions
+     per ray; opposite signs for counter-rotating prisms, an irrational ratio for a pattern that
+     never repeats): (a, e) = rosette_fov / 4 (cos t0 + cos t1, sin t0 + sin t1), the ray's azimuth
+     and elevation, direction (cos e cos a, cos e sin a, sin e); the whole pattern lies within a
+     cone of rosette_fov degrees. */
+  double rosette_fov;
+  uint32_t rosette_count;
+  double rosette_revolutions[2];
 } wr_pattern_desc;
 
 /* Zeroes desc, sets struct_size, grid_direction (0, 0, -1) and grid_resolution 0.1. NULL does
@@ -789,6 +801,8 @@ typedef enum wr_ray_value {
   WR_RAY_HEIGHT = 1    /* S.pos.z - hit z - height_offset: a height scan */
 } wr_ray_value;
 
+typedef enum wr_scan_phase { WR_SCAN_PHASE_ZERO = 0, WR_SCAN_PHASE_HASHED = 1 } wr_scan_phase;
+
 typedef struct wr_ray_sensor_desc {
   uint32_t struct_size; /* sizeof(wr_ray_sensor_desc), set by wr_ray_sensor_desc_init */
   wr_quat_order quat_order;
@@ -805,6 +819,14 @@ typedef struct wr_ray_sensor_desc {
   float height_offset; /* WR_RAY_HEIGHT's */
   float miss_value;    /* written for a ray that hits nothing in range (any value; IsaacLab's height
                           scan, clipped to [-1, 1], reads -1 there) */
+  /* Scanning: 0, every frame traces the whole pattern; else each frame traces rays_per_frame of
+     its rays (<= num_rays), env e's window starting at (frame x rays_per_frame + phase_e) mod
+     num_rays and wrapping around, `frame` being wr_render_args.frame; the output per env is
+     rays_per_frame values. phase_e: 0 (WR_SCAN_PHASE_ZERO: every env in step) or a hash of
+     (scan_seed, e) (WR_SCAN_PHASE_HASHED: the same for every num_envs). Nothing is kept per env. */
+  uint32_t rays_per_frame;
+  wr_scan_phase scan_phase;
+  uint64_t scan_seed;
 } wr_ray_sensor_desc;
 
 /* Zeroes desc, sets struct_size, max_distance +inf and miss_value +inf. NULL does nothing. */
@@ -812,7 +834,8 @@ WR_API void wr_ray_sensor_desc_init(wr_ray_sensor_desc* desc);
 
 /* Creates a sensor of num_envs envs tracing `pattern` (copied: the pattern may be released
    afterwards) with `desc` and the pipeline's options (NULL: all off). Its output per env is
-   (1 x num_rays) values (wr_sensor_output_shape: width num_rays, height 1); render it with
+   (1 x num_rays) values, or (1 x rays_per_frame) for a scanning sensor (wr_sensor_output_shape:
+   width num_rays, height 1); render it with
    wr_sensor_render or wr_sensor_render_ex, as a camera (args->mounts: per-env mounts;
    args->intrinsics must be NULL). Options that make an image of the camera's (crop, out size,
    resampling, edge dropout) are refused; so is noise on WR_RAY_HEIGHT. The pattern is the
@@ -822,13 +845,14 @@ WR_API void wr_ray_sensor_desc_init(wr_ray_sensor_desc* desc);
 WR_API wr_status wr_sensor_create_pattern(wr_scene scene, wr_pattern pattern, const wr_ray_sensor_desc* desc,
                                           const wr_sensor_options* options, uint32_t num_envs, wr_sensor* out);
 
-/* The world rays a pattern sensor traces for one env whose body pose is body_pose (7 floats,
-   position and quaternion in the desc's quat_order) and whose mount is `mount` (7 floats, or NULL:
-   the desc's): starts and directions (num_rays x 3 each), the same bits its render traces (feed
-   them to wr_scene_intersect_ex to get its hits). WR_ERROR_INVALID_ARGUMENT for a camera sensor
-   or a bad pose. */
-WR_API wr_status wr_sensor_world_rays(wr_sensor sensor, const float* body_pose, const float* mount, float* starts,
-                                      float* directions);
+/* The world rays a pattern sensor traces for env `env` in frame `frame` (the two matter only to a
+   scanning sensor's window), whose body pose is body_pose (7 floats, position and quaternion in the
+   desc's quat_order) and whose mount is `mount` (7 floats, or NULL: the desc's): starts and
+   directions (output width x 3 each: num_rays, or rays_per_frame), the same bits its render traces
+   (feed them to wr_scene_intersect_ex to get its hits). WR_ERROR_INVALID_ARGUMENT for a camera
+   sensor or a bad pose. */
+WR_API wr_status wr_sensor_world_rays(wr_sensor sensor, const float* body_pose, const float* mount, uint32_t env,
+                                      uint64_t frame, float* starts, float* directions);
 
 #ifdef __cplusplus
 }

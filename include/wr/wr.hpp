@@ -226,10 +226,12 @@ class Sensor {
     detail::check(wr_sensor_create_pattern(scene.get(), pattern.get(), &desc, &options, num_envs, &s));
     handle_.reset(s);
   }
-  /// A pattern sensor's world rays for one body pose (and mount, or NULL: the desc's): starts and
-  /// directions (num_rays x 3 each), the bits its render traces (wr_sensor_world_rays).
-  void world_rays(const float* body_pose, const float* mount, float* starts, float* directions) const {
-    detail::check(wr_sensor_world_rays(get(), body_pose, mount, starts, directions));
+  /// A pattern sensor's world rays for env `env`'s body pose (and mount, or NULL: the desc's) in
+  /// frame `frame`: starts and directions (rays per frame x 3 each), the bits its render traces
+  /// (wr_sensor_world_rays).
+  void world_rays(const float* body_pose, const float* mount, uint32_t env, uint64_t frame, float* starts,
+                  float* directions) const {
+    detail::check(wr_sensor_world_rays(get(), body_pose, mount, env, frame, starts, directions));
   }
   /// Renders every env: body_poses (num_envs x 7), out (num_envs x height x width), see wr.h.
   void render(const float* body_poses, float* out, void* stream = nullptr) {

@@ -384,6 +384,17 @@ NB_MODULE(_wr, m) {
           "directions"_a.none(), "starts"_a.none(),
           "wr_pattern_create, WR_PATTERN_TABLE: directions (num_rays, 3) float32 and starts (num_rays, 3) or None, "
           "host memory, C-contiguous; copied.")
+      .def_static(
+          "rosette",
+          [](double fov, uint32_t count, double rev0, double rev1) {
+            wr_pattern_desc d = wr::pattern_desc(WR_PATTERN_ROSETTE);
+            d.rosette_fov = fov;
+            d.rosette_count = count;
+            d.rosette_revolutions[0] = rev0, d.rosette_revolutions[1] = rev1;
+            return wr::Pattern(d);
+          },
+          "fov"_a, "count"_a, "revolutions0"_a, "revolutions1"_a,
+          "wr_pattern_create, WR_PATTERN_ROSETTE: two prisms' rosette within a cone of fov degrees, count rays.")
       .def_prop_ro("num_rays", &wr::Pattern::num_rays)
       .def(
           "rays",
@@ -450,7 +461,17 @@ NB_MODULE(_wr, m) {
       .def_rw("min_distance", &wr_ray_sensor_desc::min_distance)
       .def_rw("max_distance", &wr_ray_sensor_desc::max_distance)
       .def_rw("height_offset", &wr_ray_sensor_desc::height_offset)
-      .def_rw("miss_value", &wr_ray_sensor_desc::miss_value);
+      .def_rw("miss_value", &wr_ray_sensor_desc::miss_value)
+      .def_rw("rays_per_frame", &wr_ray_sensor_desc::rays_per_frame)
+      .def_prop_rw(
+          "scan_phase",
+          [](const wr_ray_sensor_desc& d) {
+            int v;
+            std::memcpy(&v, &d.scan_phase, sizeof v);
+            return v;
+          },
+          [](wr_ray_sensor_desc& d, int v) { std::memcpy(&d.scan_phase, &v, sizeof v); })
+      .def_rw("scan_seed", &wr_ray_sensor_desc::scan_seed);
 
   // ---- the RL depth pipeline's options (wr.h) ----
   nb::class_<wr_noise_desc>(m, "NoiseDesc", "wr_noise_desc: the noise models, each off at 0 (wr.h lists their order).")
@@ -847,7 +868,8 @@ NB_MODULE(_wr, m) {
           "is_pattern", [](const SensorObj& s) { return s.pattern; }, "Whether this is a pattern sensor.")
       .def(
           "world_rays",
-          [](const SensorObj& s, nb::handle pose, nb::handle mount, nb::handle starts, nb::handle directions) {
+          [](const SensorObj& s, nb::handle pose, nb::handle mount, uint32_t env, uint64_t frame, nb::handle starts,
+             nb::handle directions) {
             const char* fn = "RaySensor.world_rays";
             const DeviceSpec host{WR_DEVICE_CPU, 0};
             const int64_t r = s.shape.width;
@@ -858,12 +880,12 @@ NB_MODULE(_wr, m) {
             Array d =
                 take_array(directions, {fn, "directions", true, {Dtype::kFloat32}, {r, 3}, "(num_rays, 3)"}, host);
             require_disjoint(fn, o, "starts", d, "directions");
-            s.sensor.world_rays(static_cast<const float*>(p.data), static_cast<const float*>(m.data),
+            s.sensor.world_rays(static_cast<const float*>(p.data), static_cast<const float*>(m.data), env, frame,
                                 static_cast<float*>(o.data), static_cast<float*>(d.data));
           },
-          "pose"_a.none(), "mount"_a.none(), "starts"_a.none(), "directions"_a.none(),
-          "wr_sensor_world_rays: one env's world rays (host arrays): pose (7,) and mount (7,) or None float32; "
-          "writes starts and directions (num_rays, 3) float32.")
+          "pose"_a.none(), "mount"_a.none(), "env"_a, "frame"_a, "starts"_a.none(), "directions"_a.none(),
+          "wr_sensor_world_rays: env's world rays in frame `frame` (host arrays): pose (7,) and mount (7,) or None "
+          "float32; writes starts and directions (rays per frame, 3) float32.")
       .def(
           "render",
           [](SensorObj& s, nb::handle poses, nb::handle out, uintptr_t stream, uint32_t stride, uint32_t offset,

@@ -146,3 +146,23 @@ def test_errors_name_the_culprit() -> None:
     with pytest.raises(wr.Error, match="env 1"):
         scan.render(bad, out=out)
     np.testing.assert_array_equal(out, 7.0)
+
+
+def test_scanning_rosette_reads_a_window_per_frame() -> None:
+    ctx = wr.Context("cpu", threads=1)
+    scene = _plane(ctx, 0.0)
+    rosette = wr.Pattern.rosette(fov=60.0, count=40, revolutions=(0.137, -0.071))
+    down = (math.cos(0.6), 0.0, math.sin(0.6), 0.0)  # looking 69 degrees down
+    full = wr.RaySensor(scene, rosette, 2, mount_rotation=down)
+    scan = wr.RaySensor(scene, rosette, 2, mount_rotation=down, rays_per_frame=15)
+    assert scan.shape == (2, 15)
+    poses = np.array([[0, 0, 2.0, 1, 0, 0, 0], [1, 1, 3.0, 1, 0, 0, 0]], np.float32)
+    everything = full.render(poses)
+    for frame in range(4):  # 0, 15, 30, 45 = 5: wraps around
+        got = scan.render(poses, frame=frame)
+        idx = (frame * 15 + np.arange(15)) % 40
+        np.testing.assert_array_equal(got, everything[:, idx])
+        starts, dirs = scan.world_rays(poses[1], env=1, frame=frame)
+        np.testing.assert_array_equal(dirs, full.world_rays(poses[1])[1][idx])
+    with pytest.raises(wr.Error, match="desc->rays_per_frame"):
+        wr.RaySensor(scene, rosette, 1, rays_per_frame=41)

@@ -106,6 +106,18 @@ class Pattern:
                              horizontal_count=count, order="azimuth")
 
     @classmethod
+    def rosette(cls, fov: float = 38.4, count: int = 100_000, revolutions: Sequence[float] = (0.0121, -0.0077)
+                ) -> "Pattern":
+        """A non-repetitive rosette of two counter-rotating prisms (the Risley-prism principle of
+        Livox's Mid-40 and Avia): `count` rays within a cone of `fov` degrees, ray k deflected by
+        fov / 4 degrees by each prism, the prisms at 2 pi k revolutions[i]. Read a window of it per
+        frame with ``RaySensor(..., rays_per_frame=...)``. The defaults draw a rosette of that kind;
+        they are not a vendor's calibrated figures."""
+        if len(revolutions) != 2:
+            raise _invalid("Pattern.rosette", f"revolutions has {len(revolutions)} values, expected 2")
+        return cls(_wr.Pattern.rosette(float(fov), int(count), float(revolutions[0]), float(revolutions[1])))
+
+    @classmethod
     def table(cls, directions: Any, starts: Any = None) -> "Pattern":
         """The caller's rays: directions (num_rays, 3) float32 (normalised here; none may be zero)
         and starts (num_rays, 3) float32 or None (the origin), host arrays; copied."""
@@ -141,6 +153,11 @@ class RaySensor(Sensor):
     one reads `miss_value`. A :class:`Pipeline` (dtype, clip, normalisation, history, latency,
     noise on distances) applies as for a camera; crop, resampling and edge noise do not.
 
+    Scanning: with ``rays_per_frame`` > 0 each render traces a window of that many of the pattern's
+    rays (a :meth:`Pattern.rosette`, or any pattern), env e's starting at ``(frame *
+    rays_per_frame + phase_e) % num_rays`` with ``frame`` the render's ``frame=``; phase_e is 0
+    (``scan_phase='zero'``, every env in step) or a hash of (scan_seed, e) (``'hashed'``).
+
     :meth:`render` takes the same poses and per-env arrays as :meth:`Sensor.render` (mounts;
     no intrinsics) and writes ``(num_envs, num_rays)``.
     """
@@ -152,7 +169,8 @@ class RaySensor(Sensor):
                  offset_rotation: Optional[Sequence[float]] = None, min_distance: float = 0.0,
                  max_distance: float = math.inf, value: str = "distance", height_offset: float = 0.0,
                  miss_value: float = math.inf, quat_order: str = "wxyz", pipeline: Optional[Pipeline] = None,
-                 exclude_groups: Optional[Iterable[int]] = None) -> None:
+                 exclude_groups: Optional[Iterable[int]] = None, rays_per_frame: int = 0,
+                 scan_phase: str = "zero", scan_seed: int = 0) -> None:
         where = "RaySensor"
         d = _wr.RaySensorDesc()
         if quat_order not in _ORDER:
@@ -170,6 +188,9 @@ class RaySensor(Sensor):
         d.value = _choice(where, "value", value, _VALUE)
         d.min_distance, d.max_distance = float(min_distance), float(max_distance)
         d.height_offset, d.miss_value = float(height_offset), float(miss_value)
+        d.rays_per_frame = int(rays_per_frame)
+        d.scan_phase = _choice(where, "scan_phase", scan_phase, {"zero": 0, "hashed": 1})
+        d.scan_seed = int(scan_seed)
         self.scene = scene
         self.pattern = pattern
         self.pipeline = pipeline
@@ -201,15 +222,17 @@ class RaySensor(Sensor):
                                                "(per-env mounts are mounts=)")
         return super().render(poses, out, **kwargs)
 
-    def world_rays(self, pose: Any, mount: Any = None) -> Tuple[np.ndarray, np.ndarray]:
-        """One env's world rays for its body pose (7,) (and mount (7,), or None: the sensor's), as
-        (starts, directions) (num_rays, 3) float32: the bits its render traces (for plotting, or to
-        trace them yourself with :meth:`Scene.intersect`)."""
+    def world_rays(self, pose: Any, mount: Any = None, *, env: int = 0, frame: int = 0
+                   ) -> Tuple[np.ndarray, np.ndarray]:
+        """Env `env`'s world rays in frame `frame` (both matter only to a scanning sensor) for its
+        body pose (7,) (and mount (7,), or None: the sensor's), as (starts, directions)
+        (num_rays, 3) float32: the bits its render traces (for plotting, or to trace them yourself
+        with :meth:`Scene.intersect`)."""
         pose = np.ascontiguousarray(pose, dtype=np.float32)
         mount = None if mount is None else np.ascontiguousarray(mount, dtype=np.float32)
         starts = np.empty((self.num_rays, 3), np.float32)
         directions = np.empty((self.num_rays, 3), np.float32)
-        self._h.world_rays(pose, mount, starts, directions)
+        self._h.world_rays(pose, mount, int(env), int(frame), starts, directions)
         return starts, directions
 
     def __repr__(self) -> str:

@@ -590,8 +590,8 @@ wr_status wr_sensor_create_pattern(wr_scene scene, wr_pattern pattern, const wr_
   return create_pattern_sensor("wr_sensor_create_pattern", scene, pattern, desc, options, num_envs, out);
 }
 
-wr_status wr_sensor_world_rays(wr_sensor sensor, const float* body_pose, const float* mount, float* starts,
-                               float* directions) {
+wr_status wr_sensor_world_rays(wr_sensor sensor, const float* body_pose, const float* mount, uint32_t env,
+                               uint64_t frame, float* starts, float* directions) {
   const char* fn = "wr_sensor_world_rays";
   return api_guard(fn, [&] {
     require_non_null(fn, sensor, "sensor");
@@ -608,9 +608,13 @@ wr_status wr_sensor_world_rays(wr_sensor sensor, const float* body_pose, const f
       fail(WR_ERROR_INVALID_ARGUMENT, std::string(fn) + ": body_pose is not finite or its quaternion is zero");
     if (mount && !wr::mount_to_transform(mount, p.depth.quat_order, &m))
       fail(WR_ERROR_INVALID_ARGUMENT, std::string(fn) + ": mount is not finite or its quaternion is zero");
-    const wr::RigidTransform frame = wr::pattern_frame(wr::compose(body, m), p.pattern);
+    if (env >= s.num_envs())
+      fail(WR_ERROR_INVALID_ARGUMENT, std::string(fn) + ": env = " + std::to_string(env) + ": the sensor has " +
+                                          std::to_string(s.num_envs()) + " envs");
+    const wr::RigidTransform aligned = wr::pattern_frame(wr::compose(body, m), p.pattern);
     for (uint32_t i = 0; i < s.num_rays(); ++i) {
-      const wr::WorldRay r = wr::pattern_world_ray(s.ray_template().data(), i, frame, p.pattern);
+      const uint32_t ray = wr::pattern_ray_index(p.pattern, env, frame, i);
+      const wr::WorldRay r = wr::pattern_world_ray(s.ray_template().data(), ray, aligned, p.pattern);
       const float o[3] = {r.org.x, r.org.y, r.org.z}, d[3] = {r.dir.x, r.dir.y, r.dir.z};
       std::memcpy(starts + 3ull * i, o, sizeof o);
       std::memcpy(directions + 3ull * i, d, sizeof d);

@@ -130,21 +130,22 @@ WR_HD const DepthParams& camera_stage_params(const PipelineParams& p) {
   return p.plain;
 }
 
-// The camera stage of pixel (u, v) of an env for a scalar thread: its ray from the ray source (the
-// shared template, or made from the env's own intrinsics; for a pattern, ray u of the pattern from
-// the env's aligned frame `camera`), the trace (the terrain, of F's kind, then `instances`, the
-// env's, where F has them: null for none), the value (camera_stage_params: the clean depth, +inf
-// for no return, with the pipeline; else the plain depth; a pattern's distance or height, +inf for
-// no return). *overflowed and *instance (or null) as render_pixel's; kPrepared: `instances` come
-// prepared (render_pixel's).
+// The camera stage of pixel (u, v) of env `env` for a scalar thread: its ray from the ray source
+// (the shared template, or made from the env's own intrinsics; for a pattern, the pattern ray that
+// output ray u reads in the call's frame, pattern_ray_index, from the env's aligned frame `camera`), the trace (the
+// terrain, of F's kind, then `instances`, the env's, where F has them: null for none), the value (camera_stage_params:
+// the clean depth, +inf for no return, with the pipeline; else the plain depth; a pattern's distance or height, +inf
+// for no return). *overflowed and *instance (or null) as render_pixel's; kPrepared: `instances` come prepared
+// (render_pixel's).
 template <class Variant, class F, bool kPrepared = false>
 WR_HD float camera_depth(const typename F::Terrain::View& terrain, const TemplateRay* shared_template,
-                         const PipelineCall& c, const EnvInstances* instances, uint32_t u, uint32_t v,
+                         const PipelineCall& c, const EnvInstances* instances, uint32_t env, uint32_t u, uint32_t v,
                          const RigidTransform& camera, const Intrinsics& k, const PipelineParams& p, bool* overflowed,
                          uint32_t* instance) {
   if constexpr (F::pattern) {
     static_assert(F::pipeline, "a pattern sensor's value stage is the pipeline's");
-    const WorldRay r = pattern_world_ray(shared_template, u, camera, p.pattern);
+    const WorldRay r =
+        pattern_world_ray(shared_template, pattern_ray_index(p.pattern, env, c.frame, u), camera, p.pattern);
     const SceneHit hit = trace_scene<Variant, kTraversalStackSize, typename F::Terrain, kPrepared>(
         terrain, F::instances ? instances : nullptr, r.org, r.dir, p.depth.near_clip, p.depth.far_clip);
     *overflowed = hit.overflowed;

@@ -8,6 +8,7 @@
 #pragma once
 
 #include "camera.h"
+#include "philox.h"
 
 namespace wr {
 
@@ -44,7 +45,32 @@ struct PatternParams {
   int yaw_rule;
   int value;
   float height_offset;
+  // Scanning (wr_ray_sensor_desc.rays_per_frame): each frame reads a window of rays_per_frame of the
+  // pattern's `length` rays, env e's starting at (frame x rays_per_frame + phase_e) mod length,
+  // phase_e 0 or (hashed_phase) a Philox draw of (seed, e) mod length. Not scanning: the whole
+  // pattern, every frame (rays_per_frame = length).
+  bool scanning;
+  bool hashed_phase;
+  uint32_t length, rays_per_frame;
+  uint32_t seed_lo, seed_hi;
 };
+
+// The phase of env `env` of a scanning sensor: 0, or a draw of Philox keyed by the seed, counter
+// (env, 0x5CA7, 0, 0), taken mod length (the same for every N and every order the envs are
+// rendered in).
+WR_HD uint32_t pattern_phase(const PatternParams& p, uint32_t env) {
+  if (!p.hashed_phase) return 0;
+  return philox4x32_10(Philox4x32{{env, 0x5CA7u, 0u, 0u}}, p.seed_lo, p.seed_hi).v[0] % p.length;
+}
+
+// The pattern ray that output ray u of env `env` reads in frame `frame`: u, or for a scanning
+// sensor (frame x rays_per_frame + phase + u) mod length, in 64 bits (length < 2^26).
+WR_HD uint32_t pattern_ray_index(const PatternParams& p, uint32_t env, uint64_t frame, uint32_t u) {
+  if (!p.scanning) return u;
+  const uint64_t n = p.length;
+  const uint64_t start = ((frame % n) * (p.rays_per_frame % n) + pattern_phase(p, env)) % n;
+  return static_cast<uint32_t>((start + u) % n);
+}
 
 // The rays of a pattern, as a ray source (ray_source.h): the sensor's template holds 2 entries
 // per ray, (direction, 1) and (start, 0), in the pattern frame, offset applied: (num_rays x 2).

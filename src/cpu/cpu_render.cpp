@@ -15,7 +15,7 @@ struct Run {
   std::atomic<uint32_t> bad_envs{0};
 };
 
-// Pixels [u0, u1) x [v0, v1) (at most a tile) of an env's camera image traced into `image`, whose
+// Pixels [u0, u1) x [v0, v1) (at most a tile) of env `env`'s camera image traced into `image`, whose
 // first element is pixel (image_u0, image_v0), `image_stride` wide, with the depth parameters `dp`.
 // With per-env intrinsics the tile's rays are made here from the env's own (make_template_ray: the
 // bits of a sensor built with them). `instances`: the env's (null: none); `ids` (or null): the
@@ -23,7 +23,7 @@ struct Run {
 // camera tiles go to the packets where the run has them. A pattern's rays (F::pattern: `camera`
 // is the env's aligned frame) share no origin: each goes through the camera stage alone.
 template <class F>
-uint64_t trace(const Run& run, const RigidTransform& camera, const Intrinsics& k, const DepthParams& dp,
+uint64_t trace(const Run& run, uint32_t env, const RigidTransform& camera, const Intrinsics& k, const DepthParams& dp,
                const EnvInstances* instances, uint32_t u0, uint32_t v0, uint32_t u1, uint32_t v1, float* image,
                uint32_t* ids, uint32_t image_u0, uint32_t image_v0, uint32_t image_stride) {
   using Terrain = typename F::Terrain;
@@ -38,7 +38,7 @@ uint64_t trace(const Run& run, const RigidTransform& camera, const Intrinsics& k
         bool overflowed;
         uint32_t instance;
         const uint64_t at = uint64_t(v - image_v0) * image_stride + (u - image_u0);
-        image[at] = camera_depth<HostTraversal, F>(terrain, job.rays, job.call, instances, u, v, camera, k, p,
+        image[at] = camera_depth<HostTraversal, F>(terrain, job.rays, job.call, instances, env, u, v, camera, k, p,
                                                    &overflowed, &instance);
         if (ids) ids[at] = instance;
         overflows += overflowed;
@@ -104,11 +104,12 @@ uint64_t render_camera_image(const Run& run, uint32_t env, unsigned thread, cons
     tile_bounds(run, tile, &u0, &v0, &u1, &v1);
     if (window) {
       overflows +=
-          trace<F>(run, camera, k, p.depth, instances, u0, v0, u1, v1, window, nullptr, p.win_x, p.win_y, p.win_w);
+          trace<F>(run, env, camera, k, p.depth, instances, u0, v0, u1, v1, window, nullptr, p.win_x, p.win_y, p.win_w);
       continue;
     }
     // the window is the crop
-    overflows += trace<F>(run, camera, k, p.depth, instances, u0, v0, u1, v1, depth, nullptr, u0, v0, kCpuTileSize);
+    overflows +=
+        trace<F>(run, env, camera, k, p.depth, instances, u0, v0, u1, v1, depth, nullptr, u0, v0, kCpuTileSize);
     for (uint32_t v = v0; v < v1; ++v)
       for (uint32_t u = u0; u < u1; ++u)
         samples[(v - o.crop_y) * o.crop_w + (u - o.crop_x)] =
@@ -190,14 +191,14 @@ void render_run(void* context, uint32_t task, unsigned thread) {
       if constexpr (!F::pipeline) {
         // The value is the output (float32, the camera's image): traced straight into it.
         float* image = static_cast<float*>(c.out) + to.out_at;
-        overflows +=
-            trace<F>(run, camera, k, p.plain, instances, u0, v0, u1, v1, image, nullptr, o.crop_x, o.crop_y, o.out_w);
+        overflows += trace<F>(run, env, camera, k, p.plain, instances, u0, v0, u1, v1, image, nullptr, o.crop_x,
+                              o.crop_y, o.out_w);
       } else {
         // Each output pixel from its own camera pixel.
         float depth[kCpuTileSize * kCpuTileSize];
         uint32_t ids[kCpuTileSize * kCpuTileSize];
-        overflows += trace<F>(run, camera, k, p.depth, instances, u0, v0, u1, v1, depth, c.instance_ids ? ids : nullptr,
-                              u0, v0, kCpuTileSize);
+        overflows += trace<F>(run, env, camera, k, p.depth, instances, u0, v0, u1, v1, depth,
+                              c.instance_ids ? ids : nullptr, u0, v0, kCpuTileSize);
         for (uint32_t v = v0; v < v1; ++v)
           for (uint32_t u = u0; u < u1; ++u) {
             const uint32_t x = u - o.crop_x, y = v - o.crop_y;

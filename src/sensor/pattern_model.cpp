@@ -78,10 +78,26 @@ PatternParams pattern_params(const char* function, const wr_ray_sensor_desc& d) 
 
 }  // namespace
 
-SensorPipeline make_pattern_pipeline(const char* function, const wr_ray_sensor_desc& desc, uint32_t num_rays,
+SensorPipeline make_pattern_pipeline(const char* function, const wr_ray_sensor_desc& desc, uint32_t pattern_rays,
                                      const wr_sensor_options* options, wr_camera_desc* camera) {
+  PatternParams params = pattern_params(function, desc);
+  // Scanning: a window of the pattern per frame (pattern_rays.h, pattern_ray_index).
+  const int phase = enum_int(desc.scan_phase);
+  if (phase != WR_SCAN_PHASE_ZERO && phase != WR_SCAN_PHASE_HASHED)
+    bad_field(function, "desc->scan_phase",
+              "= " + std::to_string(phase) + ": must be WR_SCAN_PHASE_ZERO or WR_SCAN_PHASE_HASHED");
+  if (desc.rays_per_frame > pattern_rays)
+    bad_field(function, "desc->rays_per_frame",
+              "= " + std::to_string(desc.rays_per_frame) + ": a window longer than the pattern (" +
+                  std::to_string(pattern_rays) + " rays)");
+  params.scanning = desc.rays_per_frame != 0;
+  params.hashed_phase = params.scanning && phase == WR_SCAN_PHASE_HASHED;
+  params.length = pattern_rays;
+  params.rays_per_frame = params.scanning ? desc.rays_per_frame : pattern_rays;
+  params.seed_lo = static_cast<uint32_t>(desc.scan_seed);
+  params.seed_hi = static_cast<uint32_t>(desc.scan_seed >> 32);
+  const uint32_t num_rays = params.rays_per_frame;
   *camera = pattern_camera_desc(function, desc, num_rays);
-  const PatternParams params = pattern_params(function, desc);
   SensorPipeline pipeline = make_sensor_pipeline(function, *camera, options);
   // What makes an image of the camera's has no meaning for a pattern's rays.
   const PipelineParams& p = pipeline.params;

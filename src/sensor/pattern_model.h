@@ -14,12 +14,12 @@
 namespace wr {
 
 // Checks `desc` (messages "<function>: desc->field ...") and the pipeline's `options` (NULL: all
-// off) for a pattern of num_rays rays, and makes the sensor's pipeline: the camera desc it is made
-// as (*camera: num_rays x 1, range depth, the desc's mount, the distances as its clip range, its
+// off) for a pattern of pattern_rays rays, and makes the sensor's pipeline: the camera desc it is
+// made as (*camera: (rays per frame: pattern_rays, or a scanning sensor's window) x 1, range depth, the desc's mount, the distances as its clip range, its
 // miss value), with the pattern's constants, always active (its value stage is the pipeline's).
 // Options that make an image of a camera's (crop, resampling, edge dropout) are refused, and noise
 // on heights.
-SensorPipeline make_pattern_pipeline(const char* function, const wr_ray_sensor_desc& desc, uint32_t num_rays,
+SensorPipeline make_pattern_pipeline(const char* function, const wr_ray_sensor_desc& desc, uint32_t pattern_rays,
                                      const wr_sensor_options* options, wr_camera_desc* camera);
 
 // Writes out (num_rays x 2): ray i's direction (desc.offset_rotation applied, in double, rounded

@@ -182,6 +182,28 @@ RayPattern table(const char* function, const wr_pattern_desc& d) {
   return p;
 }
 
+RayPattern rosette(const char* function, const wr_pattern_desc& d) {
+  if (!(std::isfinite(d.rosette_fov) && d.rosette_fov > 0.0 && d.rosette_fov < 180.0))
+    bad_field(function, "desc->rosette_fov", "= " + dnum(d.rosette_fov) + " degrees: must be in (0, 180)");
+  require_ray_count(function, "desc->rosette_count", d.rosette_count);
+  for (int i = 0; i < 2; ++i)
+    require_finite(function, "desc->rosette_revolutions[" + std::to_string(i) + "]", d.rosette_revolutions[i]);
+  RayPattern p;
+  p.starts.assign(3ull * d.rosette_count, 0.0f);
+  p.directions.reserve(3ull * d.rosette_count);
+  const double two_pi = 2.0 * 3.14159265358979323846, deg = 3.14159265358979323846 / 180.0;
+  const double r = d.rosette_fov / 4.0 * deg;  // each prism's deflection
+  for (uint32_t k = 0; k < d.rosette_count; ++k) {
+    // the prisms' angles, their revolutions reduced to [0, 1) first so that k x rate stays exact
+    const double t0 = two_pi * std::fmod(double(k) * d.rosette_revolutions[0], 1.0);
+    const double t1 = two_pi * std::fmod(double(k) * d.rosette_revolutions[1], 1.0);
+    const double a = r * (std::cos(t0) + std::cos(t1)), e = r * (std::sin(t0) + std::sin(t1));
+    const double dir[3] = {std::cos(e) * std::cos(a), std::cos(e) * std::sin(a), std::sin(e)};
+    for (int i = 0; i < 3; ++i) p.directions.push_back(static_cast<float>(dir[i]));
+  }
+  return p;
+}
+
 }  // namespace
 
 uint64_t grid_side_count(double size, double resolution, int rule) {
@@ -193,10 +215,11 @@ uint64_t grid_side_count(double size, double resolution, int rule) {
 
 RayPattern make_ray_pattern(const char* function, const wr_pattern_desc& d) {
   const int kind = enum_int(d.kind);
-  require_enum(function, "desc->kind", kind, WR_PATTERN_TABLE,
-               "WR_PATTERN_GRID, WR_PATTERN_SPHERICAL, WR_PATTERN_TABLE");
+  require_enum(function, "desc->kind", kind, WR_PATTERN_ROSETTE,
+               "WR_PATTERN_GRID, WR_PATTERN_SPHERICAL, WR_PATTERN_TABLE, WR_PATTERN_ROSETTE");
   if (kind == WR_PATTERN_GRID) return grid(function, d);
   if (kind == WR_PATTERN_SPHERICAL) return spherical(function, d);
+  if (kind == WR_PATTERN_ROSETTE) return rosette(function, d);
   return table(function, d);
 }
 

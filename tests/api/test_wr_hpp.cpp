@@ -264,7 +264,7 @@ TEST_CASE("wr.hpp: a height scan from a pattern over the floor, and its world ra
   CHECK(out[0] == 0.5f);
   CHECK(out[187 + 186] == 2.5f);
   std::vector<float> starts(3 * 187), dirs(3 * 187);
-  scan.world_rays(poses, nullptr, starts.data(), dirs.data());
+  scan.world_rays(poses, nullptr, 0, 0, starts.data(), dirs.data());
   CHECK(starts[0] == -0.8f);
   CHECK(starts[2] == 21.5f);
   CHECK(dirs[2] == -1.0f);

@@ -695,7 +695,7 @@ TEST_CASE("the grid kinds' emulated launches and CPU renders equal the BVH's bit
 }
 
 TEST_CASE("a pattern sensor's emulated launches equal the CPU backend bit for bit, on every terrain kind") {
-  // IsaacLab's height scan (yaw-aligned, 20 m lift) and a small LiDAR on a mount, over the bundled
+  // IsaacLab's height scan (yaw-aligned, 20 m lift) and a small scanning LiDAR on a mount, over the bundled
   // terrain's BVH, a height field's grid and its BVH, alone and through instances (slots beside each
   // body; the second, the robot's own, excluded), its output float16 heights or distances.
   const wr::Mesh mesh = small_terrain();
@@ -752,9 +752,12 @@ TEST_CASE("a pattern sensor's emulated launches equal the CPU backend bit for bi
           d.value = WR_RAY_HEIGHT;
           d.height_offset = 0.5f;
           d.miss_value = -1.0f;
-        } else {
+        } else {  // scanning: a third of the pattern per frame, each env from its own phase
           d.mount_position[0] = 0.2f;
           d.max_distance = 12.0f;
+          d.rays_per_frame = pattern.num_rays() / 3;
+          d.scan_phase = WR_SCAN_PHASE_HASHED;
+          d.scan_seed = 99;
         }
         wr_sensor_options o;
         wr_sensor_options_init(&o);
@@ -775,7 +778,7 @@ TEST_CASE("a pattern sensor's emulated launches equal the CPU backend bit for bi
           slot_poses.insert(slot_poses.end(), {b[0] + 0.5f, b[1], b[2] - 0.4f, 1, 0, 0, 0});
           slot_poses.insert(slot_poses.end(), {b[0], b[1], b[2], 1, 0, 0, 0});  // its own, excluded
         }
-        const size_t values = size_t(num_envs) * pattern.num_rays();
+        const size_t values = size_t(num_envs) * sp.out_width;
         std::vector<uint16_t> want(values, 0xEEEE), got(want), cpu(want);
         std::vector<uint32_t> want_ids(values, 7u), got_ids(want_ids), cpu_ids(want_ids);
         std::vector<uint8_t> mask(num_envs, 9);
@@ -786,6 +789,7 @@ TEST_CASE("a pattern sensor's emulated launches equal the CPU backend bit for bi
           c.out = out;
           c.instance_ids = ids;
           c.bad_env_mask = mask.data();
+          c.frame = 7;
           if (instanced) c.instances = table, c.instance_poses = slot_poses.data();
           return c;
         };
@@ -823,7 +827,7 @@ TEST_CASE("a pattern sensor's emulated launches equal the CPU backend bit for bi
         CHECK(mask == std::vector<uint8_t>{0, 1, 0, 0, 0});
         size_t hits = 0, seen = 0;
         for (size_t i = 0; i < values; ++i) {
-          hits += want[i] != wr::float_to_half(height ? -1.0f : INFINITY) && i / pattern.num_rays() != 1;
+          hits += want[i] != wr::float_to_half(height ? -1.0f : INFINITY) && i / sp.out_width != 1;
           seen += want_ids[i] == 0u;
         }
         CHECK(hits > values / 5);  // many rays hit: equality means something

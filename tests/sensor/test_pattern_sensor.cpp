@@ -15,6 +15,7 @@
 //     traced through its grid, and an instanced scene whose robot the sensor excludes;
 //   - heights on a flat plane sensor z - plane z - offset (to the rounding of t), clipped; a miss
 //     the documented value; memory flat in num_envs; every refusal named, nothing written.
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
@@ -341,7 +342,7 @@ TEST_CASE("world rays follow IsaacLab's base, yaw and world rules and mjlab's, w
         const std::array<double, 3> pos = {5 * u(rng), 5 * u(rng), 0.5 + u(rng)};
         const float pose[7] = {float(pos[0]), float(pos[1]), float(pos[2]), float(q[0]),
                                float(q[1]),   float(q[2]),   float(q[3])};
-        REQUIRE(wr_sensor_world_rays(sensor, pose, nullptr, got_o.data(), got_d.data()) == WR_SUCCESS);
+        REQUIRE(wr_sensor_world_rays(sensor, pose, nullptr, 0, 0, got_o.data(), got_d.data()) == WR_SUCCESS);
         // mjlab's heading changes branch at a projection of 0.1: away from it, float and double agree
         const double proj = std::hypot(quat_apply(qf, {1, 0, 0})[0], quat_apply(qf, {1, 0, 0})[1]);
         if (rule.yaw == WR_YAW_MJLAB && std::fabs(proj - 0.1) < 1e-4) continue;
@@ -440,7 +441,7 @@ void check_hits_against_explicit_rays(const SceneOnBoth& s, const Pattern& patte
   // The same world rays, env by env, through the reference's explicit rays.
   std::vector<float> org(3ull * num_envs * n), dir(org.size()), tmax(size_t(num_envs) * n, d.max_distance);
   for (uint32_t e = 0; e < num_envs; ++e)
-    REQUIRE(wr_sensor_world_rays(sensor, &poses[7ull * e], nullptr, &org[3ull * e * n], &dir[3ull * e * n]) ==
+    REQUIRE(wr_sensor_world_rays(sensor, &poses[7ull * e], nullptr, e, 0, &org[3ull * e * n], &dir[3ull * e * n]) ==
             WR_SUCCESS);
   std::vector<float> t(out.size());
   std::vector<uint32_t> tri(out.size()), inst(out.size());
@@ -763,8 +764,151 @@ TEST_CASE("bad patterns, descs, options and renders are refused by name, nothing
   EXPECT_FAIL(wr_sensor_render_ex(h.sensor, &a), WR_ERROR_INVALID_ARGUMENT, "wr_sensor_render_ex", "args->intrinsics",
               "pattern");
   CHECK(out == std::vector<float>(2 * 9, 5.0f));
-  EXPECT_FAIL(wr_sensor_world_rays(h.sensor, &poses[7], nullptr, nullptr, out.data()), WR_ERROR_INVALID_ARGUMENT,
+  EXPECT_FAIL(wr_sensor_world_rays(h.sensor, &poses[7], nullptr, 1, 0, nullptr, out.data()), WR_ERROR_INVALID_ARGUMENT,
               "wr_sensor_world_rays", "starts");
   REQUIRE(wr_sensor_render(h.sensor, poses.data(), out.data(), nullptr) == WR_SUCCESS);
   CHECK(out[0] == 1.0f);
+}
+
+TEST_CASE("a rosette stays within its cone and does not repeat") {
+  wr_pattern_desc d;
+  wr_pattern_desc_init(&d);
+  d.kind = WR_PATTERN_ROSETTE;
+  d.rosette_fov = 38.4;
+  d.rosette_count = 20000;
+  d.rosette_revolutions[0] = 0.0121, d.rosette_revolutions[1] = -0.0077;
+  const Pattern p(d);
+  REQUIRE(p.size() == 20000);
+  std::vector<float> starts, dirs;
+  p.rays(&starts, &dirs);
+  double widest = 0;
+  for (uint32_t r = 0; r < p.size(); ++r) {
+    // The two deflections add up to at most fov / 2 from +X (on the sphere, a little less).
+    const double angle = std::acos(std::min(1.0, double(dirs[3 * r]))) / kDeg;
+    widest = std::max(widest, angle);
+    CHECK(starts[3 * r] == 0.0f);
+  }
+  CHECK(widest <= 19.2 + 1e-4);
+  CHECK(widest > 18.0);  // the rosette reaches out to its rim
+  // No two rays of the first thousand point the same way.
+  size_t same = 0;
+  for (uint32_t a = 0; a < 1000; ++a)
+    for (uint32_t b = a + 1; b < 1000; ++b)
+      same += dirs[3 * a] == dirs[3 * b] && dirs[3 * a + 1] == dirs[3 * b + 1] && dirs[3 * a + 2] == dirs[3 * b + 2];
+  CHECK(same == 0u);
+  d.rosette_fov = 180.0;
+  wr_pattern bad = nullptr;
+  EXPECT_FAIL(wr_pattern_create(&d, &bad), WR_ERROR_INVALID_ARGUMENT, "wr_pattern_create", "desc->rosette_fov");
+}
+
+TEST_CASE("a scanning sensor reads the window (frame x rays_per_frame + phase) mod length, wrap included",
+          "[backend]") {
+  Handles h;
+  REQUIRE(wr_test::create_backend_context(2, &h.context) == WR_SUCCESS);
+  h.scene = plane_scene(h.context, 30.0f, 0.0f);
+  // 50 rays fanning down at different slants: each ray's distance tells which ray it was.
+  wr_pattern_desc pd;
+  wr_pattern_desc_init(&pd);
+  pd.kind = WR_PATTERN_ROSETTE;
+  pd.rosette_fov = 60.0;
+  pd.rosette_count = 50;
+  pd.rosette_revolutions[0] = 0.137, pd.rosette_revolutions[1] = -0.071;
+  const Pattern rosette(pd);
+  wr_ray_sensor_desc d;
+  wr_ray_sensor_desc_init(&d);
+  d.mount_rotation[0] = std::cos(0.6), d.mount_rotation[2] = std::sin(0.6);  // looking 69 degrees down
+  const uint32_t num_envs = 9, length = 50, window = 17;
+  std::vector<float> poses;
+  for (uint32_t e = 0; e < num_envs; ++e)
+    poses.insert(poses.end(), {float(e) - 4.0f, 0.5f * e - 2.0f, 2.0f + 0.1f * e, 1, 0, 0, 0});
+  wr_sensor full = nullptr;
+  REQUIRE(wr_sensor_create_pattern(h.scene, rosette.p, &d, nullptr, num_envs, &full) == WR_SUCCESS);
+  std::vector<float> all(num_envs * length);
+  REQUIRE(wr_test::render_on_backend(full, poses.data(), poses.size(), all.data(), all.size()) == WR_SUCCESS);
+  size_t finite = 0;
+  for (float v : all) finite += std::isfinite(v);
+  REQUIRE(finite == all.size());  // every ray hits the plane: a window's values tell its rays
+
+  // Renders frame `frame` of a scanning sensor of n envs (the first n poses): (n x window).
+  auto scan = [&](wr_scan_phase phase, uint32_t n, uint64_t frame) {
+    wr_ray_sensor_desc s = d;
+    s.rays_per_frame = window;
+    s.scan_phase = phase;
+    s.scan_seed = 0x1234567890ull;
+    wr_sensor sensor = nullptr;
+    REQUIRE(wr_sensor_create_pattern(h.scene, rosette.p, &s, nullptr, n, &sensor) == WR_SUCCESS);
+    uint32_t w = 0;
+    REQUIRE(wr_sensor_output_shape(sensor, &w, nullptr, nullptr, nullptr) == WR_SUCCESS);
+    CHECK(w == window);
+    std::vector<float> out(size_t(n) * window);
+    wr_render_args a;
+    wr_render_args_init(&a);
+    a.body_poses = poses.data();
+    a.out = out.data();
+    a.out_bytes = out.size() * sizeof(float);
+    a.frame = frame;
+    REQUIRE(wr_test::render_ex_on_backend(sensor, a) == WR_SUCCESS);
+    // Its world rays say the same: ray u of the last env in this frame is the whole pattern's ray
+    // (start + u) mod length, bit for bit.
+    std::vector<float> o(3 * window), dir(3 * window), full_o(3 * length), full_dir(3 * length);
+    const float* last = poses.data() + 7 * (n - 1);
+    REQUIRE(wr_sensor_world_rays(sensor, last, nullptr, n - 1, frame, o.data(), dir.data()) == WR_SUCCESS);
+    REQUIRE(wr_sensor_world_rays(full, last, nullptr, n - 1, frame, full_o.data(), full_dir.data()) == WR_SUCCESS);
+    for (uint32_t u = 0; u < window; ++u) {
+      if (phase == WR_SCAN_PHASE_ZERO) {
+        const uint64_t r = ((frame % length) * window + u) % length;
+        CHECK(std::memcmp(&full_dir[3 * r], &dir[3 * u], 3 * sizeof(float)) == 0);
+        CHECK(std::memcmp(&full_o[3 * r], &o[3 * u], 3 * sizeof(float)) == 0);
+      } else {  // the full pattern's rays of this ray's value: one of them has its direction
+        const float v = out[size_t(n - 1) * window + u];
+        uint32_t matches = 0;
+        for (uint32_t r = 0; r < length; ++r)
+          if (same_bits(all[size_t(n - 1) * length + r], v))
+            matches += std::memcmp(&full_dir[3 * r], &dir[3 * u], 3 * sizeof(float)) == 0;
+        CHECK(matches >= 1u);
+      }
+    }
+    wr_sensor_release(sensor);
+    return out;
+  };
+  // Phase 0: every env in step, frame k at (17 k) mod 50; frames 0 .. 6 wrap around twice.
+  for (uint64_t frame = 0; frame < 7; ++frame) {
+    const std::vector<float> got = scan(WR_SCAN_PHASE_ZERO, num_envs, frame);
+    for (uint32_t e = 0; e < num_envs; ++e)
+      for (uint32_t u = 0; u < window; ++u) {
+        INFO("frame " << frame << ", env " << e << ", ray " << u);
+        CHECK(same_bits(got[e * window + u], all[e * length + (frame * window + u) % length]));
+      }
+  }
+  // A frame number past 2^32 still reads the window its formula says.
+  const uint64_t big = (1ull << 40) + 3;
+  const std::vector<float> far = scan(WR_SCAN_PHASE_ZERO, 1, big);
+  for (uint32_t u = 0; u < window; ++u) CHECK(same_bits(far[u], all[((big % length) * window + u) % length]));
+  // Hashed phases: each env its own window start, the same for 4 and for 9 envs.
+  std::vector<uint32_t> phase(num_envs, length);
+  for (const uint32_t n : {num_envs, 4u}) {
+    const std::vector<float> got = scan(WR_SCAN_PHASE_HASHED, n, 5);
+    for (uint32_t e = 0; e < n; ++e) {
+      uint32_t found = length;
+      for (uint32_t p = 0; p < length && found == length; ++p) {
+        bool all_same = true;
+        for (uint32_t u = 0; u < window; ++u)
+          all_same = all_same && same_bits(got[e * window + u], all[e * length + (5 * window + p + u) % length]);
+        if (all_same) found = p;
+      }
+      INFO("env " << e << " of " << n);
+      REQUIRE(found < length);
+      if (phase[e] == length) phase[e] = found;
+      CHECK(phase[e] == found);
+    }
+  }
+  std::sort(phase.begin(), phase.end());
+  CHECK(std::unique(phase.begin(), phase.end()) - phase.begin() > 3);  // the envs are not in step
+
+  wr_sensor_release(full);
+  wr_ray_sensor_desc s = d;
+  s.rays_per_frame = length + 1;
+  wr_sensor bad = nullptr;
+  EXPECT_FAIL(wr_sensor_create_pattern(h.scene, rosette.p, &s, nullptr, 1, &bad), WR_ERROR_INVALID_ARGUMENT,
+              "wr_sensor_create_pattern", "desc->rays_per_frame", "longer than the pattern");
 }

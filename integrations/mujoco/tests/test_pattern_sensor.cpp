@@ -114,7 +114,7 @@ TEST_CASE("a site-mounted height scan and LiDAR agree with mj_ray on every ray, 
     size_t both_hit = 0, agree = 0, hit_miss = 0, robot_hits = 0;
     for (uint32_t e = 0; e < n; ++e) {
       std::vector<float> starts(3 * size_t(rays)), dirs(3 * size_t(rays));
-      REQUIRE_OK(wr_sensor_world_rays(sensor, &poses[7 * e], nullptr, starts.data(), dirs.data()));
+      REQUIRE_OK(wr_sensor_world_rays(sensor, &poses[7 * e], nullptr, e, 0, starts.data(), dirs.data()));
       for (uint32_t r = 0; r < rays; ++r) {
         const mjtNum pnt[3] = {starts[3 * r], starts[3 * r + 1], starts[3 * r + 2]};
         const mjtNum vec[3] = {dirs[3 * r], dirs[3 * r + 1], dirs[3 * r + 2]};
