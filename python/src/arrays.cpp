@@ -168,6 +168,10 @@ Described describe(nb::handle obj, const ArraySpec& spec) {
     return d;
   }
   if (describe_cuda_array_interface(obj, spec, d)) return d;
+  // A torch tensor on the meta device has a shape and no data: say so rather than "not an array".
+  if (nb::hasattr(obj, "is_meta") && nb::cast<bool>(obj.attr("is_meta")))
+    invalid_argument(spec.function, std::string(spec.name) + " is a " + python_type_name(obj) +
+                                        " on device 'meta', which holds no data: pass one on the context's device");
   invalid_argument(spec.function, std::string(spec.name) + " is a " + python_type_name(obj) +
                                       ", not an array: pass a torch tensor, NumPy or CuPy array, or any "
                                       "object with __dlpack__, __cuda_array_interface__ or the buffer "
@@ -258,10 +262,19 @@ Array take_array(nb::handle obj, const ArraySpec& spec, const DeviceSpec& device
     int64_t span = 1;
     for (size_t k = d.shape.size(); k-- > 0;) {
       if (d.shape[k] != 1 && d.strides[k] != span) {
-        invalid_argument(spec.function, name + " is not C-contiguous (strides " + shape_string(d.strides) +
-                                            " elements for shape " + shape_string(d.shape) +
-                                            "): the library reads rows of consecutive floats; pass a contiguous array "
-                                            "(e.g. .contiguous() / numpy.ascontiguousarray, once per step)");
+        // Poses sliced out of wider rows (root_states[:, :7], or one body of view(N, A, 13)) are read
+        // in place whole: no copy needed.
+        const bool row_slice = name == "poses" && d.shape.size() == 2 && d.strides.size() == 2 &&
+                               d.strides[1] == 1 && d.strides[0] > d.shape[1];
+        invalid_argument(spec.function,
+                         name + " is not C-contiguous (strides " + shape_string(d.strides) + " elements for shape " +
+                             shape_string(d.shape) + "): the library reads rows of consecutive floats; " +
+                             (row_slice ? std::string("these rows are a slice of wider ones (such as root_states[:, "
+                                                      ":7], or one actor of view(N, A, 13)): pass the whole rows, "
+                                                      "(num_envs, 13) root states or (num_envs, bodies, 13) "
+                                                      "with body=, which are read in place without a copy")
+                                        : std::string("pass a contiguous array (e.g. .contiguous() / "
+                                                      "numpy.ascontiguousarray, once per step)")));
       }
       span *= d.shape[k];
     }

@@ -165,3 +165,25 @@ def test_error_pickles_with_its_status() -> None:
     back = pickle.loads(pickle.dumps(e))
     assert back.status == wr.Status.ERROR_IO and back.message == e.message and str(back) == str(e)
     assert wr.status_string(wr.Status.ERROR_PARSE) == "WR_ERROR_PARSE"
+
+
+def test_the_stumbles_a_new_user_reported_are_named(sensor: wr.Sensor, scene: wr.Scene, camera: wr.Camera) -> None:
+    # frame out of range: a wr.Error naming frame, not the binding's signature dump.
+    with raises(r"Sensor.render: frame = -1: must be an int in \[0, 2\*\*64\)"):
+        sensor.render(random_poses(8), frame=-1)
+    with raises(r"frame = 18446744073709551616"):
+        sensor.render(random_poses(8), frame=2 ** 64)
+    # 87 degrees given as radians.
+    with raises(r"Camera.pinhole: hfov = 1.518: is that radians\? .*86.97 degrees"):
+        wr.Camera.pinhole(106, 60, 1.518)
+    # A meta-device tensor holds no data: say so.
+    with raises(r"poses is a torch.Tensor on device 'meta'"):
+        sensor.render(torch.zeros(8, 7, device="meta"))
+    # Poses sliced out of root states: pass the whole rows (read in place) rather than copying.
+    root_states = torch.from_numpy(np.concatenate([random_poses(8), np.zeros((8, 6), np.float32)], 1))
+    with raises(r"slice of wider ones .* \(num_envs, 13\) root states or \(num_envs, bodies, 13\) with body="):
+        sensor.render(root_states[:, :7])
+    # A negative latency reads as one, and a plain sensor is told it needs a history.
+    with raises(r"latency of env 0 = 4294967295 \(-1 as an int32: latencies are not negative\): must be below the "
+                r"history length \(1\); a latency needs a history"):
+        sensor.render(random_poses(8), latency=np.full(8, -1, np.int32))

@@ -160,3 +160,20 @@ def test_bad_poses_isolated_and_reported() -> None:
         strict.render(poses)
     with pytest.raises(wr.Error, match="resample"):
         wr.Pipeline(resample="lanczos")._options()
+
+
+def test_noise_varies_by_default_and_a_frame_replays() -> None:
+    # Without frame= each render takes the sensor's next frame number, so the noise of two steps
+    # differs; frame=k replays frame k's bits and leaves the count alone.
+    ctx = wr.Context("cpu", threads=1)
+    s = _sensor(ctx, 4, wr.Pipeline(noise=wr.Noise(seed=3, range_sigma=(0.01, 0.0, 0.0))))
+    poses = random_poses(4)
+    assert s.frames_rendered == 0
+    first = s.render(poses)
+    second = s.render(poses)
+    assert s.frames_rendered == 2
+    assert not np.array_equal(first, second)
+    np.testing.assert_array_equal(s.render(poses, frame=0), first)
+    np.testing.assert_array_equal(s.render(poses, frame=1), second)
+    assert s.frames_rendered == 2
+    np.testing.assert_array_equal(s.render(poses), s.render(poses, frame=2))

@@ -497,7 +497,15 @@ class Camera:
         """Square pixels from a horizontal field of view in degrees (``wr_camera_desc_pinhole``):
         fx = fy = (width / 2) / tan(hfov / 2), principal point at the image centre. The vertical
         field of view this implies is 2 atan(tan(hfov / 2) * height / width). Other settings
-        (near, far, miss_value, depth, quat_order, mount_position, mount_rotation) as keywords."""
+        (near, far, miss_value, depth, quat_order, mount_position, mount_rotation) as keywords.
+
+        An hfov below 3.2 is refused as most likely radians (every field of view in radians is
+        below pi: 87 degrees is 1.518); the C API's own guard stops below 1 degree."""
+        if isinstance(hfov, (int, float)) and 0 < hfov < 3.2:
+            raise _invalid("Camera.pinhole", f"hfov = {hfov!r}: is that radians? hfov is in degrees "
+                                             f"({hfov!r} rad = {math.degrees(hfov):.4g} degrees: pass "
+                                             f"math.degrees(...)); a camera narrower than 3.2 degrees is not "
+                                             f"a robot's depth camera")
         d = _wr.camera_desc_pinhole(int(width), int(height), float(hfov))
         return cls(width=d.width, height=d.height, fx=d.fx, fy=d.fy, cx=d.cx, cy=d.cy, **settings)
 
@@ -563,6 +571,7 @@ class Sensor:
         self.exclude_groups: Tuple[int, ...] = tuple(g for g in range(32) if options.exclude_groups >> g & 1)
         self._instanced = scene.instance_counts != (0, 0)
         self._h = _wr.Sensor(scene._h, camera._desc(), int(num_envs), options)
+        self._frames_rendered = 0
         self.camera = Camera._from_desc(self._h.desc)
         h, w, dtype = self._h.output_shape
         self._shape = (self._h.num_envs, h, w)
@@ -571,6 +580,11 @@ class Sensor:
     @property
     def num_envs(self) -> int:
         return self._h.num_envs
+
+    @property
+    def frames_rendered(self) -> int:
+        """The frame number the next :meth:`render` without ``frame=`` takes (its renders so far)."""
+        return self._frames_rendered
 
     @property
     def shape(self) -> Tuple[int, int, int]:
@@ -586,7 +600,8 @@ class Sensor:
     def context(self) -> Context:
         return self.scene.context
 
-    def render(self, poses: Any, out: Any = None, *, stream: Any = None, frame: int = 0, body: Optional[int] = None,
+    def render(self, poses: Any, out: Any = None, *, stream: Any = None, frame: Optional[int] = None,
+               body: Optional[int] = None,
                intrinsics: Any = None, mounts: Any = None, latency: Any = None, update_mask: Any = None,
                reset_mask: Any = None, bad_env_mask: Any = None, bad_env_count: Any = None,
                instance_poses: Any = None, global_poses: Any = None, instance_ids: Any = None,
@@ -609,7 +624,13 @@ class Sensor:
         pose in its body frame; latency (num_envs,) int32 frames ago (< the pipeline's history);
         update_mask (num_envs,) bool: False leaves that env's output and history untouched;
         reset_mask (num_envs,) bool: True fills that env's history with this frame. frame: the
-        frame number of the noise (a replayed frame reproduces). bad_env_mask (num_envs,) bool
+        frame number of the noise (and of a scanning sensor's window), 0 <= frame < 2**64: a
+        replayed frame reproduces its bits. **Without frame= each render takes the next number of
+        the sensor's own count** (:attr:`frames_rendered`: 0, 1, 2, ...), so the noise differs from
+        step to step by default; a render with frame= leaves the count as it is. Under CUDA graph
+        capture the frame number is captured with the launch: a replayed graph replays that frame
+        (its noise included); capture one graph per frame parity you need, or render outside the
+        graph where the noise must change. bad_env_mask (num_envs,) bool
         and bad_env_count (1,) int32 are written with the envs whose pose, mount or intrinsics
         were bad (the pipeline's isolate_bad_poses).
 
@@ -634,6 +655,12 @@ class Sensor:
         instance pose is named with its env and slot, in the same way.
         """
         where = "Sensor.render"
+        if frame is None:
+            frame = self._frames_rendered
+            self._frames_rendered += 1
+        elif isinstance(frame, bool) or not isinstance(frame, int) or not 0 <= frame < 2 ** 64:
+            raise _invalid(where, f"frame = {frame!r}: must be an int in [0, 2**64) (or None: the sensor's own "
+                                  f"count, {self._frames_rendered} next)")
         finish = finish_ids = _frameworks._same
         if out is None:
             out, finish = _frameworks.empty_like(poses, self.shape, self._dtype, self.context.device, where)

@@ -201,6 +201,7 @@ class RaySensor(Sensor):
         self.exclude_groups = tuple(g for g in range(32) if options.exclude_groups >> g & 1)
         self._instanced = scene.instance_counts != (0, 0)
         self._h = _wr.Sensor(scene._h, pattern._h, d, int(num_envs), options)
+        self._frames_rendered = 0
         _, w, dtype = self._h.output_shape
         self._shape = (self._h.num_envs, w)
         self._dtype = {Dtype.FLOAT32: "float32", Dtype.FLOAT16: "float16", Dtype.UINT16_MM: "uint16"}[dtype]

@@ -53,9 +53,14 @@ void validate_render_host_data(const char* function, const PipelineParams& p, co
                             c.update_mask, p.depth.quat_order, "nothing was rendered");
   for (uint32_t env = 0; env < num_envs; ++env) {
     if (c.latency && c.latency[env] >= p.history)
-      fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": " + prefix + "latency of env " + std::to_string(env) +
-                                          " = " + std::to_string(c.latency[env]) +
-                                          ": must be below the history length (" + std::to_string(p.history) + ")");
+      fail(WR_ERROR_INVALID_ARGUMENT,
+           std::string(function) + ": " + prefix + "latency of env " + std::to_string(env) + " = " +
+               std::to_string(c.latency[env]) +
+               (c.latency[env] >= 0x80000000u
+                    ? " (" + std::to_string(int32_t(c.latency[env])) + " as an int32: latencies are not negative)"
+                    : std::string()) +
+               ": must be below the history length (" + std::to_string(p.history) + ")" +
+               (p.history <= 1 ? "; a latency needs a history: make the sensor with history_length >= 2" : ""));
     if (isolate || !env_updated(c, env)) continue;
     const uint64_t at = uint64_t(env) * c.pose_stride + c.pose_offset;
     const float* pose = c.body_poses + at;
