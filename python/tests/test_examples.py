@@ -38,6 +38,16 @@ def test_rl_loop_writes_a_figure(tmp_path) -> None:
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10000
 
 
+def test_isaacgym_loop_runs_every_rl_feature(tmp_path) -> None:
+    pytest.importorskip("torch")
+    out = run([EXAMPLES / "isaacgym_loop.py", "--envs", 8, "--steps", 12, "--obj", SMALL_TERRAIN], tmp_path)
+    assert "step   10: depth (8, 58, 87) torch.float16" in out
+    assert "13 physics steps of 8 envs: 32 camera renders at the policy rate" in out  # 8 at start, 2 per step after
+    own = float(out.split("self-occlusion: ")[1].split("%")[0])
+    assert own > 0 and "(0 trunk pixels)" in out
+    assert "height scan 0 B" in out
+
+
 def test_distributed_two_gloo_ranks_equal_one_process(tmp_path) -> None:
     pytest.importorskip("torch")
     common = [EXAMPLES / "distributed.py", "--envs", 37, "--obj", SMALL_TERRAIN, "--cpu"]  # 37: uneven shards
