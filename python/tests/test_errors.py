@@ -187,3 +187,10 @@ def test_the_stumbles_a_new_user_reported_are_named(sensor: wr.Sensor, scene: wr
     with raises(r"latency of env 0 = 4294967295 \(-1 as an int32: latencies are not negative\): must be below the "
                 r"history length \(1\); a latency needs a history"):
         sensor.render(random_poses(8), latency=np.full(8, -1, np.int32))
+
+
+def test_a_render_that_names_another_quat_order_is_refused(sensor: wr.Sensor) -> None:
+    assert sensor.quat_order == "wxyz" and "quat_order='wxyz'" in repr(sensor)
+    sensor.render(random_poses(8), quat_order="wxyz")
+    with raises(r"Sensor.render: quat_order = 'xyzw': the poses are xyzw, but this sensor reads wxyz"):
+        sensor.render(random_poses(8), quat_order="xyzw")

@@ -74,13 +74,15 @@ def test_helpers_name_bad_shapes() -> None:
 
 
 def test_extreme_parkour_camera() -> None:
-    cam = wr.rl.extreme_parkour_camera()
+    cam = wr.rl.extreme_parkour_camera(quat_order="xyzw")
     assert (cam.width, cam.height) == (106, 60)
     assert cam.hfov == pytest.approx(87.0, rel=1e-6)
     assert cam.mount_position == (0.27, 0.0, 0.03)
     assert cam.quat_order == "xyzw" and cam.mount_rotation == (0.0, 0.0, 0.0, 1.0)
     assert (cam.depth, cam.near, cam.far, cam.miss_value) == ("plane", 0.0, 2.0, 2.0)
     down = wr.rl.extreme_parkour_camera(pitch_deg=5.0, quat_order="wxyz")
+    with pytest.raises(TypeError, match="quat_order"):  # no default: the poses' order is the caller's to say
+        wr.rl.extreme_parkour_camera()
     assert down.mount_rotation == pytest.approx((math.cos(math.radians(2.5)), 0.0, math.sin(math.radians(2.5)), 0.0))
 
 
@@ -88,8 +90,8 @@ def test_extreme_parkour_clipping_matches_its_processing(scene: wr.Scene) -> Non
     # extreme-parkour: depth = clip(gym_depth, -far, -near) with gym_depth = -plane depth
     # (-inf for nothing), then negated. The preset reports that directly.
     poses = torch.from_numpy(random_poses(8, order="xyzw"))
-    raw = wr.Sensor(scene, wr.rl.extreme_parkour_camera(far=math.inf), num_envs=8).render(poses)
+    raw = wr.Sensor(scene, wr.rl.extreme_parkour_camera(far=math.inf, quat_order="xyzw"), num_envs=8).render(poses)
     gym = -raw
     processed = -torch.clip(gym, -2.0, -0.0)
-    preset = wr.Sensor(scene, wr.rl.extreme_parkour_camera(), num_envs=8).render(poses)
+    preset = wr.Sensor(scene, wr.rl.extreme_parkour_camera(quat_order="xyzw"), num_envs=8).render(poses)
     assert torch.equal(preset, processed)

@@ -573,6 +573,7 @@ class Sensor:
         self._h = _wr.Sensor(scene._h, camera._desc(), int(num_envs), options)
         self._frames_rendered = 0
         self.camera = Camera._from_desc(self._h.desc)
+        self.quat_order: str = self.camera.quat_order
         h, w, dtype = self._h.output_shape
         self._shape = (self._h.num_envs, h, w)
         self._dtype = {Dtype.FLOAT32: "float32", Dtype.FLOAT16: "float16", Dtype.UINT16_MM: "uint16"}[dtype]
@@ -605,7 +606,7 @@ class Sensor:
                intrinsics: Any = None, mounts: Any = None, latency: Any = None, update_mask: Any = None,
                reset_mask: Any = None, bad_env_mask: Any = None, bad_env_count: Any = None,
                instance_poses: Any = None, global_poses: Any = None, instance_ids: Any = None,
-               return_ids: bool = False) -> Any:
+               return_ids: bool = False, quat_order: Optional[str] = None) -> Any:
         """Renders every env (whose update_mask allows) and returns `out` (``(out, instance_ids)``
         with ``return_ids=True`` or `instance_ids` given).
 
@@ -650,11 +651,19 @@ class Sensor:
         (int32) beside `out`. Ids need an output whose every pixel is one camera pixel's: no
         resampling, no edge dropout, history 1.
 
+        quat_order ('wxyz' or 'xyzw', optional): the order of the quaternions in `poses` (and the
+        instances'), as the caller knows it; a render whose order differs from the sensor's camera
+        raises :class:`Error` naming both, where it would otherwise render rotated images.
+
         A bad pose on the host raises :class:`Error` naming the env and writes nothing (unless
         the pipeline isolates bad poses); on a CUDA context that env's output is NaN. A bad
         instance pose is named with its env and slot, in the same way.
         """
         where = "Sensor.render"
+        if quat_order is not None and quat_order != self.quat_order:
+            raise _invalid(where, f"quat_order = {quat_order!r}: the poses are {quat_order}, but this sensor reads "
+                                  f"{self.quat_order} (its camera's quat_order): make the sensor with "
+                                  f"quat_order={quat_order!r}")
         if frame is None:
             frame = self._frames_rendered
             self._frames_rendered += 1
@@ -706,7 +715,8 @@ class Sensor:
 
     def __repr__(self) -> str:
         n, h, w = self.shape
-        return f"warp_raycaster.Sensor(num_envs={n}, {w}x{h}, depth={self.camera.depth!r}, {self.context.device!r})"
+        return (f"warp_raycaster.Sensor(num_envs={n}, {w}x{h}, depth={self.camera.depth!r}, "
+                f"quat_order={self.quat_order!r}, {self.context.device!r})")
 
 
 from .ray_sensor import Pattern, RaySensor  # noqa: E402  (uses the classes above)

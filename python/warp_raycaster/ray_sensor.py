@@ -238,4 +238,4 @@ class RaySensor(Sensor):
 
     def __repr__(self) -> str:
         n, r = self.shape
-        return f"warp_raycaster.RaySensor(num_envs={n}, num_rays={r}, {self.context.device!r})"
+        return f"warp_raycaster.RaySensor(num_envs={n}, num_rays={r}, quat_order={self.quat_order!r}, {self.context.device!r})"

@@ -165,7 +165,7 @@ def _in_order(q_wxyz: Sequence[float], order: str) -> Tuple[float, float, float,
 # ---- cameras -------------------------------------------------------------------------------
 
 
-def extreme_parkour_camera(pitch_deg: float = 0.0, *, quat_order: str = "xyzw", far: float = 2.0,
+def extreme_parkour_camera(pitch_deg: float = 0.0, *, quat_order: str, far: float = 2.0,
                            **settings: Any) -> Camera:
     """The depth camera of extreme-parkour (Cheng et al., "Extreme Parkour with Legged Robots",
     ICRA 2024; its legged_gym config ``depth``): 106 x 60 pixels, 87 degrees horizontal field
@@ -175,8 +175,10 @@ def extreme_parkour_camera(pitch_deg: float = 0.0, *, quat_order: str = "xyzw", 
     Depth is 'plane' (IsaacGym's, sign flipped to positive), and misses read `far` (its far_clip,
     2 m; IsaacGym's -inf clipped by ``torch.clip(depth, -far, -near)``). With
     :func:`extreme_parkour_pipeline` a sensor's output is what its policy reads; per-env pitches
-    go in as ``mounts=`` of the render. quat_order defaults to 'xyzw' for IsaacGym root states.
-    Other Camera settings as keywords."""
+    go in as ``mounts=`` of the render. quat_order is required, because the policy runs on more
+    than one simulator: 'xyzw' for IsaacGym's root states (extreme-parkour's own), 'wxyz' for
+    IsaacLab's, MuJoCo's and this library's default; a wrong order gives no error, only wrong
+    images. Other Camera settings as keywords."""
     return Camera.pinhole(106, 60, 87.0, mount_position=(0.27, 0.0, 0.03),
                           mount_rotation=_in_order(_pitch_wxyz(pitch_deg), quat_order), quat_order=quat_order,
                           depth="plane", near=0.0, far=far, miss_value=far, **settings)
