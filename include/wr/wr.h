@@ -827,7 +827,21 @@ typedef struct wr_ray_sensor_desc {
   uint32_t rays_per_frame;
   wr_scan_phase scan_phase;
   uint64_t scan_seed;
+  /* Several frames per env on one pattern (mjlab's per-foot scans): num_frames (0 and 1: one; at
+     most WR_MAX_PATTERN_FRAMES) frames, frame f on the body whose pose lies frame_pose_offsets[f]
+     floats into the env's record (NULL: 7 f, poses packed (num_envs x num_frames x 7); with
+     rigid-body states (N x B x 13), 13 b for body b, and pose_stride 13 B) and mounted by
+     frame_mounts[f] (num_frames x 7, position and quaternion in quat_order; NULL: mount_* for
+     every frame). The output per env is (num_frames x rays) values, row f frame f's; a render's
+     pose_stride (0: the largest offset + 7) must hold every frame's pose, and args->mounts is
+     refused (the mounts are the frames'). Both arrays are read during wr_sensor_create_pattern. */
+  uint32_t num_frames;
+  const uint32_t* frame_pose_offsets;
+  const float* frame_mounts;
 } wr_ray_sensor_desc;
+
+/* The most frames a pattern sensor has per env. */
+#define WR_MAX_PATTERN_FRAMES 8
 
 /* Zeroes desc, sets struct_size, max_distance +inf and miss_value +inf. NULL does nothing. */
 WR_API void wr_ray_sensor_desc_init(wr_ray_sensor_desc* desc);
@@ -849,8 +863,9 @@ WR_API wr_status wr_sensor_create_pattern(wr_scene scene, wr_pattern pattern, co
    scanning sensor's window), whose body pose is body_pose (7 floats, position and quaternion in the
    desc's quat_order) and whose mount is `mount` (7 floats, or NULL: the desc's): starts and
    directions (output width x 3 each: num_rays, or rays_per_frame), the same bits its render traces
-   (feed them to wr_scene_intersect_ex to get its hits). WR_ERROR_INVALID_ARGUMENT for a camera
-   sensor or a bad pose. */
+   (feed them to wr_scene_intersect_ex to get its hits). A sensor of several frames reads body_pose
+   as the env's record (each frame's pose at its offset), takes no mount, and writes
+   (num_frames x width x 3). WR_ERROR_INVALID_ARGUMENT for a camera sensor or a bad pose. */
 WR_API wr_status wr_sensor_world_rays(wr_sensor sensor, const float* body_pose, const float* mount, uint32_t env,
                                       uint64_t frame, float* starts, float* directions);
 

@@ -68,6 +68,7 @@ struct SensorObj {
   uint32_t history;                   // the options' history length (the latency bound)
   std::array<uint32_t, 2> instances;  // the scene's instance slots per env and global instances
   bool pattern = false;               // a pattern sensor: its output is (num_envs, num_rays)
+  uint32_t record_floats = 7;         // floats of an env's pose record a pattern sensor reads (its frames)
   SensorObj(const SceneObj& scene, const wr_camera_desc& d, const wr_sensor_options& o, uint32_t n)
       : sensor(all_off(o) ? wr::Sensor(scene.scene, d, n) : wr::Sensor(scene.scene, d, o, n)),
         device(scene.device),
@@ -471,7 +472,8 @@ NB_MODULE(_wr, m) {
             return v;
           },
           [](wr_ray_sensor_desc& d, int v) { std::memcpy(&d.scan_phase, &v, sizeof v); })
-      .def_rw("scan_seed", &wr_ray_sensor_desc::scan_seed);
+      .def_rw("scan_seed", &wr_ray_sensor_desc::scan_seed)
+      .def_rw("num_frames", &wr_ray_sensor_desc::num_frames);
 
   // ---- the RL depth pipeline's options (wr.h) ----
   nb::class_<wr_noise_desc>(m, "NoiseDesc", "wr_noise_desc: the noise models, each off at 0 (wr.h lists their order).")
@@ -858,12 +860,32 @@ NB_MODULE(_wr, m) {
       .def(
           "__init__",
           [](SensorObj* self, const SceneObj& scene, const wr::Pattern& pattern, const wr_ray_sensor_desc& desc,
-             uint32_t num_envs, const wr_sensor_options& options) {
-            nb::gil_scoped_release release;
-            new (self) SensorObj(scene, pattern, desc, options, num_envs);
+             uint32_t num_envs, const wr_sensor_options& options, std::vector<uint32_t> frame_pose_offsets,
+             std::vector<float> frame_mounts) {
+            wr_ray_sensor_desc d = desc;
+            if (!frame_pose_offsets.empty() && frame_pose_offsets.size() != d.num_frames)
+              wrpy::invalid_argument("RaySensor", "frame_pose_offsets has " +
+                                                      std::to_string(frame_pose_offsets.size()) +
+                                                      " entries for num_frames = " + std::to_string(d.num_frames));
+            if (!frame_mounts.empty() && frame_mounts.size() != 7ull * d.num_frames)
+              wrpy::invalid_argument("RaySensor",
+                                     "frame_mounts has " + std::to_string(frame_mounts.size()) +
+                                         " floats: 7 per frame, num_frames = " + std::to_string(d.num_frames));
+            d.frame_pose_offsets = frame_pose_offsets.empty() ? nullptr : frame_pose_offsets.data();
+            d.frame_mounts = frame_mounts.empty() ? nullptr : frame_mounts.data();
+            uint32_t record = 7;
+            for (uint32_t f = 0; d.num_frames > 1 && f < d.num_frames; ++f)
+              record = std::max(record, (frame_pose_offsets.empty() ? 7 * f : frame_pose_offsets[f]) + 7);
+            {
+              nb::gil_scoped_release release;
+              new (self) SensorObj(scene, pattern, d, options, num_envs);
+            }
+            self->record_floats = record;
           },
-          "scene"_a, "pattern"_a, "desc"_a, "num_envs"_a, "options"_a,
-          "wr_sensor_create_pattern: a pattern sensor (its output (num_envs, num_rays)); keeps the scene alive.")
+          "scene"_a, "pattern"_a, "desc"_a, "num_envs"_a, "options"_a, "frame_pose_offsets"_a, "frame_mounts"_a,
+          "wr_sensor_create_pattern: a pattern sensor (its output (num_envs, num_rays), or (num_envs, num_frames, "
+          "num_rays)); frame_pose_offsets (num_frames) and frame_mounts (num_frames * 7), or empty; keeps the "
+          "scene alive.")
       .def_prop_ro(
           "is_pattern", [](const SensorObj& s) { return s.pattern; }, "Whether this is a pattern sensor.")
       .def(
@@ -872,8 +894,12 @@ NB_MODULE(_wr, m) {
              nb::handle directions) {
             const char* fn = "RaySensor.world_rays";
             const DeviceSpec host{WR_DEVICE_CPU, 0};
-            const int64_t r = s.shape.width;
-            Array p = take_array(pose, {fn, "pose", false, {Dtype::kFloat32}, {7}, "(7,)"}, host);
+            const int64_t r = int64_t(s.shape.width) * s.shape.height;  // (frames x rays)
+            Array p = take_array(pose, {fn, "pose", false, {Dtype::kFloat32}, {}, ""}, host, true);
+            if (uint64_t(p.size()) < s.record_floats)
+              wrpy::invalid_argument(fn, "pose holds " + std::to_string(p.size()) + " floats; the sensor reads " +
+                                             std::to_string(s.record_floats) +
+                                             (s.record_floats == 7 ? " (a pose)" : " (its frames' poses)"));
             Array m;
             if (!mount.is_none()) m = take_array(mount, {fn, "mount", false, {Dtype::kFloat32}, {7}, "(7,)"}, host);
             Array o = take_array(starts, {fn, "starts", true, {Dtype::kFloat32}, {r, 3}, "(num_rays, 3)"}, host);
@@ -884,8 +910,9 @@ NB_MODULE(_wr, m) {
                                 static_cast<float*>(o.data), static_cast<float*>(d.data));
           },
           "pose"_a.none(), "mount"_a.none(), "env"_a, "frame"_a, "starts"_a.none(), "directions"_a.none(),
-          "wr_sensor_world_rays: env's world rays in frame `frame` (host arrays): pose (7,) and mount (7,) or None "
-          "float32; writes starts and directions (rays per frame, 3) float32.")
+          "wr_sensor_world_rays: env's world rays in frame `frame` (host arrays): pose (7,) (a sensor of several "
+          "frames: the env's record) and mount (7,) or None float32; writes starts and directions "
+          "(frames x rays, 3) float32.")
       .def(
           "render",
           [](SensorObj& s, nb::handle poses, nb::handle out, uintptr_t stream, uint32_t stride, uint32_t offset,
@@ -903,24 +930,25 @@ NB_MODULE(_wr, m) {
             // (the camera's image where the sensor has no options: its output is that image; a
             // pattern sensor's, one value per ray)
             const bool camera_sized = s.shape.height == s.desc.height && s.shape.width == s.desc.width;
-            Array o =
-                s.pattern
-                    ? take_array(out,
-                                 {fn,
-                                  "out",
-                                  true,
-                                  {output_dtype(s.shape.dtype)},
-                                  {n, int64_t(s.shape.width)},
-                                  "(num_envs, num_rays)"},
-                                 s.device)
-                    : take_array(out,
-                                 {fn,
-                                  "out",
-                                  true,
-                                  {output_dtype(s.shape.dtype)},
-                                  {n, int64_t(s.shape.height), int64_t(s.shape.width)},
-                                  camera_sized ? "(num_envs, height, width)" : "(num_envs, out_height, out_width)"},
-                                 s.device);
+            const bool rays = s.pattern && s.shape.height == 1;  // one frame: (num_envs, num_rays)
+            Array o = rays ? take_array(out,
+                                        {fn,
+                                         "out",
+                                         true,
+                                         {output_dtype(s.shape.dtype)},
+                                         {n, int64_t(s.shape.width)},
+                                         "(num_envs, num_rays)"},
+                                        s.device)
+                           : take_array(out,
+                                        {fn,
+                                         "out",
+                                         true,
+                                         {output_dtype(s.shape.dtype)},
+                                         {n, int64_t(s.shape.height), int64_t(s.shape.width)},
+                                         s.pattern      ? "(num_envs, num_frames, num_rays)"
+                                         : camera_sized ? "(num_envs, height, width)"
+                                                        : "(num_envs, out_height, out_width)"},
+                                        s.device);
             auto optional = [&](nb::handle h, const char* name, std::initializer_list<Dtype> types,
                                 std::initializer_list<int64_t> shape, const char* doc, bool writable) {
               Array a;
@@ -935,11 +963,11 @@ NB_MODULE(_wr, m) {
             Array cnt = optional(bad_env_count, "bad_env_count", {Dtype::kInt32, Dtype::kUInt32}, {1}, "(1,)", true);
             Array msk = optional(bad_env_mask, "bad_env_mask", {Dtype::kBool, Dtype::kUInt8}, {n}, "(num_envs,)", true);
             InstancePoses inst = take_instance_poses(fn, instance_poses, global_poses, n, s.instances, s.device);
-            Array ids = s.pattern ? optional(instance_ids, "instance_ids", {Dtype::kUInt32, Dtype::kInt32},
-                                             {n, int64_t(s.shape.width)}, "(num_envs, num_rays)", true)
-                                  : optional(instance_ids, "instance_ids", {Dtype::kUInt32, Dtype::kInt32},
-                                             {n, int64_t(s.shape.height), int64_t(s.shape.width)},
-                                             "(num_envs, out_height, out_width)", true);
+            Array ids = rays ? optional(instance_ids, "instance_ids", {Dtype::kUInt32, Dtype::kInt32},
+                                        {n, int64_t(s.shape.width)}, "(num_envs, num_rays)", true)
+                             : optional(instance_ids, "instance_ids", {Dtype::kUInt32, Dtype::kInt32},
+                                        {n, int64_t(s.shape.height), int64_t(s.shape.width)},
+                                        "(num_envs, out_height, out_width)", true);
             const std::pair<const Array*, const char*> inputs[] = {{&p, "poses"},
                                                                    {&k, "intrinsics"},
                                                                    {&m, "mounts"},

@@ -166,3 +166,24 @@ def test_scanning_rosette_reads_a_window_per_frame() -> None:
         np.testing.assert_array_equal(dirs, full.world_rays(poses[1])[1][idx])
     with pytest.raises(wr.Error, match="desc->rays_per_frame"):
         wr.RaySensor(scene, rosette, 1, rays_per_frame=41)
+
+
+def test_several_frames_per_env_from_rigid_body_states() -> None:
+    # mjlab's per-foot scans: one pattern, frames on bodies 1 and 2 of (N, 3, 13) rigid-body states.
+    ctx = wr.Context("cpu", threads=1)
+    scene = _plane(ctx, 0.25)
+    grid = wr.Pattern.grid(size=(0.2, 0.2))
+    feet = wr.RaySensor(scene, grid, 2, frame_pose_offsets=[13, 26], value="height", alignment="yaw",
+                        offset_position=(0, 0, 5))
+    assert feet.shape == (2, 2, 9) and feet.num_frames == 2
+    states = np.zeros((2, 3, 13), np.float32)
+    states[:, :, 3] = 1.0  # identity, w x y z
+    states[0, 1, 2], states[0, 2, 2], states[1, 1, 2], states[1, 2, 2] = 1.0, 1.5, 2.0, 0.5
+    h = feet.render(states)
+    np.testing.assert_allclose(h[:, 0], [[0.75] * 9, [1.75] * 9], atol=4e-6)
+    np.testing.assert_allclose(h[:, 1], [[1.25] * 9, [0.25] * 9], atol=4e-6)
+    starts, _ = feet.world_rays(states[1])
+    assert starts.shape == (2, 9, 3)
+    np.testing.assert_allclose(starts[1, :, 2], 5.5)
+    with pytest.raises(wr.Error, match="args->mounts is set, but this pattern sensor has 2 frames"):
+        feet.render(states, mounts=np.zeros((2, 7), np.float32))

@@ -160,6 +160,13 @@ class RaySensor(Sensor):
 
     :meth:`render` takes the same poses and per-env arrays as :meth:`Sensor.render` (mounts;
     no intrinsics) and writes ``(num_envs, num_rays)``.
+
+    Several frames per env on one pattern (mjlab's per-foot scans): ``frame_mounts`` (one 7-float
+    mount per frame) and/or ``frame_pose_offsets`` (floats into each env's pose record of each
+    frame's body pose: None packs them, poses (num_envs, num_frames, 7); with rigid-body states
+    (num_envs, bodies, 13) give ``13 * body`` per frame and render with ``body=`` unset, the
+    state as it is). The output is then (num_envs, num_frames, num_rays) and per-env ``mounts=``
+    are refused.
     """
 
     def __init__(self, scene: Scene, pattern: Pattern, num_envs: int = 1, *, alignment: str = "base",
@@ -170,7 +177,8 @@ class RaySensor(Sensor):
                  max_distance: float = math.inf, value: str = "distance", height_offset: float = 0.0,
                  miss_value: float = math.inf, quat_order: str = "wxyz", pipeline: Optional[Pipeline] = None,
                  exclude_groups: Optional[Iterable[int]] = None, rays_per_frame: int = 0,
-                 scan_phase: str = "zero", scan_seed: int = 0) -> None:
+                 scan_phase: str = "zero", scan_seed: int = 0, frame_mounts: Optional[Sequence[Sequence[float]]] = None,
+                 frame_pose_offsets: Optional[Sequence[int]] = None, num_frames: Optional[int] = None) -> None:
         where = "RaySensor"
         d = _wr.RaySensorDesc()
         if quat_order not in _ORDER:
@@ -189,6 +197,11 @@ class RaySensor(Sensor):
         d.min_distance, d.max_distance = float(min_distance), float(max_distance)
         d.height_offset, d.miss_value = float(height_offset), float(miss_value)
         d.rays_per_frame = int(rays_per_frame)
+        mounts = [float(x) for m in frame_mounts for x in m] if frame_mounts is not None else []
+        offsets = [int(o) for o in frame_pose_offsets] if frame_pose_offsets is not None else []
+        if num_frames is None:
+            num_frames = len(frame_mounts) if frame_mounts is not None else len(offsets) if offsets else 1
+        d.num_frames = int(num_frames)
         d.scan_phase = _choice(where, "scan_phase", scan_phase, {"zero": 0, "hashed": 1})
         d.scan_seed = int(scan_seed)
         self.scene = scene
@@ -200,19 +213,21 @@ class RaySensor(Sensor):
         options.exclude_groups = _group_mask(exclude_groups, where)
         self.exclude_groups = tuple(g for g in range(32) if options.exclude_groups >> g & 1)
         self._instanced = scene.instance_counts != (0, 0)
-        self._h = _wr.Sensor(scene._h, pattern._h, d, int(num_envs), options)
+        self._h = _wr.Sensor(scene._h, pattern._h, d, int(num_envs), options, offsets, mounts)
         self._frames_rendered = 0
-        _, w, dtype = self._h.output_shape
-        self._shape = (self._h.num_envs, w)
+        h, w, dtype = self._h.output_shape
+        self.num_frames = int(h)
+        self._shape = (self._h.num_envs, w) if h == 1 else (self._h.num_envs, h, w)
         self._dtype = {Dtype.FLOAT32: "float32", Dtype.FLOAT16: "float16", Dtype.UINT16_MM: "uint16"}[dtype]
 
     @property
     def num_rays(self) -> int:
-        return self._shape[1]
+        """Rays per frame of a render (the pattern's, or a scanning sensor's window)."""
+        return self._shape[-1]
 
     @property
-    def shape(self) -> Tuple[int, int]:  # type: ignore[override]
-        """(num_envs, num_rays) of a render's output."""
+    def shape(self) -> Tuple[int, ...]:  # type: ignore[override]
+        """(num_envs, num_rays) of a render's output, or (num_envs, num_frames, num_rays)."""
         return self._shape
 
     def render(self, poses: Any, out: Any = None, **kwargs: Any) -> Any:
@@ -221,6 +236,10 @@ class RaySensor(Sensor):
         if kwargs.get("intrinsics") is not None:
             raise _invalid("RaySensor.render", "intrinsics is set, but a pattern sensor has no intrinsics "
                                                "(per-env mounts are mounts=)")
+        shape = tuple(getattr(poses, "shape", ()))
+        if self.num_frames > 1 and len(shape) == 3 and kwargs.get("body") is None:
+            # each env's record as one row: its frames' poses at their offsets (a view, no copy)
+            poses = poses.reshape(shape[0], shape[1] * shape[2])
         return super().render(poses, out, **kwargs)
 
     def world_rays(self, pose: Any, mount: Any = None, *, env: int = 0, frame: int = 0
@@ -229,11 +248,12 @@ class RaySensor(Sensor):
         body pose (7,) (and mount (7,), or None: the sensor's), as (starts, directions)
         (num_rays, 3) float32: the bits its render traces (for plotting, or to trace them yourself
         with :meth:`Scene.intersect`)."""
-        pose = np.ascontiguousarray(pose, dtype=np.float32)
+        pose = np.ascontiguousarray(pose, dtype=np.float32).reshape(-1)
         mount = None if mount is None else np.ascontiguousarray(mount, dtype=np.float32)
-        starts = np.empty((self.num_rays, 3), np.float32)
-        directions = np.empty((self.num_rays, 3), np.float32)
-        self._h.world_rays(pose, mount, int(env), int(frame), starts, directions)
+        shape = (self.num_rays, 3) if self.num_frames == 1 else (self.num_frames, self.num_rays, 3)
+        starts = np.empty(shape, np.float32)
+        directions = np.empty(shape, np.float32)
+        self._h.world_rays(pose, mount, int(env), int(frame), starts.reshape(-1, 3), directions.reshape(-1, 3))
         return starts, directions
 
     def __repr__(self) -> str:

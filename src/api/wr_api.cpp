@@ -603,21 +603,32 @@ wr_status wr_sensor_world_rays(wr_sensor sensor, const float* body_pose, const f
     if (!s.is_pattern())
       fail(WR_ERROR_INVALID_ARGUMENT, std::string(fn) + ": sensor is a camera: world rays are a pattern sensor's");
     const wr::PipelineParams& p = s.pipeline().params;
-    wr::RigidTransform body, m = p.depth.mount;
-    if (!wr::pose_to_transform(body_pose, p.depth.quat_order, &body))
-      fail(WR_ERROR_INVALID_ARGUMENT, std::string(fn) + ": body_pose is not finite or its quaternion is zero");
-    if (mount && !wr::mount_to_transform(mount, p.depth.quat_order, &m))
-      fail(WR_ERROR_INVALID_ARGUMENT, std::string(fn) + ": mount is not finite or its quaternion is zero");
     if (env >= s.num_envs())
       fail(WR_ERROR_INVALID_ARGUMENT, std::string(fn) + ": env = " + std::to_string(env) + ": the sensor has " +
                                           std::to_string(s.num_envs()) + " envs");
-    const wr::RigidTransform aligned = wr::pattern_frame(wr::compose(body, m), p.pattern);
-    for (uint32_t i = 0; i < s.num_rays(); ++i) {
-      const uint32_t ray = wr::pattern_ray_index(p.pattern, env, frame, i);
-      const wr::WorldRay r = wr::pattern_world_ray(s.ray_template().data(), ray, aligned, p.pattern);
-      const float o[3] = {r.org.x, r.org.y, r.org.z}, d[3] = {r.dir.x, r.dir.y, r.dir.z};
-      std::memcpy(starts + 3ull * i, o, sizeof o);
-      std::memcpy(directions + 3ull * i, d, sizeof d);
+    const uint32_t frames = p.pattern.num_frames, width = p.pattern.rays_per_frame;
+    if (frames > 1 && mount)
+      fail(WR_ERROR_INVALID_ARGUMENT, std::string(fn) + ": mount is set, but the sensor has " + std::to_string(frames) +
+                                          " frames, whose mounts are its desc's");
+    for (uint32_t f = 0; f < frames; ++f) {
+      // The frame's aligned pose: the env's pose and mount (one frame), or frame f's (several).
+      const float* pose = frames > 1 ? body_pose + p.pattern.frame_offsets[f] : body_pose;
+      wr::RigidTransform body, m = frames > 1 ? p.pattern.frame_mounts[f] : p.depth.mount;
+      if (!wr::pose_to_transform(pose, p.depth.quat_order, &body))
+        fail(WR_ERROR_INVALID_ARGUMENT, std::string(fn) + ": body_pose" +
+                                            (frames > 1 ? " of frame " + std::to_string(f) : std::string()) +
+                                            " is not finite or its quaternion is zero");
+      if (mount && !wr::mount_to_transform(mount, p.depth.quat_order, &m))
+        fail(WR_ERROR_INVALID_ARGUMENT, std::string(fn) + ": mount is not finite or its quaternion is zero");
+      const wr::RigidTransform aligned = wr::pattern_frame(wr::compose(body, m), p.pattern);
+      for (uint32_t i = 0; i < width; ++i) {
+        const uint32_t ray = wr::pattern_ray_index(p.pattern, env, frame, i);
+        const wr::WorldRay r = wr::pattern_world_ray(s.ray_template().data(), ray, aligned, p.pattern);
+        const float o[3] = {r.org.x, r.org.y, r.org.z}, d[3] = {r.dir.x, r.dir.y, r.dir.z};
+        const uint64_t at = 3 * (uint64_t(f) * width + i);
+        std::memcpy(starts + at, o, sizeof o);
+        std::memcpy(directions + at, d, sizeof d);
+      }
     }
   });
 }

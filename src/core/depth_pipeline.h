@@ -88,14 +88,39 @@ struct PipelineState {
   const ResampleTaps* taps_y;  // (out_h) and each output row (make_resample_taps; built at creation)
 };
 
+// Frame f of env `env` of a pattern sensor of several frames, aligned (pattern_frame): its body
+// pose p.pattern.frame_offsets[f] floats into the env's record, times its mount. False for a bad
+// pose.
+WR_HD bool pattern_env_frame(const PipelineCall& c, uint32_t env, uint32_t f, const PipelineParams& p,
+                             RigidTransform* out) {
+  RigidTransform body;
+  if (!pose_to_transform(
+          c.body_poses + static_cast<uint64_t>(env) * c.pose_stride + c.pose_offset + p.pattern.frame_offsets[f],
+          p.depth.quat_order, &body))
+    return false;
+  *out = pattern_frame(compose(body, p.pattern.frame_mounts[f]), p.pattern);
+  return true;
+}
+
 // The env stage: env e's camera in the world and its intrinsics, from the call's arrays (the
 // per-env mounts and intrinsics only with the pipeline's features). False for a bad pose, mount or
 // intrinsics (not finite, zero quaternion, fx or fy not > 0). The instance poses are checked apart
 // (env_instances_valid), where a backend checks them once per env. For a pattern sensor
-// (F::pattern) *camera is the pattern's aligned frame (pattern_frame) of the sensor's pose.
+// (F::pattern) *camera is the pattern's aligned frame (pattern_frame) of the sensor's pose (of
+// several frames: frame 0's, every frame's pose checked).
 template <class F>
 WR_HD bool env_camera(const PipelineCall& c, uint32_t env, const PipelineParams& p, RigidTransform* camera,
                       Intrinsics* k) {
+  if constexpr (F::pattern) {
+    // Several frames: every frame's pose must be valid; *camera is frame 0's (camera_depth makes
+    // each row's frame).
+    if (p.pattern.num_frames > 1) {
+      *k = p.intrinsics;
+      for (uint32_t f = p.pattern.num_frames; f-- > 0;)
+        if (!pattern_env_frame(c, env, f, p, camera)) return false;
+      return true;
+    }
+  }
   RigidTransform body;
   if (!pose_to_transform(c.body_poses + static_cast<uint64_t>(env) * c.pose_stride + c.pose_offset, p.depth.quat_order,
                          &body))
@@ -144,13 +169,16 @@ WR_HD float camera_depth(const typename F::Terrain::View& terrain, const Templat
                          uint32_t* instance) {
   if constexpr (F::pattern) {
     static_assert(F::pipeline, "a pattern sensor's value stage is the pipeline's");
+    // Row v is frame v's (several frames: its own body and mount; the env stage checked its pose).
+    RigidTransform frame = camera;
+    if (p.pattern.num_frames > 1) pattern_env_frame(c, env, v, p, &frame);
     const WorldRay r =
-        pattern_world_ray(shared_template, pattern_ray_index(p.pattern, env, c.frame, u), camera, p.pattern);
+        pattern_world_ray(shared_template, pattern_ray_index(p.pattern, env, c.frame, u), frame, p.pattern);
     const SceneHit hit = trace_scene<Variant, kTraversalStackSize, typename F::Terrain, kPrepared>(
         terrain, F::instances ? instances : nullptr, r.org, r.dir, p.depth.near_clip, p.depth.far_clip);
     *overflowed = hit.overflowed;
     if (instance) *instance = hit.instance;
-    return pattern_value(hit.t, hit.triangle != kInvalidIndex, r, camera, p.pattern, p.depth.miss_value);
+    return pattern_value(hit.t, hit.triangle != kInvalidIndex, r, frame, p.pattern, p.depth.miss_value);
   } else {
     const TemplateRay ray = source_ray(typename F::RaySource{}, shared_template, p.cam_w,
                                        F::pipeline && c.intrinsics != nullptr, k, p.plane_depth, u, v);

@@ -38,7 +38,11 @@ enum PatternValue : int {
   kPatternHeight = 1,    // sensor z - hit z - height_offset (IsaacLab's height_scan)
 };
 
-// A pattern sensor's constants (made on the host from wr_ray_sensor_desc: sensor/sensor.cpp).
+// The most frames a pattern sensor has per env (wr.h's WR_MAX_PATTERN_FRAMES): their mounts and
+// offsets travel in the sensor's constants, by value to the kernels.
+constexpr uint32_t kMaxPatternFrames = 8;
+
+// A pattern sensor's constants (made on the host from wr_ray_sensor_desc: sensor/pattern_model.cpp).
 struct PatternParams {
   bool enabled;  // the sensor is a pattern sensor (its ray source is PatternRays)
   int alignment;
@@ -53,6 +57,12 @@ struct PatternParams {
   bool hashed_phase;
   uint32_t length, rays_per_frame;
   uint32_t seed_lo, seed_hi;
+  // Several frames per env (wr_ray_sensor_desc.num_frames > 1): output row f is frame f's, its
+  // body pose frame_offsets[f] floats into the env's record, its mount frame_mounts[f]. With one
+  // frame these are not read (the env stage uses the desc's mount and the call's pose).
+  uint32_t num_frames;
+  uint32_t frame_offsets[kMaxPatternFrames];
+  RigidTransform frame_mounts[kMaxPatternFrames];
 };
 
 // The phase of env `env` of a scanning sensor: 0, or a draw of Philox keyed by the seed, counter

@@ -62,14 +62,18 @@ void validate_render_host_data(const char* function, const PipelineParams& p, co
                ": must be below the history length (" + std::to_string(p.history) + ")" +
                (p.history <= 1 ? "; a latency needs a history: make the sensor with history_length >= 2" : ""));
     if (isolate || !env_updated(c, env)) continue;
-    const uint64_t at = uint64_t(env) * c.pose_stride + c.pose_offset;
-    const float* pose = c.body_poses + at;
+    // Every pose the env's rays read: one, or a pattern sensor's frames' (at their offsets).
+    const uint32_t frames = r.features.pattern && p.pattern.num_frames > 1 ? p.pattern.num_frames : 1;
     RigidTransform t;
-    if (!pose_to_transform(pose, p.depth.quat_order, &t))
-      fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": " + prefix + "body_poses of env " +
-                                          std::to_string(env) + " (floats " + std::to_string(at) +
-                                          "...) = " + format_floats(pose, 7) + ": " + bad_pose_reason(pose) +
-                                          "; nothing was rendered");
+    for (uint32_t f = 0; f < frames; ++f) {
+      const uint64_t at = uint64_t(env) * c.pose_stride + c.pose_offset + (frames > 1 ? p.pattern.frame_offsets[f] : 0);
+      const float* pose = c.body_poses + at;
+      if (!pose_to_transform(pose, p.depth.quat_order, &t))
+        fail(WR_ERROR_INVALID_ARGUMENT,
+             std::string(function) + ": " + prefix + "body_poses of env " + std::to_string(env) +
+                 (frames > 1 ? ", frame " + std::to_string(f) : std::string()) + " (floats " + std::to_string(at) +
+                 "...) = " + format_floats(pose, 7) + ": " + bad_pose_reason(pose) + "; nothing was rendered");
+    }
     if (c.mounts && !mount_to_transform(c.mounts + 7ull * env, p.depth.quat_order, &t))
       fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": " + prefix + "mounts of env " + std::to_string(env) +
                                           " = " + format_floats(c.mounts + 7ull * env, 7) +

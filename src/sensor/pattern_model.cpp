@@ -98,6 +98,32 @@ SensorPipeline make_pattern_pipeline(const char* function, const wr_ray_sensor_d
   params.seed_hi = static_cast<uint32_t>(desc.scan_seed >> 32);
   const uint32_t num_rays = params.rays_per_frame;
   *camera = pattern_camera_desc(function, desc, num_rays);
+  // Several frames per env: their offsets into the env's record and their mounts.
+  const uint32_t frames = desc.num_frames ? desc.num_frames : 1;
+  if (frames > kMaxPatternFrames)
+    bad_field(function, "desc->num_frames",
+              "= " + std::to_string(frames) + ": at most " + std::to_string(kMaxPatternFrames) + " frames per env");
+  params.num_frames = frames;
+  uint32_t pose_floats = 7;
+  for (uint32_t f = 0; f < frames; ++f) {
+    const std::string at = "[" + std::to_string(f) + "]";
+    params.frame_offsets[f] = desc.frame_pose_offsets ? desc.frame_pose_offsets[f] : 7 * f;
+    if (params.frame_offsets[f] > (1u << 30))
+      bad_field(function, "desc->frame_pose_offsets" + at,
+                "= " + std::to_string(params.frame_offsets[f]) + ": at most 2^30 floats into an env's record");
+    pose_floats = params.frame_offsets[f] + 7 > pose_floats ? params.frame_offsets[f] + 7 : pose_floats;
+    float mount[7];
+    std::memcpy(mount, desc.mount_position, 3 * sizeof(float));
+    std::memcpy(mount + 3, desc.mount_rotation, 4 * sizeof(float));
+    if (desc.frame_mounts) std::memcpy(mount, desc.frame_mounts + 7ull * f, sizeof mount);
+    if (!mount_to_transform(mount, enum_int(desc.quat_order), &params.frame_mounts[f]))
+      bad_field(function, desc.frame_mounts ? "desc->frame_mounts" + at : std::string("desc->mount_rotation"),
+                "= (" + num(mount[0]) + ", " + num(mount[1]) + ", " + num(mount[2]) + ", " + num(mount[3]) + ", " +
+                    num(mount[4]) + ", " + num(mount[5]) + ", " + num(mount[6]) +
+                    "): must be finite, its quaternion non-zero or all 0 (the identity)");
+  }
+  if (frames == 1) pose_floats = 7;  // one frame: the call's pose, as a camera's
+  camera->height = frames;
   SensorPipeline pipeline = make_sensor_pipeline(function, *camera, options);
   // What makes an image of the camera's has no meaning for a pattern's rays.
   const PipelineParams& p = pipeline.params;
@@ -106,14 +132,15 @@ SensorPipeline make_pattern_pipeline(const char* function, const wr_ray_sensor_d
       bad_field(function, std::string("options->") + field,
                 std::string("is set, but a pattern sensor's output is its rays, one value each: ") + what);
   };
-  refuse(p.output.crop_w != num_rays || p.output.crop_h != 1, "crop_x",
+  refuse(p.output.crop_w != num_rays || p.output.crop_h != frames, "crop_x",
          "no crop (crop_x, crop_y, crop_width, crop_height 0)");
-  refuse(p.output.out_w != num_rays || p.output.out_h != 1 || p.output.resample != kResampleNone, "out_width",
+  refuse(p.output.out_w != num_rays || p.output.out_h != frames || p.output.resample != kResampleNone, "out_width",
          "no resampling (out_width, out_height 0, WR_RESAMPLE_NONE)");
   refuse(p.noise.edges, "noise.edge_probability", "no edge dropout");
   refuse(params.value == WR_RAY_HEIGHT && p.noise.any, "noise",
          "no noise on heights (the range noise models are a distance's)");
   pipeline.params.pattern = params;
+  pipeline.pose_floats = pose_floats;
   pipeline.active = true;  // its value stage is the pipeline's (core/render_features.h)
   return pipeline;
 }

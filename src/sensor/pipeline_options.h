@@ -16,6 +16,9 @@ struct SensorPipeline {
   bool active = false;  // some option differs from "off": render goes through the pipeline
   uint64_t out_bytes_per_env = 0;
   uint32_t out_width = 0, out_height = 0;
+  // Floats of an env's record a render reads from its pose offset on: 7 (one pose), or for a
+  // pattern sensor of several frames its largest frame offset + 7 (the default pose_stride).
+  uint32_t pose_floats = 7;
 };
 
 // The resampling taps of every output column (out_w) and row (out_h) of p (core/output_stage.h);

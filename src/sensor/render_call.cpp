@@ -39,15 +39,25 @@ RenderCall make_render_call(const char* function, const SensorPipeline& pipeline
     require_element_aligned(function, static_cast<const float*>(a.out), WR_ARG("out"));
   else
     require_element_aligned(function, static_cast<const uint16_t*>(a.out), WR_ARG("out"));
-  const uint32_t stride = a.pose_stride ? a.pose_stride : 7u;
+  // An env's record holds pipeline.pose_floats floats from its pose offset on: one pose (7), or a
+  // pattern sensor's frames (its largest frame offset + 7).
+  const uint32_t record = pipeline.pose_floats;
+  const uint32_t stride = a.pose_stride ? a.pose_stride : record;
   if (stride < 7)
     fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": " + WR_ARG("pose_stride") + " = " +
                                         std::to_string(stride) +
                                         ": a pose is 7 floats, so the stride must be 0 (7) or at least 7");
-  if (uint64_t(a.pose_offset) + 7 > stride)
-    fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": " + WR_ARG("pose_offset") + " = " +
-                                        std::to_string(a.pose_offset) + ": pose_offset + 7 must be <= pose_stride (" +
-                                        std::to_string(stride) + ")");
+  if (uint64_t(a.pose_offset) + record > stride)
+    fail(WR_ERROR_INVALID_ARGUMENT,
+         std::string(function) + ": " + WR_ARG("pose_offset") + " = " + std::to_string(a.pose_offset) +
+             (record == 7 ? std::string(": pose_offset + 7 must be <= pose_stride (")
+                          : ": pose_offset + " + std::to_string(record) +
+                                " (the sensor's frames: its largest frame pose offset + 7) must be <= pose_stride (") +
+             std::to_string(stride) + ")");
+  if (a.mounts && p.pattern.num_frames > 1)
+    fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": " + WR_ARG("mounts") +
+                                        " is set, but this pattern sensor has " + std::to_string(p.pattern.num_frames) +
+                                        " frames per env, whose mounts are its desc's (desc->frame_mounts)");
   const uint64_t need = uint64_t(num_envs) * pipeline.out_bytes_per_env;
   if (a.out_bytes < need)
     fail(WR_ERROR_INVALID_ARGUMENT,

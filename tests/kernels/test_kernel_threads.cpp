@@ -695,7 +695,8 @@ TEST_CASE("the grid kinds' emulated launches and CPU renders equal the BVH's bit
 }
 
 TEST_CASE("a pattern sensor's emulated launches equal the CPU backend bit for bit, on every terrain kind") {
-  // IsaacLab's height scan (yaw-aligned, 20 m lift) and a small scanning LiDAR on a mount, over the bundled
+  // IsaacLab's height scan (yaw-aligned, 20 m lift) under three feet of each env (three frames) and
+  // a small scanning LiDAR on a mount, over the bundled
   // terrain's BVH, a height field's grid and its BVH, alone and through instances (slots beside each
   // body; the second, the robot's own, excluded), its output float16 heights or distances.
   const wr::Mesh mesh = small_terrain();
@@ -746,12 +747,19 @@ TEST_CASE("a pattern sensor's emulated launches equal the CPU backend bit for bi
         const wr::RayPattern pattern = wr::make_ray_pattern("test", height ? scan_desc : lidar_desc);
         wr_ray_sensor_desc d;
         wr_ray_sensor_desc_init(&d);
+        // the height scan: three frames per env on the env's body, each under its own mount (a
+        // scan under each of three feet), rows of the output
+        const uint32_t offsets[3] = {0, 0, 0};
+        const float feet[21] = {0.3f, 0.2f, 0, 1, 0, 0, 0, 0.3f, -0.2f, 0, 1, 0, 0, 0, -0.3f, 0, 0, 0.9f, 0, 0, 0.1f};
         if (height) {
           d.alignment = WR_ALIGN_YAW;
           d.offset_position[2] = 20.0f;
           d.value = WR_RAY_HEIGHT;
           d.height_offset = 0.5f;
           d.miss_value = -1.0f;
+          d.num_frames = 3;
+          d.frame_pose_offsets = offsets;
+          d.frame_mounts = feet;
         } else {  // scanning: a third of the pattern per frame, each env from its own phase
           d.mount_position[0] = 0.2f;
           d.max_distance = 12.0f;
@@ -778,7 +786,8 @@ TEST_CASE("a pattern sensor's emulated launches equal the CPU backend bit for bi
           slot_poses.insert(slot_poses.end(), {b[0] + 0.5f, b[1], b[2] - 0.4f, 1, 0, 0, 0});
           slot_poses.insert(slot_poses.end(), {b[0], b[1], b[2], 1, 0, 0, 0});  // its own, excluded
         }
-        const size_t values = size_t(num_envs) * sp.out_width;
+        const size_t values = size_t(num_envs) * sp.out_width * sp.out_height;
+        CHECK(sp.out_height == (height ? 3u : 1u));
         std::vector<uint16_t> want(values, 0xEEEE), got(want), cpu(want);
         std::vector<uint32_t> want_ids(values, 7u), got_ids(want_ids), cpu_ids(want_ids);
         std::vector<uint8_t> mask(num_envs, 9);
@@ -827,7 +836,7 @@ TEST_CASE("a pattern sensor's emulated launches equal the CPU backend bit for bi
         CHECK(mask == std::vector<uint8_t>{0, 1, 0, 0, 0});
         size_t hits = 0, seen = 0;
         for (size_t i = 0; i < values; ++i) {
-          hits += want[i] != wr::float_to_half(height ? -1.0f : INFINITY) && i / sp.out_width != 1;
+          hits += want[i] != wr::float_to_half(height ? -1.0f : INFINITY) && i / (values / num_envs) != 1;
           seen += want_ids[i] == 0u;
         }
         CHECK(hits > values / 5);  // many rays hit: equality means something

@@ -92,6 +92,8 @@ std::vector<double> linspace(double a, double b, size_t n) {
 
 constexpr double kDeg = 3.14159265358979323846 / 180.0;
 
+bool cuda_under_test() { return wr_test::backend_under_test() == wr_test::Backend::kCuda; }
+
 }  // namespace
 
 TEST_CASE("a grid pattern is IsaacLab's grid_pattern: 187 rays for 1.6 x 1.0 at 0.1, in both orderings") {
@@ -911,4 +913,119 @@ TEST_CASE("a scanning sensor reads the window (frame x rays_per_frame + phase) m
   wr_sensor bad = nullptr;
   EXPECT_FAIL(wr_sensor_create_pattern(h.scene, rosette.p, &s, nullptr, 1, &bad), WR_ERROR_INVALID_ARGUMENT,
               "wr_sensor_create_pattern", "desc->rays_per_frame", "longer than the pattern");
+}
+
+TEST_CASE("several frames per env: row f is a one-frame sensor on frame f's body and mount, bit for bit", "[backend]") {
+  // mjlab's per-foot scans: one pattern, a frame per foot. The envs' rigid-body states (N x 4 x 13,
+  // x y z, w x y z, velocities), frames on bodies 1, 2 and 3, each under its own mount; and the same
+  // poses packed (N x 3 x 7) with the default offsets.
+  const std::string path =
+      std::string(std::getenv("WR_SOURCE_DIR") ? std::getenv("WR_SOURCE_DIR") : ".") + "/assets/parkour_small.obj";
+  Handles h;
+  REQUIRE(wr_test::create_backend_context(2, &h.context) == WR_SUCCESS);
+  REQUIRE(wr_scene_load_obj(h.context, path.c_str(), &h.scene) == WR_SUCCESS);
+  float lo[3], hi[3];
+  REQUIRE(wr_scene_bounds(h.scene, lo, hi) == WR_SUCCESS);
+  const uint32_t num_envs = 6, bodies = 4, frames = 3;
+  const std::vector<float> base = body_poses(num_envs * bodies, lo, hi, 8);
+  std::vector<float> states(size_t(num_envs) * bodies * 13, 0.5f), packed;
+  for (uint32_t i = 0; i < num_envs * bodies; ++i) std::copy_n(&base[7 * i], 7, &states[13 * i]);
+  for (uint32_t e = 0; e < num_envs; ++e)
+    for (uint32_t f = 0; f < frames; ++f)
+      packed.insert(packed.end(), &states[13 * (e * bodies + 1 + f)], &states[13 * (e * bodies + 1 + f)] + 7);
+  const Pattern scan(grid_desc(0.4, 0.4, 0.1));
+  const uint32_t rays = scan.size();
+  const uint32_t offsets[frames] = {13, 26, 39};
+  const float mounts[7 * frames] = {0.1f, 0.05f, 0, 1, 0, 0,     0, 0.1f, -0.05f, 0, 0.9f,
+                                    0.1f, 0,     0, 0, 0, 0.02f, 0, 0,    0,      0};
+  wr_ray_sensor_desc d;
+  wr_ray_sensor_desc_init(&d);
+  d.alignment = WR_ALIGN_YAW;
+  d.yaw_rule = WR_YAW_MJLAB;
+  d.offset_position[2] = 10.0f;
+  d.value = WR_RAY_HEIGHT;
+  d.miss_value = -7.0f;
+  d.num_frames = frames;
+  d.frame_pose_offsets = offsets;
+  d.frame_mounts = mounts;
+  wr_sensor multi = nullptr;
+  REQUIRE(wr_sensor_create_pattern(h.scene, scan.p, &d, nullptr, num_envs, &multi) == WR_SUCCESS);
+  uint32_t w = 0, hgt = 0;
+  REQUIRE(wr_sensor_output_shape(multi, &w, &hgt, nullptr, nullptr) == WR_SUCCESS);
+  CHECK((w == rays && hgt == frames));
+  std::vector<float> got(size_t(num_envs) * frames * rays, 9.0f);
+  wr_render_args a;
+  wr_render_args_init(&a);
+  a.body_poses = states.data();
+  a.pose_stride = bodies * 13;
+  a.out = got.data();
+  a.out_bytes = got.size() * sizeof(float);
+  REQUIRE(wr_test::render_ex_on_backend(multi, a) == WR_SUCCESS);
+  // Packed poses with the default offsets (7 f) and stride (7 x 3) give the same bits.
+  wr_ray_sensor_desc dp = d;
+  dp.frame_pose_offsets = nullptr;
+  wr_sensor multi_packed = nullptr;
+  REQUIRE(wr_sensor_create_pattern(h.scene, scan.p, &dp, nullptr, num_envs, &multi_packed) == WR_SUCCESS);
+  std::vector<float> got_packed(got.size(), 9.0f);
+  REQUIRE(wr_test::render_on_backend(multi_packed, packed.data(), packed.size(), got_packed.data(),
+                                     got_packed.size()) == WR_SUCCESS);
+  size_t hits = 0;
+  for (uint32_t f = 0; f < frames; ++f) {
+    // The one-frame sensor on frame f's body (pose_offset into the same states) and mount.
+    wr_ray_sensor_desc one = d;
+    one.num_frames = 0, one.frame_pose_offsets = nullptr, one.frame_mounts = nullptr;
+    std::copy_n(&mounts[7 * f], 3, one.mount_position);
+    std::copy_n(&mounts[7 * f + 3], 4, one.mount_rotation);
+    wr_sensor single = nullptr;
+    REQUIRE(wr_sensor_create_pattern(h.scene, scan.p, &one, nullptr, num_envs, &single) == WR_SUCCESS);
+    std::vector<float> want(size_t(num_envs) * rays);
+    wr_render_args b = a;
+    b.pose_offset = offsets[f];
+    b.out = want.data();
+    b.out_bytes = want.size() * sizeof(float);
+    REQUIRE(wr_test::render_ex_on_backend(single, b) == WR_SUCCESS);
+    for (uint32_t e = 0; e < num_envs; ++e) {
+      for (uint32_t r = 0; r < rays; ++r) {
+        INFO("env " << e << ", frame " << f << ", ray " << r);
+        const size_t at = (size_t(e) * frames + f) * rays + r;
+        CHECK(same_bits(got[at], want[size_t(e) * rays + r]));
+        CHECK(same_bits(got_packed[at], got[at]));
+        hits += got[at] != -7.0f;
+      }
+      // Its world rays are frame f's rows of the multi-frame sensor's.
+      std::vector<float> so(3 * rays), sd(3 * rays), mo(3 * frames * rays), md(3 * frames * rays);
+      REQUIRE(wr_sensor_world_rays(single, &states[13 * (e * bodies) + offsets[f]], nullptr, e, 0, so.data(),
+                                   sd.data()) == WR_SUCCESS);
+      REQUIRE(wr_sensor_world_rays(multi, &states[13 * (e * bodies)], nullptr, e, 0, mo.data(), md.data()) ==
+              WR_SUCCESS);
+      CHECK(std::memcmp(so.data(), &mo[3 * f * rays], so.size() * sizeof(float)) == 0);
+      CHECK(std::memcmp(sd.data(), &md[3 * f * rays], sd.size() * sizeof(float)) == 0);
+    }
+    wr_sensor_release(single);
+  }
+  CHECK(hits > size_t(num_envs) * frames * rays / 2);
+  // A bad pose of frame 2 is named with its frame; per-env mounts are the frames'; a short stride.
+  if (!cuda_under_test()) {
+    states[13 * (1 * bodies + 3) + 2] = kNaN;
+    std::fill(got.begin(), got.end(), 9.0f);
+    EXPECT_FAIL(wr_sensor_render_ex(multi, &a), WR_ERROR_INVALID_ARGUMENT, "wr_sensor_render_ex",
+                "args->body_poses of env 1, frame 2");
+    CHECK(std::all_of(got.begin(), got.end(), [](float v) { return v == 9.0f; }));
+  }
+  std::vector<float> m(7ull * num_envs, 0.0f);
+  wr_render_args c = a;
+  c.mounts = m.data();
+  EXPECT_FAIL(wr_sensor_render_ex(multi, &c), WR_ERROR_INVALID_ARGUMENT, "wr_sensor_render_ex", "args->mounts",
+              "frames");
+  c = a;
+  c.pose_stride = 40;
+  EXPECT_FAIL(wr_sensor_render_ex(multi, &c), WR_ERROR_INVALID_ARGUMENT, "wr_sensor_render_ex", "args->pose_offset",
+              "46");
+  wr_sensor_release(multi);
+  wr_sensor_release(multi_packed);
+  wr_ray_sensor_desc too_many = d;
+  too_many.num_frames = 9;
+  wr_sensor bad = nullptr;
+  EXPECT_FAIL(wr_sensor_create_pattern(h.scene, scan.p, &too_many, nullptr, 1, &bad), WR_ERROR_INVALID_ARGUMENT,
+              "wr_sensor_create_pattern", "desc->num_frames");
 }
