@@ -109,6 +109,8 @@ double linspace(double a, double b, uint64_t n, uint64_t k) {
 
 RayPattern spherical(const char* function, const wr_pattern_desc& d) {
   if (d.channels == 0) bad_field(function, "desc->channels", "is 0: a spherical pattern needs at least one");
+  if (d.channels > kMaxPatternRays)  // before anything the size of it is allocated
+    bad_field(function, "desc->channels", "= " + std::to_string(d.channels) + ": at most 2^26 rays per pattern");
   std::vector<double> elevations(d.channels);
   if (d.vertical_angles) {
     for (uint32_t c = 0; c < d.channels; ++c) {
