@@ -6,7 +6,8 @@
 # A render's kernels are templates over its feature set (src/core/render_features.h): each
 # instantiation is a row, named as output_kernel<plain>, output_kernel<pipeline,instances,shared>
 # (RenderFeatures<pipeline, instances>; shared: its blocks prepare their env's instances in
-# shared memory), output_kernel<plain,grid> (the terrain kind, where it is not the BVH);
+# shared memory), output_kernel<plain,grid> (the terrain kind, where it is not the BVH),
+# output_kernel<pipeline,pattern> (a pattern sensor's ray source, core/pattern_rays.h);
 # intersect_kernel<bvh>, <grid>, <grid_mesh> (templated on the kind alone).
 #
 #   usage: tools/kernel-resources.sh BUILD_LOG
@@ -37,6 +38,7 @@ awk '
         kind = match(rest, /GridMeshTerrain/) ? "grid_mesh" : match(rest, /GridTerrain/) ? "grid" : match(rest, /BvhTerrain/) ? "bvh" : ""
         if (flags == "") flags = kind
         else if (kind != "" && kind != "bvh") flags = flags "," kind
+        if (flags != "" && match(rest, /PatternRays/)) flags = flags ",pattern"
         kernel = kernel "<" flags ">"
       }
     }
