@@ -90,15 +90,19 @@ cudaError_t launch(const typename F::Terrain::View& terrain, const TemplateRay* 
       err = cudaMemsetAsync(c.bad_env_count, 0, sizeof(uint32_t), stream);
       if (err != cudaSuccess) return err;
     }
-    if (p.camera_image) {
-      camera_kernel<F, kShared><<<grid_of(g.window.blocks), kBlockThreads, shared_bytes, stream>>>(
-          terrain, rays, p, c, g.window, s, overflows);
-      err = cudaGetLastError();
-      if (err != cudaSuccess) return err;
-      if (p.noise.edges) {
-        sample_kernel<F><<<grid_of(g.crop.blocks), kBlockThreads, 0, stream>>>(p, c, g.crop, s);
+    // A pattern sensor never makes a camera image (sensor/pattern_model.cpp refuses crops,
+    // resampling and edge dropout): its sets carry no camera or sample kernel.
+    if constexpr (!F::pattern) {
+      if (p.camera_image) {
+        camera_kernel<F, kShared><<<grid_of(g.window.blocks), kBlockThreads, shared_bytes, stream>>>(
+            terrain, rays, p, c, g.window, s, overflows);
         err = cudaGetLastError();
         if (err != cudaSuccess) return err;
+        if (p.noise.edges) {
+          sample_kernel<F><<<grid_of(g.crop.blocks), kBlockThreads, 0, stream>>>(p, c, g.crop, s);
+          err = cudaGetLastError();
+          if (err != cudaSuccess) return err;
+        }
       }
     }
   }

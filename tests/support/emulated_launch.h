@@ -47,16 +47,16 @@ EmulatedResult emulate_render(const typename F::Terrain::View& terrain, const wr
   const cuda::RenderGrids g = cuda::render_grids(p, c, features, num_envs);
   std::vector<wr::PreparedInstance> shared;
   EmulatedResult r;
-  if (F::pipeline && p.camera_image) {
+  if (F::pipeline && !F::pattern && p.camera_image) {  // (as cuda_kernels.cu: none for a pattern sensor)
     for (uint64_t block = 0; block < g.window.blocks; ++block)
       emulate_block<kShared>(block, g.window, p, c, g.block_instances, &shared,
                              [&](uint64_t t, const cuda::BlockInstances& b) {
-                               if constexpr (F::pipeline)
+                               if constexpr (F::pipeline && !F::pattern)
                                  r.overflows += cuda::camera_thread<F, kShared>(t, terrain, rays, p, c, g.window, s, b);
                              });
     if (p.noise.edges)
       for (uint64_t t = 0; t < g.crop.blocks * cuda::kBlockThreads; ++t) {
-        if constexpr (F::pipeline) cuda::sample_thread<F>(t, p, c, g.crop, s);
+        if constexpr (F::pipeline && !F::pattern) cuda::sample_thread<F>(t, p, c, g.crop, s);
       }
   }
   for (uint64_t block = 0; block < g.out.blocks; ++block)
