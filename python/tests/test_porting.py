@@ -276,3 +276,54 @@ def test_isaacgym_projection_matrix(scene: wr.Scene) -> None:
     a = wr.rl.isaacgym_camera(W, H, 60.0)
     b = wr.rl.isaacgym_camera(W, H, 60.0, proj_matrix=proj)
     assert (b.fx, b.fy) == pytest.approx((a.fx, a.fy), rel=1e-6)
+
+
+# ---- the before-and-after snippets of docs/porting.md ------------------------------------------
+
+def _legged_gym_trimesh(heights: np.ndarray, horizontal_scale: float, vertical_scale: float):
+    """legged_gym's terrain_utils.convert_heightfield_to_trimesh without a slope threshold:
+    vertex (i, j) at (i hs, j hs, h[i, j] vs), two triangles per cell (its index order)."""
+    rows, cols = heights.shape
+    y, x = np.meshgrid(np.arange(cols) * horizontal_scale, np.arange(rows) * horizontal_scale)
+    vertices = np.stack([x.ravel(), y.ravel(), heights.ravel() * vertical_scale], 1).astype(np.float32)
+    triangles = np.zeros((2 * (rows - 1) * (cols - 1), 3), np.uint32)
+    for i in range(rows - 1):
+        ind0 = np.arange(0, cols - 1) + i * cols
+        ind1, ind2 = ind0 + 1, ind0 + cols
+        ind3 = ind2 + 1
+        start, stop = 2 * i * (cols - 1), 2 * (i + 1) * (cols - 1)
+        triangles[start:stop:2] = np.stack([ind0, ind3, ind1], 1)
+        triangles[start + 1:stop:2] = np.stack([ind0, ind2, ind3], 1)
+    return vertices, triangles
+
+
+def test_the_porting_snippets_run() -> None:
+    torch = pytest.importorskip("torch")
+    import pathlib
+    import re
+
+    text = (pathlib.Path(__file__).resolve().parents[2] / "docs" / "porting.md").read_text()
+    blocks = re.findall(r"<!-- runs -->\n```python\n(.*?)```", text, re.S)
+    assert len(blocks) == 2
+    rng = np.random.default_rng(1)
+    heights = (rng.integers(0, 4, (40, 40)) * 20).astype(np.int16)
+    terrain_vertices, terrain_triangles = _legged_gym_trimesh(heights, 0.1, 0.005)
+    n = 4
+    root_states = torch.zeros(n, 13)
+    root_states[:, 0:2] = torch.from_numpy(rng.uniform(1.0, 3.0, (n, 2)).astype(np.float32))
+    root_states[:, 2] = 0.8
+    root_states[:, 6] = 1.0  # x y z w identity
+    root_state_w = root_states.clone()
+    root_state_w[:, 3], root_state_w[:, 6] = 1.0, 0.0  # w x y z identity
+    stand_ins = {"terrain_vertices": terrain_vertices, "terrain_triangles": terrain_triangles, "num_envs": n,
+                 "root_states": root_states, "previous_frame": torch.ones(n, dtype=torch.int32),
+                 "mesh_vertices": terrain_vertices, "mesh_faces": terrain_triangles, "root_state_w": root_state_w}
+    isaacgym, isaaclab = ({**stand_ins} for _ in blocks)
+    exec(compile(blocks[0], "porting.md (IsaacGym)", "exec"), isaacgym)
+    exec(compile(blocks[1], "porting.md (IsaacLab)", "exec"), isaaclab)
+    assert isaacgym["scene"].terrain_kind == "grid"  # legged_gym's arrays are traced through their grid
+    assert tuple(isaacgym["obs"].shape) == (n, 58, 87) and tuple(isaacgym["heights"].shape) == (n, 187)
+    assert tuple(isaaclab["depth"].shape) == (n, 58, 87) and tuple(isaaclab["scan"].shape) == (n, 187)
+    # The robots stand 0.8 m up over a field of 0 to 0.3 m: every scan ray hits, heights in range.
+    for h in (isaacgym["heights"], isaaclab["scan"]):
+        assert bool(((h > -0.1) & (h <= 0.31)).all())
