@@ -187,3 +187,35 @@ def test_several_frames_per_env_from_rigid_body_states() -> None:
     np.testing.assert_allclose(starts[1, :, 2], 5.5)
     with pytest.raises(wr.Error, match="args->mounts is set, but this pattern sensor has 2 frames"):
         feet.render(states, mounts=np.zeros((2, 7), np.float32))
+
+
+def test_isaaclab_lidar_is_its_ray_caster_with_a_lidar_pattern() -> None:
+    # RayCasterCfg(pattern_cfg=LidarPatternCfg(channels=8, vertical_fov_range=(-20, 10),
+    # horizontal_fov_range=(-60, 60), horizontal_res=1.0), offset=OffsetCfg(pos, rot)): its rays are
+    # lidar_pattern's, the directions turned by offset.rot and the starts moved by offset.pos.
+    ctx = wr.Context("cpu", threads=1)
+    half = math.radians(15) / 2
+    rot = (math.cos(half), 0.0, math.sin(half), 0.0)  # 15 degrees down about +y, w x y z
+    lidar = wr.rl.isaaclab_lidar(_plane(ctx, 0.0), 2, channels=8, vertical_fov_range=(-20, 10),
+                                 horizontal_fov_range=(-60, 60), horizontal_res=1.0, offset_pos=(0.1, 0.0, 0.3),
+                                 offset_rot=rot, max_distance=30.0)
+    assert lidar.shape == (2, 8 * 121)
+    v = np.deg2rad(np.linspace(-20, 10, 8))
+    h = np.deg2rad(np.linspace(-60, 60, int(math.ceil(120 / 1.0)) + 1))
+    va, ha = np.meshgrid(v, h, indexing="ij")
+    d = np.stack([np.cos(va) * np.cos(ha), np.cos(va) * np.sin(ha), np.sin(va)], -1).reshape(-1, 3)
+    w, xyz = np.array(rot[:1]), np.array(rot[1:])
+    t = 2.0 * np.cross(xyz, d)
+    want = d + w * t + np.cross(xyz, t)  # IsaacLab's quat_apply(offset.rot, directions)
+    starts, dirs = lidar.world_rays(np.float32([0, 0, 1, 1, 0, 0, 0]))
+    np.testing.assert_allclose(dirs, want, atol=2e-6)
+    np.testing.assert_allclose(starts, np.tile([0.1, 0.0, 1.3], (len(starts), 1)), atol=1e-6)
+    out = lidar.render(np.float32([[0, 0, 1, 1, 0, 0, 0], [1, 1, 2, 1, 0, 0, 0]]))
+    # env 0's hits on the plane z = 0 (20 m a side): t = 1.3 / -dz where within 30 m and the plane
+    with np.errstate(divide="ignore"):
+        t = np.where(want[:, 2] < 0, 1.3 / -want[:, 2], np.inf)
+    xy = np.abs(starts[:, :2] + t[:, None] * want[:, :2]).max(1)
+    hit = (t < 29.9) & (xy < 19.9)
+    gone = (t > 30.1) | (xy > 20.1)
+    np.testing.assert_allclose(out[0][hit], t[hit], rtol=1e-5)
+    assert hit.sum() > 200 and not np.isfinite(out[0][gone]).any()

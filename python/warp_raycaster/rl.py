@@ -25,6 +25,7 @@ __all__ = [
     "isaacgym_camera",
     "isaaclab_camera",
     "isaaclab_height_scan",
+    "isaaclab_lidar",
     "legged_gym_height_scan",
     "poses_from_pos_quat",
     "poses_from_root_states",
@@ -307,3 +308,23 @@ def legged_gym_height_scan(scene: Scene, num_envs: int, *, measured_points_x: Se
                                           np.asarray(starts, np.float32)), num_envs, alignment="yaw",
                      yaw_rule="isaaclab", value="height", height_offset=0.5, miss_value=-1.0, quat_order=quat_order,
                      pipeline=Pipeline(clip=(-1.0, 1.0)), **settings)
+
+
+def isaaclab_lidar(scene: Scene, num_envs: int, *, channels: int = 32,
+                   vertical_fov_range: Sequence[float] = (-15.0, 15.0),
+                   horizontal_fov_range: Sequence[float] = (-180.0, 180.0), horizontal_res: float = 0.2,
+                   max_distance: float = 1e6, offset_pos: Sequence[float] = (0.0, 0.0, 0.0),
+                   offset_rot: Sequence[float] = (1.0, 0.0, 0.0, 0.0), ray_alignment: str = "base",
+                   quat_order: str = "wxyz", **settings: Any) -> RaySensor:
+    """IsaacLab's ``RayCasterCfg`` with a ``LidarPatternCfg`` (the arguments are those config
+    fields, with their defaults): channels evenly over vertical_fov_range, azimuths by
+    ``lidar_pattern``'s rule (the duplicate at 360 degrees dropped), ``offset`` as the pattern
+    frame's (``offset_pos`` added to the starts, ``offset_rot`` w x y z turning the directions, as
+    its ``_initialize_rays_impl`` does), ray_alignment 'base', 'yaw' (IsaacLab's rule) or
+    'world'. Renders distances (num_envs, rays), +inf where nothing is hit within max_distance
+    (IsaacLab's ``ray_hits_w`` are inf there). Other RaySensor settings as keywords."""
+    pattern = Pattern.spherical(channels=channels, vertical_fov=tuple(vertical_fov_range),
+                                horizontal_fov=tuple(horizontal_fov_range), horizontal_resolution=horizontal_res)
+    return RaySensor(scene, pattern, num_envs, alignment=ray_alignment, yaw_rule="isaaclab",
+                     offset_position=tuple(offset_pos), offset_rotation=_in_order(tuple(offset_rot), quat_order),
+                     max_distance=max_distance, quat_order=quat_order, **settings)
