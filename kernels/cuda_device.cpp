@@ -241,16 +241,17 @@ class CudaSensor final : public SensorBackend {
     // (lazy loading, the default since CUDA 12.2) and grows the context's local memory when the
     // kernel needs more per thread than is reserved; both allocate and may synchronise. So every
     // instantiation a render of this sensor can use (its scene's instances or not; the pipeline's
-    // features, and without options the plain ones too) is launched here once over no env (every
-    // thread returns at once): render is free of that work from its first call on (a first render
-    // captured in a graph included), and a GPU this build has no code for fails here.
+    // features, and without options the plain ones too; a pattern sensor's ray source) is launched here once over no
+    // env (every thread returns at once): render is free of that work from its first call on (a first render captured
+    // in a graph included), and a GPU this build has no code for fails here.
     const bool instances = sensor.num_instances() != 0;
     for (const bool pipeline : {true, false}) {
       if (!pipeline && sensor.pipeline().active) continue;
       PipelineCall nothing{};
       check(function, "first launch of the render's kernels",
-            launch_render(terrain_, rays_.get(), p, nothing, RenderFeatureSet{pipeline, instances, terrain_.kind},
-                          state(), 0, overflows_.get(), stream.get()));
+            launch_render(terrain_, rays_.get(), p, nothing,
+                          RenderFeatureSet{pipeline, instances, terrain_.kind, sensor.is_pattern()}, state(), 0,
+                          overflows_.get(), stream.get()));
     }
     stream.finish();
   }

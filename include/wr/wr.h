@@ -739,9 +739,9 @@ typedef struct wr_pattern_desc {
   wr_grid_plane grid_plane;
   float grid_direction[3];
   /* WR_PATTERN_SPHERICAL, angles in degrees. Elevations: `channels` evenly over
-     [vertical_fov[0], vertical_fov[1]] (torch.linspace), or, where vertical_angles is not NULL,
+     [vertical_fov[0], vertical_fov[1]] (as torch.linspace, computed in double), or, where vertical_angles is not NULL,
      those `channels` angles as given (Bpearl, VLP-32). Azimuths over [horizontal_fov[0],
-     horizontal_fov[1]]: horizontal_count of them evenly (linspace), or, with horizontal_count 0,
+     horizontal_fov[1]]: horizontal_count of them evenly (as linspace), or, with horizontal_count 0,
      IsaacLab's lidar_pattern rule: ceil((end - start) / horizontal_resolution) + 1 (linspace);
      either way the last is dropped where |end - start| is 360 (within 1e-6), the duplicate of the
      first. Ray direction (cos e cos a, cos e sin a, sin e), from the origin. */
@@ -836,8 +836,8 @@ typedef struct wr_ray_sensor_desc {
      pose_stride (0: the largest offset + 7) must hold every frame's pose, and args->mounts is
      refused (the mounts are the frames'). Both arrays are read during wr_sensor_create_pattern. */
   uint32_t num_frames;
-  const uint32_t* frame_pose_offsets;
-  const float* frame_mounts;
+  const uint32_t* frame_pose_offsets; /* with num_frames >= 2 only (else refused) */
+  const float* frame_mounts;          /* with num_frames >= 2 only (else refused) */
 } wr_ray_sensor_desc;
 
 /* The most frames a pattern sensor has per env. */
@@ -848,14 +848,15 @@ WR_API void wr_ray_sensor_desc_init(wr_ray_sensor_desc* desc);
 
 /* Creates a sensor of num_envs envs tracing `pattern` (copied: the pattern may be released
    afterwards) with `desc` and the pipeline's options (NULL: all off). Its output per env is
-   (1 x num_rays) values, or (1 x rays_per_frame) for a scanning sensor (wr_sensor_output_shape:
-   width num_rays, height 1); render it with
+   (num_frames x rays) values: rays = num_rays, or rays_per_frame for a scanning sensor; one row
+   without frames (wr_sensor_output_shape: width rays, height num_frames or 1); render it with
    wr_sensor_render or wr_sensor_render_ex, as a camera (args->mounts: per-env mounts;
    args->intrinsics must be NULL). Options that make an image of the camera's (crop, out size,
    resampling, edge dropout) are refused; so is noise on WR_RAY_HEIGHT. The pattern is the
    sensor's ray template (WR_MEMORY_RAY_TEMPLATE, 32 bytes a ray), shared by every env.
-   wr_sensor_desc reports a camera desc of num_rays x 1 with the sensor's mount, distances and miss
-   value. */
+   wr_sensor_desc reports a camera desc of rays x num_frames (or x 1) with the sensor's mount,
+   distances and miss value. Heights refuse noise and WR_DTYPE_UINT16_MM (millimetres of depth
+   read 0 and below as no return). */
 WR_API wr_status wr_sensor_create_pattern(wr_scene scene, wr_pattern pattern, const wr_ray_sensor_desc* desc,
                                           const wr_sensor_options* options, uint32_t num_envs, wr_sensor* out);
 

@@ -181,7 +181,8 @@ class Scene {
   std::unique_ptr<wr_scene_, detail::SceneRelease> handle_;
 };
 
-/// A ray pattern (wr_pattern_create: a grid, a spherical LiDAR pattern or a table); owns its wr_pattern.
+/// A ray pattern (wr_pattern_create: a grid, a spherical LiDAR pattern, a table or a rosette);
+/// owns its wr_pattern.
 class Pattern {
  public:
   explicit Pattern(const wr_pattern_desc& desc) {
@@ -219,7 +220,7 @@ class Sensor {
     handle_.reset(s);
   }
   /// A pattern sensor (wr_sensor_create_pattern): `pattern` (copied) with `desc`; out is
-  /// (num_envs x num_rays).
+  /// (num_envs x frames x rays), rays the pattern's or a scanning sensor's window.
   Sensor(const Scene& scene, const Pattern& pattern, const wr_ray_sensor_desc& desc, const wr_sensor_options& options,
          uint32_t num_envs) {
     wr_sensor s = nullptr;

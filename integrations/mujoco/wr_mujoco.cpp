@@ -516,6 +516,7 @@ wr_sensor_options SensorFrame::sensor_options() const {
 }
 
 void SensorFrame::fill_pose(const mjData* d, float* out) const {
+  if (id < 0) fail("SensorFrame::fill_pose", "the frame is not of a model: make it with at_site or at_body");
   if (!d) fail("SensorFrame::fill_pose", "d is NULL");
   if (!out) fail("SensorFrame::fill_pose", "out is NULL");
   if (is_site)
@@ -526,6 +527,7 @@ void SensorFrame::fill_pose(const mjData* d, float* out) const {
 
 void SensorFrame::fill_pose_batch(const mjtNum* xpos, const mjtNum* xmat, int nsim, float* out) const {
   const char* where = "SensorFrame::fill_pose_batch";
+  if (id < 0) fail(where, "the frame is not of a model: make it with at_site or at_body");
   if (nsim < 0) fail(where, "nsim = " + std::to_string(nsim) + ": must be >= 0");
   if (nsim == 0) return;
   if (!xpos) fail(where, is_site ? "site_xpos is NULL" : "xpos is NULL");

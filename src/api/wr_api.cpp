@@ -610,8 +610,10 @@ wr_status wr_sensor_world_rays(wr_sensor sensor, const float* body_pose, const f
     if (frames > 1 && mount)
       fail(WR_ERROR_INVALID_ARGUMENT, std::string(fn) + ": mount is set, but the sensor has " + std::to_string(frames) +
                                           " frames, whose mounts are its desc's");
+    // Every frame's aligned pose first (the env's pose and mount with one frame; frame f's with
+    // several), so that a bad one is refused before anything is written.
+    wr::RigidTransform aligned[wr::kMaxPatternFrames];
     for (uint32_t f = 0; f < frames; ++f) {
-      // The frame's aligned pose: the env's pose and mount (one frame), or frame f's (several).
       const float* pose = frames > 1 ? body_pose + p.pattern.frame_offsets[f] : body_pose;
       wr::RigidTransform body, m = frames > 1 ? p.pattern.frame_mounts[f] : p.depth.mount;
       if (!wr::pose_to_transform(pose, p.depth.quat_order, &body))
@@ -620,16 +622,17 @@ wr_status wr_sensor_world_rays(wr_sensor sensor, const float* body_pose, const f
                                             " is not finite or its quaternion is zero");
       if (mount && !wr::mount_to_transform(mount, p.depth.quat_order, &m))
         fail(WR_ERROR_INVALID_ARGUMENT, std::string(fn) + ": mount is not finite or its quaternion is zero");
-      const wr::RigidTransform aligned = wr::pattern_frame(wr::compose(body, m), p.pattern);
+      aligned[f] = wr::pattern_frame(wr::compose(body, m), p.pattern);
+    }
+    for (uint32_t f = 0; f < frames; ++f)
       for (uint32_t i = 0; i < width; ++i) {
         const uint32_t ray = wr::pattern_ray_index(p.pattern, env, frame, i);
-        const wr::WorldRay r = wr::pattern_world_ray(s.ray_template().data(), ray, aligned, p.pattern);
+        const wr::WorldRay r = wr::pattern_world_ray(s.ray_template().data(), ray, aligned[f], p.pattern);
         const float o[3] = {r.org.x, r.org.y, r.org.z}, d[3] = {r.dir.x, r.dir.y, r.dir.z};
         const uint64_t at = 3 * (uint64_t(f) * width + i);
         std::memcpy(starts + at, o, sizeof o);
         std::memcpy(directions + at, d, sizeof d);
       }
-    }
   });
 }
 

@@ -159,9 +159,9 @@ WR_HD const DepthParams& camera_stage_params(const PipelineParams& p) {
 // (the shared template, or made from the env's own intrinsics; for a pattern, the pattern ray that
 // output ray u reads in the call's frame, pattern_ray_index, from the env's aligned frame `camera`), the trace (the
 // terrain, of F's kind, then `instances`, the env's, where F has them: null for none), the value (camera_stage_params:
-// the clean depth, +inf for no return, with the pipeline; else the plain depth; a pattern's distance or height, +inf
-// for no return). *overflowed and *instance (or null) as render_pixel's; kPrepared: `instances` come prepared
-// (render_pixel's).
+// the clean depth, +inf for no return, with the pipeline; else the plain depth; a pattern's distance or height, or
+// p.depth.miss_value, the pipeline's +inf, for no return). *overflowed and *instance (or null) as render_pixel's;
+// kPrepared: `instances` come prepared (render_pixel's).
 template <class Variant, class F, bool kPrepared = false>
 WR_HD float camera_depth(const typename F::Terrain::View& terrain, const TemplateRay* shared_template,
                          const PipelineCall& c, const EnvInstances* instances, uint32_t env, uint32_t u, uint32_t v,

@@ -103,6 +103,17 @@ SensorPipeline make_pattern_pipeline(const char* function, const wr_ray_sensor_d
   if (frames > kMaxPatternFrames)
     bad_field(function, "desc->num_frames",
               "= " + std::to_string(frames) + ": at most " + std::to_string(kMaxPatternFrames) + " frames per env");
+  // The frame arrays describe several frames: with one they would be read and not used.
+  if (frames == 1 && desc.frame_pose_offsets)
+    bad_field(function, "desc->frame_pose_offsets",
+              "is set, but desc->num_frames is " + std::to_string(desc.num_frames) +
+                  ": one frame reads the render's pose (pose_offset) and desc->mount_*");
+  if (frames == 1 && desc.frame_mounts)
+    bad_field(function, "desc->frame_mounts",
+              "is set, but desc->num_frames is " + std::to_string(desc.num_frames) +
+                  ": one frame is mounted by desc->mount_position and mount_rotation");
+  if (desc.frame_pose_offsets) require_element_aligned(function, desc.frame_pose_offsets, "desc->frame_pose_offsets");
+  if (desc.frame_mounts) require_element_aligned(function, desc.frame_mounts, "desc->frame_mounts");
   params.num_frames = frames;
   uint32_t pose_floats = 7;
   for (uint32_t f = 0; f < frames; ++f) {
@@ -139,6 +150,10 @@ SensorPipeline make_pattern_pipeline(const char* function, const wr_ray_sensor_d
   refuse(p.noise.edges, "noise.edge_probability", "no edge dropout");
   refuse(params.value == WR_RAY_HEIGHT && p.noise.any, "noise",
          "no noise on heights (the range noise models are a distance's)");
+  if (params.value == WR_RAY_HEIGHT && p.output.dtype == kDtypeUint16Mm)
+    bad_field(function, "options->dtype",
+              "= WR_DTYPE_UINT16_MM, but the sensor reports heights: millimetres of depth read 0 and below as no "
+              "return, and heights are often negative; use WR_DTYPE_FLOAT16 or WR_DTYPE_FLOAT32");
   pipeline.params.pattern = params;
   pipeline.pose_floats = pose_floats;
   pipeline.active = true;  // its value stage is the pipeline's (core/render_features.h)

@@ -15,7 +15,7 @@ namespace wr {
 
 // Checks `desc` (messages "<function>: desc->field ...") and the pipeline's `options` (NULL: all
 // off) for a pattern of pattern_rays rays, and makes the sensor's pipeline: the camera desc it is
-// made as (*camera: (rays per frame: pattern_rays, or a scanning sensor's window) x 1, range depth, the desc's mount, the distances as its clip range, its
+// made as (*camera: (rays per frame: pattern_rays, or a scanning sensor's window) x frames, range depth, the desc's mount, the distances as its clip range, its
 // miss value), with the pattern's constants, always active (its value stage is the pipeline's).
 // Options that make an image of a camera's (crop, resampling, edge dropout) are refused, and noise
 // on heights.

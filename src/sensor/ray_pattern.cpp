@@ -102,26 +102,19 @@ RayPattern grid(const char* function, const wr_pattern_desc& d) {
   return p;
 }
 
-// torch.linspace(a, b, n)'s k-th value, in double.
+// The k-th of n values evenly from a to b, in double (torch.linspace's values up to its rounding:
+// torch computes in float32, from both ends).
 double linspace(double a, double b, uint64_t n, uint64_t k) {
   return n == 1 ? a : a + (b - a) * static_cast<double>(k) / static_cast<double>(n - 1);
 }
 
 RayPattern spherical(const char* function, const wr_pattern_desc& d) {
   if (d.channels == 0) bad_field(function, "desc->channels", "is 0: a spherical pattern needs at least one");
-  if (d.channels > kMaxPatternRays)  // before anything the size of it is allocated
+  if (d.channels > kMaxPatternRays)
     bad_field(function, "desc->channels", "= " + std::to_string(d.channels) + ": at most 2^26 rays per pattern");
-  std::vector<double> elevations(d.channels);
-  if (d.vertical_angles) {
-    for (uint32_t c = 0; c < d.channels; ++c) {
-      require_finite(function, "desc->vertical_angles[" + std::to_string(c) + "]", d.vertical_angles[c]);
-      elevations[c] = d.vertical_angles[c];
-    }
-  } else {
+  if (!d.vertical_angles) {
     require_finite(function, "desc->vertical_fov[0]", d.vertical_fov[0]);
     require_finite(function, "desc->vertical_fov[1]", d.vertical_fov[1]);
-    for (uint32_t c = 0; c < d.channels; ++c)
-      elevations[c] = linspace(d.vertical_fov[0], d.vertical_fov[1], d.channels, c);
   }
   const double h0 = d.horizontal_fov[0], h1 = d.horizontal_fov[1];
   require_finite(function, "desc->horizontal_fov[0]", h0);
@@ -143,8 +136,20 @@ RayPattern spherical(const char* function, const wr_pattern_desc& d) {
   const int order = enum_int(d.spherical_order);
   require_enum(function, "desc->spherical_order", order, WR_SPHERICAL_AZIMUTH_MAJOR,
                "WR_SPHERICAL_CHANNEL_MAJOR, WR_SPHERICAL_AZIMUTH_MAJOR");
+  // The count, before anything of its size is allocated or the caller's angles are read.
   const uint64_t n = azimuths * d.channels;
   require_ray_count(function, "desc->channels x the azimuths", n > kMaxPatternRays ? kMaxPatternRays + 1ull : n);
+  std::vector<double> elevations(d.channels);
+  if (d.vertical_angles) {
+    require_element_aligned(function, d.vertical_angles, "desc->vertical_angles");
+    for (uint32_t c = 0; c < d.channels; ++c) {
+      require_finite(function, "desc->vertical_angles[" + std::to_string(c) + "]", d.vertical_angles[c]);
+      elevations[c] = d.vertical_angles[c];
+    }
+  } else {
+    for (uint32_t c = 0; c < d.channels; ++c)
+      elevations[c] = linspace(d.vertical_fov[0], d.vertical_fov[1], d.channels, c);
+  }
   RayPattern p;
   p.starts.reserve(n * 3);
   p.directions.reserve(n * 3);

@@ -33,7 +33,6 @@ class CameraSensor {
 
   uint32_t num_instances() const { return num_instances_; }
   bool is_pattern() const { return pipeline_.params.pattern.enabled; }
-  uint32_t num_rays() const { return desc_.width * desc_.height; }
 
   const wr_camera_desc& desc() const { return desc_; }
   uint32_t num_envs() const { return num_envs_; }

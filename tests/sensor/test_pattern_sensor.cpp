@@ -741,6 +741,10 @@ TEST_CASE("bad patterns, descs, options and renders are refused by name, nothing
   d.value = WR_RAY_HEIGHT;
   EXPECT_FAIL(wr_sensor_create_pattern(h.scene, scan.p, &d, &o, 1, &s), WR_ERROR_INVALID_ARGUMENT,
               "wr_sensor_create_pattern", "options->noise", "heights");
+  wr_sensor_options_init(&o);
+  o.dtype = WR_DTYPE_UINT16_MM;  // heights are often negative: millimetres of depth would read 0
+  EXPECT_FAIL(wr_sensor_create_pattern(h.scene, scan.p, &d, &o, 1, &s), WR_ERROR_INVALID_ARGUMENT,
+              "wr_sensor_create_pattern", "options->dtype", "heights");
   EXPECT_FAIL(wr_sensor_create_pattern(h.scene, nullptr, &d, nullptr, 1, &s), WR_ERROR_INVALID_ARGUMENT,
               "wr_sensor_create_pattern", "pattern");
   EXPECT_FAIL(wr_sensor_create_pattern(h.scene, scan.p, &d, nullptr, 0, &s), WR_ERROR_INVALID_ARGUMENT,
@@ -1006,6 +1010,13 @@ TEST_CASE("several frames per env: row f is a one-frame sensor on frame f's body
   CHECK(hits > size_t(num_envs) * frames * rays / 2);
   // A bad pose of frame 2 is named with its frame; per-env mounts are the frames'; a short stride.
   if (!cuda_under_test()) {
+    // A bad pose of a frame: its world rays are refused before anything is written.
+    std::vector<float> starts(3 * frames * rays, 5.0f), dirs(starts);
+    std::vector<float> record(&states[13 * (1 * bodies)], &states[13 * (1 * bodies)] + 13 * bodies);
+    record[39 + 4] = kNaN;
+    EXPECT_FAIL(wr_sensor_world_rays(multi, record.data(), nullptr, 1, 0, starts.data(), dirs.data()),
+                WR_ERROR_INVALID_ARGUMENT, "wr_sensor_world_rays", "body_pose of frame 2");
+    CHECK(std::all_of(starts.begin(), starts.end(), [](float v) { return v == 5.0f; }));
     states[13 * (1 * bodies + 3) + 2] = kNaN;
     std::fill(got.begin(), got.end(), 9.0f);
     EXPECT_FAIL(wr_sensor_render_ex(multi, &a), WR_ERROR_INVALID_ARGUMENT, "wr_sensor_render_ex",
@@ -1028,4 +1039,17 @@ TEST_CASE("several frames per env: row f is a one-frame sensor on frame f's body
   wr_sensor bad = nullptr;
   EXPECT_FAIL(wr_sensor_create_pattern(h.scene, scan.p, &too_many, nullptr, 1, &bad), WR_ERROR_INVALID_ARGUMENT,
               "wr_sensor_create_pattern", "desc->num_frames");
+  // Frame arrays describe several frames: with one they would be read and not used.
+  for (const uint32_t one : {0u, 1u}) {
+    wr_ray_sensor_desc single = d;
+    single.num_frames = one;
+    single.frame_mounts = nullptr;
+    EXPECT_FAIL(wr_sensor_create_pattern(h.scene, scan.p, &single, nullptr, 1, &bad), WR_ERROR_INVALID_ARGUMENT,
+                "wr_sensor_create_pattern", "desc->frame_pose_offsets", "num_frames");
+    single.frame_pose_offsets = nullptr;
+    single.frame_mounts = mounts;
+    EXPECT_FAIL(wr_sensor_create_pattern(h.scene, scan.p, &single, nullptr, 1, &bad), WR_ERROR_INVALID_ARGUMENT,
+                "wr_sensor_create_pattern", "desc->frame_mounts", "num_frames");
+  }
+  CHECK(bad == nullptr);
 }
