@@ -53,6 +53,9 @@ struct PatternParams {
   // pattern's `length` rays, env e's starting at (frame x rays_per_frame + phase_e) mod length,
   // phase_e 0 or (hashed_phase) a Philox draw of (seed, e) mod length. Not scanning: the whole
   // pattern, every frame (rays_per_frame = length).
+  // Every start (offset applied) is the origin: each ray starts at the aligned frame's position,
+  // taken as it is (no rotated zero added), as a camera's rays start at the camera's.
+  bool shared_origin;
   bool scanning;
   bool hashed_phase;
   uint32_t length, rays_per_frame;
@@ -82,8 +85,10 @@ WR_HD uint32_t pattern_ray_index(const PatternParams& p, uint32_t env, uint64_t 
   return static_cast<uint32_t>((start + u) % n);
 }
 
-// The rays of a pattern, as a ray source (ray_source.h): the sensor's template holds 2 entries
-// per ray, (direction, 1) and (start, 0), in the pattern frame, offset applied: (num_rays x 2).
+// The rays of a pattern, as a ray source (ray_source.h): the sensor's template holds the
+// directions first, (length) entries (direction, 1), then the starts, (length) entries (start, 0),
+// in the pattern frame, offset applied: (2 x length). The directions alone are a camera template
+// of one row (depth factor 1), which the CPU's packets read for a sensor of shared origin.
 struct PatternRays {};
 
 // The heading of rotation r (row-major, a valid rotation) as (cos, sin) under `rule`.
@@ -137,17 +142,31 @@ struct WorldRay {
   Vec3 org, dir;
 };
 
-// Ray i of the pattern `rays` ((num_rays x 2) template entries) in the world, for the env whose
-// aligned frame is `frame`.
+// Ray i of the pattern `rays` ((2 x length) template entries) in the world, for the env whose
+// aligned frame is `frame`: the operations of make_pixel_ray's for the direction (where it turns
+// with the frame) and a camera's origin where the starts are all the origin, so that the CPU's
+// packets, which trace such a sensor as a one-row camera, give the same bits.
 WR_HD WorldRay pattern_world_ray(const TemplateRay* rays, uint32_t i, const RigidTransform& frame,
                                  const PatternParams& p) {
-  const TemplateRay d = load_template_ray(rays + 2ull * i);
-  const TemplateRay s = load_template_ray(rays + 2ull * i + 1);
+  const TemplateRay d = load_template_ray(rays + i);
   WorldRay r;
-  r.org = frame.pos + rotate(frame.rot, Vec3{s.dir[0], s.dir[1], s.dir[2]});
+  if (p.shared_origin) {
+    r.org = frame.pos;
+  } else {
+    const TemplateRay s = load_template_ray(rays + p.length + i);
+    r.org = frame.pos + rotate(frame.rot, Vec3{s.dir[0], s.dir[1], s.dir[2]});
+  }
   const Vec3 dir{d.dir[0], d.dir[1], d.dir[2]};
   r.dir = pattern_directions_fixed(p) ? dir : rotate(frame.rot, dir);
   return r;
+}
+
+// Whether the CPU may trace a pattern sensor's rays as a one-row camera of its directions (the
+// SIMD packets): one origin, directions turning with the frame (make_pixel_ray's operations), the
+// distance as the value (pixel_value's, depth factor 1), the whole pattern every frame, one frame.
+WR_HD bool pattern_as_camera(const PatternParams& p) {
+  return p.shared_origin && !pattern_directions_fixed(p) && p.value == kPatternDistance && !p.scanning &&
+         p.num_frames <= 1;
 }
 
 // The value of a ray that hit at t (hit: a triangle was hit in [tmin, tmax]), or `miss` where it

@@ -21,7 +21,9 @@ struct Run {
 // bits of a sensor built with them). `instances`: the env's (null: none); `ids` (or null): the
 // instance each pixel hit, laid out as image. The terrain is of the kind F::Terrain: a BVH's
 // camera tiles go to the packets where the run has them. A pattern's rays (F::pattern: `camera`
-// is the env's aligned frame) share no origin: each goes through the camera stage alone.
+// is the env's aligned frame) go through the camera stage one by one, or, where they are a one-row
+// camera's (pattern_as_camera: one origin, directions turning with the frame, distances) over a
+// BVH, to the packets too.
 template <class F>
 uint64_t trace(const Run& run, uint32_t env, const RigidTransform& camera, const Intrinsics& k, const DepthParams& dp,
                const EnvInstances* instances, uint32_t u0, uint32_t v0, uint32_t u1, uint32_t v1, float* image,
@@ -31,6 +33,17 @@ uint64_t trace(const Run& run, uint32_t env, const RigidTransform& camera, const
   const CpuRenderJob& job = *run.job;
   const PipelineParams& p = *job.params;
   if constexpr (F::pattern) {
+    if constexpr (kBvh) {
+      // One origin, directions turning with the frame, distances: the pattern's directions are a
+      // one-row camera template at `camera`, traced as SIMD packets (the same bits:
+      // pattern_world_ray makes its rays with make_pixel_ray's operations).
+      if (pattern_as_camera(p.pattern)) {
+        PacketTile t{job.terrain.bvh, u0,       v0,       u1,           v1,     job.rays, 0,         0,  p.cam_w,
+                     image,           image_u0, image_v0, image_stride, camera, &dp,      instances, ids};
+        t.pinhole = false;  // a pattern's neighbours are not a pinhole's: no culling by the tile's corners
+        return trace_tile(t, run.packet_fn);
+      }
+    }
     uint64_t overflows = 0;
     const typename Terrain::View& terrain = view_of(Terrain{}, job.terrain);
     for (uint32_t v = v0; v < v1; ++v)

@@ -25,6 +25,10 @@ struct PacketTile {
   const DepthParams* params;
   const EnvInstances* instances;  // the env's instances (core/instances.h), or null: the terrain alone
   uint32_t* ids;                  // the instance each pixel hit, laid out as image; or null
+  // The tile's rays are a pinhole's (their directions linear in the pixel), so that the planes
+  // through its corner rays bound them all (tile_instances' culling); false for a pattern's rays
+  // traced as a one-row camera, whose neighbours need not be neighbours in direction.
+  bool pinhole = true;
 };
 
 WR_HD const TemplateRay& tile_ray(const PacketTile& t, uint32_t u, uint32_t v) {

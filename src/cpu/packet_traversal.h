@@ -450,8 +450,8 @@ uint32_t tile_instances(const PacketTile& tile, uint32_t* seen) {
 uint64_t render_tile_packets(const PacketTile& tile) {
   uint32_t seen[kMaxTileInstances];
   uint32_t count = 0;
-  const bool sorted =
-      tile.instances && tile.instances->prepared && num_instances(tile.instances->view) <= kMaxTileInstances;
+  const bool sorted = tile.pinhole && tile.instances && tile.instances->prepared &&
+                      num_instances(tile.instances->view) <= kMaxTileInstances;
   if (sorted) count = tile_instances(tile, seen);
   uint64_t overflows = 0;
   for (uint32_t v = tile.v0; v < tile.v1; v += kPacketH)

@@ -78,8 +78,9 @@ PatternParams pattern_params(const char* function, const wr_ray_sensor_desc& d) 
 
 }  // namespace
 
-SensorPipeline make_pattern_pipeline(const char* function, const wr_ray_sensor_desc& desc, uint32_t pattern_rays,
+SensorPipeline make_pattern_pipeline(const char* function, const wr_ray_sensor_desc& desc, const RayPattern& pattern,
                                      const wr_sensor_options* options, wr_camera_desc* camera) {
+  const uint32_t pattern_rays = pattern.num_rays();
   PatternParams params = pattern_params(function, desc);
   // Scanning: a window of the pattern per frame (pattern_rays.h, pattern_ray_index).
   const int phase = enum_int(desc.scan_phase);
@@ -154,6 +155,7 @@ SensorPipeline make_pattern_pipeline(const char* function, const wr_ray_sensor_d
     bad_field(function, "options->dtype",
               "= WR_DTYPE_UINT16_MM, but the sensor reports heights: millimetres of depth read 0 and below as no "
               "return, and heights are often negative; use WR_DTYPE_FLOAT16 or WR_DTYPE_FLOAT32");
+  params.shared_origin = pattern_starts_at_origin(pattern, desc);
   pipeline.params.pattern = params;
   pipeline.pose_floats = pose_floats;
   pipeline.active = true;  // its value stage is the pipeline's (core/render_features.h)
@@ -172,8 +174,8 @@ void build_pattern_template(const RayPattern& pattern, const wr_ray_sensor_desc&
   for (uint32_t i = 0; i < n; ++i) {
     const float* d = &pattern.directions[3ull * i];
     const float* s = &pattern.starts[3ull * i];
-    TemplateRay& dir = out[2ull * i];
-    TemplateRay& start = out[2ull * i + 1];
+    TemplateRay& dir = out[i];
+    TemplateRay& start = out[n + i];
     for (int r = 0; r < 3; ++r) {
       dir.dir[r] = turn ? static_cast<float>(double(rot[3 * r]) * d[0] + double(rot[3 * r + 1]) * d[1] +
                                              double(rot[3 * r + 2]) * d[2])
@@ -183,6 +185,13 @@ void build_pattern_template(const RayPattern& pattern, const wr_ray_sensor_desc&
     dir.depth_scale = 1.0f;
     start.depth_scale = 0.0f;
   }
+}
+
+bool pattern_starts_at_origin(const RayPattern& pattern, const wr_ray_sensor_desc& desc) {
+  for (uint32_t i = 0; i < pattern.num_rays(); ++i)
+    for (int r = 0; r < 3; ++r)
+      if (pattern.starts[3ull * i + r] + desc.offset_position[r] != 0.0f) return false;
+  return true;
 }
 
 }  // namespace wr

@@ -14,17 +14,22 @@
 namespace wr {
 
 // Checks `desc` (messages "<function>: desc->field ...") and the pipeline's `options` (NULL: all
-// off) for a pattern of pattern_rays rays, and makes the sensor's pipeline: the camera desc it is
-// made as (*camera: (rays per frame: pattern_rays, or a scanning sensor's window) x frames, range depth, the desc's mount, the distances as its clip range, its
+// off) for `pattern`, and makes the sensor's pipeline: the camera desc it is
+// made as (*camera: (rays per frame: the pattern's, or a scanning sensor's window) x frames, range depth, the desc's mount, the distances as its clip range, its
 // miss value), with the pattern's constants, always active (its value stage is the pipeline's).
 // Options that make an image of a camera's (crop, resampling, edge dropout) are refused, and noise
 // on heights.
-SensorPipeline make_pattern_pipeline(const char* function, const wr_ray_sensor_desc& desc, uint32_t pattern_rays,
+SensorPipeline make_pattern_pipeline(const char* function, const wr_ray_sensor_desc& desc, const RayPattern& pattern,
                                      const wr_sensor_options* options, wr_camera_desc* camera);
 
-// Writes out (num_rays x 2): ray i's direction (desc.offset_rotation applied, in double, rounded
-// once; depth_scale 1) and its start (desc.offset_position added in float, as IsaacLab adds
-// cfg.offset.pos to its float32 starts; depth_scale 0). `desc` is valid (make_pattern_pipeline).
+// Writes out (2 x num_rays): the directions (desc.offset_rotation applied, in double, rounded
+// once; depth_scale 1), then the starts (desc.offset_position added in float, as IsaacLab adds
+// cfg.offset.pos to its float32 starts; depth_scale 0): core/pattern_rays.h's layout. `desc` is
+// valid (make_pattern_pipeline).
 void build_pattern_template(const RayPattern& pattern, const wr_ray_sensor_desc& desc, TemplateRay* out);
+
+// Whether every start, offset applied (in float, as build_pattern_template adds it), is the origin
+// (PatternParams::shared_origin).
+bool pattern_starts_at_origin(const RayPattern& pattern, const wr_ray_sensor_desc& desc);
 
 }  // namespace wr

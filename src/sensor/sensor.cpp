@@ -60,7 +60,7 @@ CameraSensor::CameraSensor(const char* function, const SceneTerrain& scene, cons
       num_envs_(num_envs),
       num_instances_(num_instances),
       template_(TrackedAllocator<TemplateRay>(&ledger_, MemoryTag::kRayTemplate)) {
-  pipeline_ = make_pattern_pipeline(function, desc, pattern.num_rays(), options, &desc_);
+  pipeline_ = make_pattern_pipeline(function, desc, pattern, options, &desc_);
   check_sizes(function);
   template_.resize(2ull * pattern.num_rays());
   build_pattern_template(pattern, desc, template_.data());

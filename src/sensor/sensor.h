@@ -36,7 +36,7 @@ class CameraSensor {
 
   const wr_camera_desc& desc() const { return desc_; }
   uint32_t num_envs() const { return num_envs_; }
-  // A camera's (height x width) template rays; a pattern's (num_rays x 2): direction, start.
+  // A camera's (height x width) template rays; a pattern's (2 x num_rays): directions, then starts.
   const TrackedVector<TemplateRay>& ray_template() const { return template_; }
   MemoryLedger& ledger() { return ledger_; }
   const MemoryLedger& ledger() const { return ledger_; }
@@ -53,7 +53,7 @@ class CameraSensor {
   wr_camera_desc desc_;
   uint32_t num_envs_;
   uint32_t num_instances_;
-  TrackedVector<TemplateRay> template_;  // (height x width), or (num_rays x 2): shared by every env
+  TrackedVector<TemplateRay> template_;  // (height x width), or (2 x num_rays): shared by every env
   DepthParams params_;
   SensorPipeline pipeline_;
 };

@@ -772,7 +772,7 @@ TEST_CASE("a pattern sensor's emulated launches equal the CPU backend bit for bi
         o.dtype = WR_DTYPE_FLOAT16;
         o.exclude_groups = 1u << 1;
         wr_camera_desc camera;
-        const wr::SensorPipeline sp = wr::make_pattern_pipeline("test", d, pattern.num_rays(), &o, &camera);
+        const wr::SensorPipeline sp = wr::make_pattern_pipeline("test", d, pattern, &o, &camera);
         std::vector<wr::TemplateRay> rays(2ull * pattern.num_rays());
         wr::build_pattern_template(pattern, d, rays.data());
         float lo[3], hi[3];

@@ -1053,3 +1053,85 @@ TEST_CASE("several frames per env: row f is a one-frame sensor on frame f's body
   }
   CHECK(bad == nullptr);
 }
+
+TEST_CASE("a LiDAR traced as SIMD packets gives the scalar path's bits on every CPU path and thread count") {
+  // One origin, directions turning with the frame, distances: the CPU traces such a sensor's rays
+  // as a one-row camera (SIMD packets); through instances too, whose culling by the tile's corners
+  // a pattern's neighbours must not get. Every path and thread count gives the same bits.
+  const std::string path =
+      std::string(std::getenv("WR_SOURCE_DIR") ? std::getenv("WR_SOURCE_DIR") : ".") + "/assets/parkour_small.obj";
+  const float box[] = {-0.3f, -0.3f, -0.1f, 0.3f, -0.3f, -0.1f, 0.3f, 0.3f, -0.1f, -0.3f, 0.3f, -0.1f,
+                       -0.3f, -0.3f, 0.1f,  0.3f, -0.3f, 0.1f,  0.3f, 0.3f, 0.1f,  -0.3f, 0.3f, 0.1f};
+  const uint32_t faces[] = {0, 2, 1, 0, 3, 2, 4, 5, 6, 4, 6, 7, 0, 1, 5, 0, 5, 4,
+                            1, 2, 6, 1, 6, 5, 2, 3, 7, 2, 7, 6, 3, 0, 4, 3, 4, 7};
+  const Pattern lidar(lidar_desc(6, -30.0, 10.0, -180.0, 180.0, 3.0));
+  const uint32_t num_envs = 5, slots = 3, rays = lidar.size();
+  std::vector<float> reference;
+  for (const uint32_t threads : {1u, 2u})
+    for (const wr_cpu_path cpu_path : {WR_CPU_PATH_SCALAR, WR_CPU_PATH_AVX2, WR_CPU_PATH_AVX512})
+      for (const wr_yaw_rule rule : {WR_YAW_MJLAB, WR_YAW_ISAACLAB}) {
+        Handles h;
+        REQUIRE(wr_context_create_cpu(threads, &h.context) == WR_SUCCESS);
+        if (wr_context_set_cpu_path(h.context, cpu_path) != WR_SUCCESS) continue;  // not this CPU's
+        wr_scene terrain = nullptr, proto = nullptr;
+        REQUIRE(wr_scene_load_obj(h.context, path.c_str(), &terrain) == WR_SUCCESS);
+        REQUIRE(wr_scene_create(h.context, box, 8, faces, 12, &proto) == WR_SUCCESS);
+        const uint32_t slot_prototypes[] = {0, 0, 0};
+        wr_instanced_scene_desc sd;
+        wr_instanced_scene_desc_init(&sd);
+        sd.terrain = terrain;
+        sd.prototypes = &proto;
+        sd.num_prototypes = 1;
+        sd.slot_prototypes = slot_prototypes;
+        sd.num_slots = slots;
+        REQUIRE(wr_scene_create_instanced(h.context, &sd, &h.scene) == WR_SUCCESS);
+        float lo[3], hi[3];
+        REQUIRE(wr_scene_bounds(terrain, lo, hi) == WR_SUCCESS);
+        wr_scene_release(terrain);
+        wr_scene_release(proto);
+        const std::vector<float> poses = body_poses(num_envs, lo, hi, 12);
+        std::vector<float> slot_poses;  // boxes around each env: in every direction of the LiDAR
+        for (uint32_t e = 0; e < num_envs; ++e)
+          for (uint32_t k = 0; k < slots; ++k) {
+            const float a = 2.1f * float(k) + 0.3f * float(e);
+            slot_poses.insert(slot_poses.end(),
+                              {poses[7 * e] + 1.5f * std::cos(a), poses[7 * e + 1] + 1.5f * std::sin(a),
+                               poses[7 * e + 2] - 0.3f, 1, 0, 0, 0});
+          }
+        for (const wr_ray_alignment alignment : {WR_ALIGN_BASE, WR_ALIGN_YAW}) {
+          wr_ray_sensor_desc d;
+          wr_ray_sensor_desc_init(&d);
+          d.alignment = alignment;
+          d.yaw_rule = rule;
+          d.mount_position[2] = 0.1f;
+          d.max_distance = 25.0f;
+          wr_sensor s = nullptr;
+          REQUIRE(wr_sensor_create_pattern(h.scene, lidar.p, &d, nullptr, num_envs, &s) == WR_SUCCESS);
+          std::vector<float> out(size_t(num_envs) * rays);
+          std::vector<uint32_t> ids(out.size());
+          wr_render_args a;
+          wr_render_args_init(&a);
+          a.body_poses = poses.data();
+          a.instance_poses = slot_poses.data();
+          a.out = out.data();
+          a.out_bytes = out.size() * sizeof(float);
+          a.instance_ids = ids.data();
+          REQUIRE(wr_sensor_render_ex(s, &a) == WR_SUCCESS);
+          wr_sensor_release(s);
+          std::vector<float> got(out);
+          for (uint32_t id : ids) got.push_back(float(id == UINT32_MAX ? -1.0 : id));
+          const size_t at = (size_t(rule) * 2 + size_t(alignment)) * got.size();
+          if (reference.size() < at + got.size()) reference.resize(at + got.size(), kNaN);
+          INFO(threads << " threads, path " << int(cpu_path) << ", yaw rule " << int(rule) << ", alignment "
+                       << int(alignment));
+          if (std::isnan(reference[at])) {  // the first path: the scalar one, one thread
+            std::copy(got.begin(), got.end(), reference.begin() + long(at));
+            size_t seen = 0;
+            for (uint32_t id : ids) seen += id != UINT32_MAX;
+            CHECK(seen > 0);  // the boxes are hit: equality means something
+          } else {
+            for (size_t i = 0; i < got.size(); ++i) CHECK(same_bits(got[i], reference[at + i]));
+          }
+        }
+      }
+}
