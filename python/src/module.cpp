@@ -325,7 +325,7 @@ NB_MODULE(_wr, m) {
       "wr_camera_desc_pinhole: square pixels, fx = fy = (width/2)/tan(hfov/2), principal point at the "
       "image centre, near 0, far and miss +inf, PLANE depth, WXYZ, identity mount.");
 
-  // ---- ray patterns and the ray sensor's description (wr.h, "Ray patterns") ----
+  // ---- ray patterns and the ray sensor's description (wr_patterns.h) ----
   nb::class_<wr::Pattern>(m, "Pattern", "wr_pattern: a ray pattern (starts and unit directions, pattern frame).")
       .def_static(
           "grid",

@@ -1,4 +1,4 @@
-"""Ray patterns and pattern sensors: height scanners and LiDARs (wr.h, "Ray patterns").
+"""Ray patterns and pattern sensors: height scanners and LiDARs (wr_patterns.h).
 
 A :class:`Pattern` is made once (a grid, a spherical LiDAR pattern or a table of rays) and a
 :class:`RaySensor` traces it for every env from the env's pose alone: per env the library holds

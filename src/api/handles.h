@@ -54,7 +54,7 @@ struct wr_scene_ {
   }
 };
 
-// A ray pattern (wr.h, "Ray patterns"): host rays, copied into each sensor made from it.
+// A ray pattern (wr_patterns.h): host rays, copied into each sensor made from it.
 struct wr_pattern_ {
   wr::RayPattern pattern;
 };

@@ -1,4 +1,4 @@
-// The rays of a pattern sensor (height scanners, LiDARs: wr.h, "Ray patterns"): one pattern of
+// The rays of a pattern sensor (height scanners, LiDARs: wr_patterns.h): one pattern of
 // ray starts and directions in the pattern frame, shared by every env, and per env only its pose.
 // The env stage turns the sensor's pose (the body's times the mount) into the pattern's aligned
 // frame (pattern_frame, once per env); the ray stage makes ray i's world origin and direction from
@@ -38,7 +38,7 @@ enum PatternValue : int {
   kPatternHeight = 1,    // sensor z - hit z - height_offset (IsaacLab's height_scan)
 };
 
-// The most frames a pattern sensor has per env (wr.h's WR_MAX_PATTERN_FRAMES): their mounts and
+// The most frames a pattern sensor has per env (wr_patterns.h's WR_MAX_PATTERN_FRAMES): their mounts and
 // offsets travel in the sensor's constants, by value to the kernels.
 constexpr uint32_t kMaxPatternFrames = 8;
 

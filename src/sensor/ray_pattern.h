@@ -1,4 +1,4 @@
-// A ray pattern on the host (wr.h, "Ray patterns"): a wr_pattern_desc checked and turned into its
+// A ray pattern on the host (wr_patterns.h): a wr_pattern_desc checked and turned into its
 // rays (a start and a unit direction each, in the pattern frame), by the peers' published rules
 // where the desc names one (IsaacLab's grid_pattern and lidar_pattern, mjlab's GridPatternCfg).
 // A pattern sensor (sensor/sensor.h) copies them into its ray template.

@@ -1,4 +1,4 @@
-// Pattern sensors (wr.h, "Ray patterns") through the C API: the refusals, each naming its culprit
+// Pattern sensors (wr_patterns.h) through the C API: the refusals, each naming its culprit
 // and writing nothing; scanning (a window of the pattern per frame, phase 0 or hashed per env);
 // several frames per env, each row bit for bit a one-frame sensor on that frame's body and mount.
 // The patterns' formulas, the alignment rules and the hits have their own files beside this one
