@@ -44,6 +44,14 @@ struct DataDeleter {
   void operator()(mjData* d) const { mj_deleteData(d); }
 };
 
+// Every pipeline option off, but the instance groups a sensor does not see.
+wr_sensor_options options_excluding(uint32_t groups) {
+  wr_sensor_options opts;
+  wr_sensor_options_init(&opts);
+  opts.exclude_groups = groups;
+  return opts;
+}
+
 }  // namespace
 
 BatchOutputs request_batch_outputs(mjBatch* b) {
@@ -423,12 +431,7 @@ Camera Camera::from_model(const mjModel* m, const Scene& scene, int id, const Ca
   return cam;
 }
 
-wr_sensor_options Camera::sensor_options() const {
-  wr_sensor_options opts;
-  wr_sensor_options_init(&opts);
-  opts.exclude_groups = exclude_groups;
-  return opts;
-}
+wr_sensor_options Camera::sensor_options() const { return options_excluding(exclude_groups); }
 
 namespace {
 // The library's camera frame from MuJoCo's: forward = -cam_z, left = -cam_x, up = +cam_y.
@@ -508,12 +511,7 @@ SensorFrame SensorFrame::at_body(const mjModel* m, const Scene& scene, const cha
   return f;
 }
 
-wr_sensor_options SensorFrame::sensor_options() const {
-  wr_sensor_options opts;
-  wr_sensor_options_init(&opts);
-  opts.exclude_groups = exclude_groups;
-  return opts;
-}
+wr_sensor_options SensorFrame::sensor_options() const { return options_excluding(exclude_groups); }
 
 void SensorFrame::fill_pose(const mjData* d, float* out) const {
   if (id < 0) fail("SensorFrame::fill_pose", "the frame is not of a model: make it with at_site or at_body");
