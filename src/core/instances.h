@@ -112,7 +112,8 @@ WR_HD PreparedInstance prepare_instance(const EnvInstances& e, uint32_t i) {
 
 // Whether no ray of a camera at `camera` can hit the instance: its world box lies wholly behind the
 // camera's image plane through its origin (every pixel's ray goes forward, along +X of the
-// camera, wr.h), by more than rounding. For a render's per-env preparation; never for explicit rays.
+// camera, wr.h), by more than rounding. For a camera render's per-env preparation; never for
+// explicit rays or a pattern sensor's (its rays go every way).
 WR_HD bool behind_camera(const PreparedInstance& p, const RigidTransform& camera) {
   const float f[3] = {camera.rot[0], camera.rot[3], camera.rot[6]};  // the optical axis in the world
   const float o[3] = {camera.pos.x, camera.pos.y, camera.pos.z};

@@ -12,8 +12,11 @@ namespace wr {
 
 // A source is a tag type: CameraTemplateRays (below: one origin per env, a direction per pixel,
 // source_ray) or PatternRays (pattern_rays.h: a start and a direction per ray, turned by the env's
-// aligned frame, pattern_world_ray). The camera stage (depth_pipeline.h, camera_depth) is the one
-// place that asks which.
+// aligned frame, pattern_world_ray). The places that ask which (F::pattern) are the env stage
+// (depth_pipeline.h, env_camera: the aligned frame, a frame per row), the camera stage
+// (camera_depth: the ray and its value), the CPU's tiles (cpu_render.cpp: a pattern of one origin
+// as a one-row camera's packets, no instance culled behind a camera) and the CUDA launch
+// (cuda_kernels.cu: no camera image for a pattern).
 
 // A depth camera's rays: one origin per env (the camera's position in the world: the env's body
 // pose times the mount), and per pixel (u, v) a direction of the shared template (camera.h,
