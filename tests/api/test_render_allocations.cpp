@@ -328,6 +328,78 @@ TEST_CASE("allocations: wr_sensor_render_ex with every pipeline option on alloca
   }
 }
 
+TEST_CASE("allocations: a pattern sensor's render allocates nothing, first render included", "[allocations]") {
+  // A LiDAR of one origin (the CPU's packets), a scanning one (a window per frame, hashed phases)
+  // and a height scan of three frames per env (rows from their own poses and mounts).
+  for (uint32_t threads : {1u, 2u}) {
+    World world(threads);
+    wr_pattern_desc lidar_d, grid_d;
+    wr_pattern_desc_init(&lidar_d);
+    lidar_d.kind = WR_PATTERN_SPHERICAL;
+    lidar_d.channels = 8;
+    lidar_d.vertical_fov[0] = -30, lidar_d.vertical_fov[1] = 10;
+    lidar_d.horizontal_fov[0] = -180, lidar_d.horizontal_fov[1] = 180;
+    lidar_d.horizontal_resolution = 2.0;
+    wr_pattern_desc_init(&grid_d);
+    grid_d.grid_size[0] = 1.6, grid_d.grid_size[1] = 1.0;
+    wr_pattern lidar = nullptr, grid = nullptr;
+    REQUIRE_OK(wr_pattern_create(&lidar_d, &lidar));
+    REQUIRE_OK(wr_pattern_create(&grid_d, &grid));
+    const uint32_t n = 7;
+    const float feet[21] = {0.2f, 0.1f, 0, 1, 0, 0, 0, 0.2f, -0.1f, 0, 1, 0, 0, 0, -0.2f, 0, 0, 1, 0, 0, 0};
+    for (int kind = 0; kind < 3; ++kind) {
+      INFO(threads << " threads, sensor " << kind);
+      wr_ray_sensor_desc d;
+      wr_ray_sensor_desc_init(&d);
+      d.max_distance = 20.0f;
+      if (kind == 1) d.rays_per_frame = 500, d.scan_phase = WR_SCAN_PHASE_HASHED;
+      if (kind == 2) {
+        d.alignment = WR_ALIGN_YAW, d.value = WR_RAY_HEIGHT, d.offset_position[2] = 2.0f;
+        d.num_frames = 3, d.frame_mounts = feet;
+      }
+      wr_sensor sensor = nullptr;
+      REQUIRE_OK(wr_sensor_create_pattern(world.scene, kind == 2 ? grid : lidar, &d, nullptr, n, &sensor));
+      uint64_t bytes = 0;
+      REQUIRE_OK(wr_sensor_output_shape(sensor, nullptr, nullptr, nullptr, &bytes));
+      std::vector<float> out(n * bytes / sizeof(float), -5.0f);
+      const std::vector<float> p = poses(n, 4);
+      std::vector<float> record(n * 21);  // three frames' poses per env for the height scan
+      for (uint32_t e = 0; e < n; ++e)
+        for (int f = 0; f < 3; ++f) std::copy(&p[7 * e], &p[7 * e] + 7, &record[21 * e + 7 * f]);
+      std::vector<float> starts(3 * bytes / sizeof(float)), dirs(starts.size());
+      wr_render_args a;
+      wr_render_args_init(&a);
+      a.body_poses = kind == 2 ? record.data() : p.data();
+      a.out = out.data(), a.out_bytes = out.size() * sizeof(float);
+      constexpr int kCalls = 5;
+      wr_status status[kCalls], rays_status[kCalls];
+      Counts per_render[kCalls], per_rays[kCalls];
+      for (int r = 0; r < kCalls; ++r) {
+        a.frame = uint64_t(r);
+        Counts before = Counts::now();
+        status[r] = wr_sensor_render_ex(sensor, &a);
+        per_render[r] = Counts::now() - before;
+        before = Counts::now();
+        rays_status[r] = wr_sensor_world_rays(sensor, a.body_poses, nullptr, 0, a.frame, starts.data(), dirs.data());
+        per_rays[r] = Counts::now() - before;
+      }
+      for (int r = 0; r < kCalls; ++r) {
+        INFO("call " << r);
+        REQUIRE(status[r] == WR_SUCCESS);
+        REQUIRE(rays_status[r] == WR_SUCCESS);
+        CHECK(per_render[r].total() == 0);
+        CHECK(per_rays[r].total() == 0);
+      }
+      size_t written = 0;
+      for (float v : out) written += v != -5.0f && std::isfinite(v);
+      CHECK(written > out.size() / 4);  // the renders did real work
+      wr_sensor_release(sensor);
+    }
+    wr_pattern_release(lidar);
+    wr_pattern_release(grid);
+  }
+}
+
 TEST_CASE("allocations: rendering and tracing through instances allocates nothing", "[allocations]") {
   for (uint32_t threads : {1u, 2u}) {
     World world(threads);
