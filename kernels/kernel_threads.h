@@ -168,8 +168,8 @@ struct OutputThreadResult {
 // assigns it. Without the pipeline's features: its camera pixel traced, the plain depth written
 // to c.out (float32), NaN for a bad env. With them: made from the crop's samples (p.camera_image)
 // or from its own camera pixel traced here, emitted into the history and the output (and its
-// instance id into c.instance_ids, where asked); a bad env's output is NaN, and its pixel 0 writes
-// the env's bad_env_mask entry and reports it for the count.
+// instance id into c.instance_ids, a pattern ray's hit details into theirs, where asked); a bad env's output is NaN,
+// and its pixel 0 writes the env's bad_env_mask entry and reports it for the count.
 template <class F, bool kShared>
 WR_HD OutputThreadResult output_thread(uint64_t thread, const typename F::Terrain::View& terrain,
                                        const TemplateRay* rays, const PipelineParams& p, const PipelineCall& c,
@@ -203,6 +203,7 @@ WR_HD OutputThreadResult output_thread(uint64_t thread, const typename F::Terrai
     if (!valid) {
       emit_output(p, c, s, to, i, quiet_nan_());
       if (c.instance_ids) c.instance_ids[to.out_at + i] = kInvalidIndex;
+      if (F::pattern && wants_hit_details(c)) emit_hit_details(c, to.out_at, i, nullptr);
       return r;
     }
     float v;
@@ -210,10 +211,13 @@ WR_HD OutputThreadResult output_thread(uint64_t thread, const typename F::Terrai
       v = output_from_samples(s.samples + static_cast<uint64_t>(env) * p.output.crop_w * p.output.crop_h, x, y, p, s);
     } else {
       uint32_t instance;
-      const float d =
-          camera_depth<CudaTraversal, F, kShared>(terrain, rays, c, &instances, env, p.output.crop_x + x,
-                                                  p.output.crop_y + y, camera, k, p, &r.overflowed, &instance);
+      RayHitDetails details;
+      const bool want_details = F::pattern && wants_hit_details(c);
+      const float d = camera_depth<CudaTraversal, F, kShared>(terrain, rays, c, &instances, env, p.output.crop_x + x,
+                                                              p.output.crop_y + y, camera, k, p, &r.overflowed,
+                                                              &instance, want_details ? &details : nullptr);
       if (c.instance_ids) c.instance_ids[to.out_at + i] = F::instances ? instance : kInvalidIndex;
+      if (want_details) emit_hit_details(c, to.out_at, i, &details);
       v = output_from_pixel(d, x, y, p, env, c.frame, env_offset(p.noise, env, c.frame));
     }
     emit_output(p, c, s, to, i, v);

@@ -86,7 +86,9 @@ extern "C" {
    version and a minor version at least its own. Before 1.0 the minor version counts as the
    major one (0.2 changed wr_camera_desc: it now starts with struct_size; 0.3 added the terrain
    kinds: wr_heightfield_desc.terrain, wr_scene_create_grid_mesh, the grid's memory tags, so
-   WR_MEMORY_TAG_COUNT grew from 11 to 13).
+   WR_MEMORY_TAG_COUNT grew from 11 to 13; 0.4 the ray patterns, wr_patterns.h; 0.5 a pattern
+   sensor's hit details: wr_render_args.triangle_ids, hit_points, hit_normals and
+   wr_ray_sensor_desc.hit_frame).
    Structs that may grow start with struct_size (set by the function that fills them): fields
    past a caller's struct_size count as 0, so a new option arrives as a field of a struct, not
    as a new function. */
@@ -556,6 +558,17 @@ typedef struct wr_render_args {
                                   (UINT32_MAX: the terrain or nothing; before noise); or NULL. Only for an
                                   output each of whose pixels is one camera pixel's: no resampling, no
                                   edge dropout, history_length <= 1 */
+  /* A pattern sensor's rays (wr_patterns.h; history_length <= 1), each as its render traced it
+     (the hit of its value, before noise); each NULL or an array of the context's memory: */
+  uint32_t* triangle_ids; /* (num_envs x out_height x out_width) the triangle hit within its mesh (the
+                             terrain's or the instance's prototype's, as wr_scene_intersect_ex's
+                             out_triangle), UINT32_MAX for a miss */
+  float* hit_points;      /* (num_envs x out_height x out_width x 3) where the ray hit, start + t dir,
+                             in the desc's hit_frame; +inf for a miss */
+  float* hit_normals;     /* (num_envs x out_height x out_width x 3) the unit normal of the triangle
+                             hit (its corners' cross product, the instance's rotation applied), turned
+                             to face the ray (dot(normal, dir) <= 0), in the desc's hit_frame; 0 for a
+                             miss. A bad env's rays (isolated) get UINT32_MAX and NaN. (0.5) */
 } wr_render_args;
 
 /* Zeroes args and sets struct_size. A NULL args does nothing. */

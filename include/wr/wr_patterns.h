@@ -138,6 +138,12 @@ typedef enum wr_ray_value {
 
 typedef enum wr_scan_phase { WR_SCAN_PHASE_ZERO = 0, WR_SCAN_PHASE_HASHED = 1 } wr_scan_phase;
 
+/* The frame of a pattern sensor's hit points and normals (wr_render_args.hit_points, hit_normals):
+   the world's, or the pattern's aligned frame (the one its starts are in, at the sensor's
+   position: the sensor's own axes with WR_ALIGN_BASE, its heading with WR_ALIGN_YAW, the world's
+   axes with WR_ALIGN_WORLD). */
+typedef enum wr_hit_frame { WR_HIT_FRAME_WORLD = 0, WR_HIT_FRAME_PATTERN = 1 } wr_hit_frame;
+
 typedef struct wr_ray_sensor_desc {
   uint32_t struct_size; /* sizeof(wr_ray_sensor_desc), set by wr_ray_sensor_desc_init */
   wr_quat_order quat_order;
@@ -173,6 +179,7 @@ typedef struct wr_ray_sensor_desc {
   uint32_t num_frames;
   const uint32_t* frame_pose_offsets; /* with num_frames >= 2 only (else refused) */
   const float* frame_mounts;          /* with num_frames >= 2 only (else refused) */
+  wr_hit_frame hit_frame;             /* of wr_render_args.hit_points and hit_normals (0.5) */
 } wr_ray_sensor_desc;
 
 /* The most frames a pattern sensor has per env. */
@@ -191,7 +198,9 @@ WR_API void wr_ray_sensor_desc_init(wr_ray_sensor_desc* desc);
    sensor's ray template (WR_MEMORY_RAY_TEMPLATE, 32 bytes a ray), shared by every env.
    wr_sensor_desc reports a camera desc of rays x num_frames (or x 1) with the sensor's mount,
    distances and miss value. Heights refuse noise and WR_DTYPE_UINT16_MM (millimetres of depth
-   read 0 and below as no return). */
+   read 0 and below as no return).
+   Besides the value, a render reports each ray's hit where wr_render_args asks (a pattern sensor
+   without history only): triangle_ids, hit_points, hit_normals. */
 WR_API wr_status wr_sensor_create_pattern(wr_scene scene, wr_pattern pattern, const wr_ray_sensor_desc* desc,
                                           const wr_sensor_options* options, uint32_t num_envs, wr_sensor* out);
 

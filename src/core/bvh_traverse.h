@@ -38,6 +38,8 @@ struct TraceResult {
   float t;            // distance along the ray, in units of |dir|; tmax when nothing was hit
   uint32_t triangle;  // input triangle id; kInvalidIndex when nothing was hit
   bool overflowed;    // the fixed stack overflowed and the stackless walk finished the ray
+  NodeLink leaf;      // the leaf block holding the hit triangle, where hit_surface.h finds its
+                      // corners again (a BVH's hits; left as it was by a grid's cells)
 };
 
 namespace detail {
@@ -108,6 +110,7 @@ WR_HD void intersect_leaf(const BvhView& bvh, NodeLink leaf, const RayTriangle& 
       if (t < best->t || id < best->triangle) {
         best->t = t;
         best->triangle = id;
+        best->leaf = leaf;
       }
     }
   }
@@ -224,7 +227,7 @@ WR_HD void visit_leaf(const BvhView& bvh, NodeLink leaf, const RayTriangle& rt, 
 template <class Variant = HostTraversal, int kStackSize = kTraversalStackSize, class Probe = NoTraversalProbe>
 WR_HD TraceResult trace_closest_hit(const BvhView& bvh, Vec3 org, Vec3 dir, float tmin, float tmax,
                                     const Probe& probe = Probe()) {
-  TraceResult best{tmax, kInvalidIndex, false};
+  TraceResult best{tmax, kInvalidIndex, false, NodeLink{0, 0}};
   const RayBox rb = make_ray_box(org, dir);
   const RayTriangle rt = make_ray_triangle(org, dir);
 

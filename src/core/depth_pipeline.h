@@ -51,6 +51,10 @@ struct PerEnvInputs {
   uint32_t* instance_ids;      // (num_envs x out_h x out_w) the instance each output pixel's ray hit
                                // (kInvalidIndex: the terrain or nothing), or null; only where each
                                // output pixel is its own camera pixel's (!camera_image, history 1)
+  // A pattern sensor's (history 1): each ray's hit (RayHitDetails), or null.
+  uint32_t* triangle_ids;  // (num_envs x out_h x out_w)
+  float* hit_points;       // (num_envs x out_h x out_w x 3)
+  float* hit_normals;      // (num_envs x out_h x out_w x 3)
 };
 
 // One render's inputs and outputs: host pointers on the CPU, device pointers on CUDA.
@@ -161,12 +165,13 @@ WR_HD const DepthParams& camera_stage_params(const PipelineParams& p) {
 // terrain, of F's kind, then `instances`, the env's, where F has them: null for none), the value (camera_stage_params:
 // the clean depth, +inf for no return, with the pipeline; else the plain depth; a pattern's distance or height, or
 // p.depth.miss_value, the pipeline's +inf, for no return). *overflowed and *instance (or null) as render_pixel's;
-// kPrepared: `instances` come prepared (render_pixel's).
+// kPrepared: `instances` come prepared (render_pixel's). *details (or null; a pattern's only): the ray's hit
+// (pattern_hit_details).
 template <class Variant, class F, bool kPrepared = false>
 WR_HD float camera_depth(const typename F::Terrain::View& terrain, const TemplateRay* shared_template,
                          const PipelineCall& c, const EnvInstances* instances, uint32_t env, uint32_t u, uint32_t v,
                          const RigidTransform& camera, const Intrinsics& k, const PipelineParams& p, bool* overflowed,
-                         uint32_t* instance) {
+                         uint32_t* instance, RayHitDetails* details = nullptr) {
   if constexpr (F::pattern) {
     static_assert(F::pipeline, "a pattern sensor's value stage is the pipeline's");
     // Row v is frame v's (several frames: its own body and mount; the env stage checked its pose).
@@ -178,12 +183,36 @@ WR_HD float camera_depth(const typename F::Terrain::View& terrain, const Templat
         terrain, F::instances ? instances : nullptr, r.org, r.dir, p.depth.near_clip, p.depth.far_clip);
     *overflowed = hit.overflowed;
     if (instance) *instance = hit.instance;
+    if (details)
+      *details = pattern_hit_details<typename F::Terrain>(terrain, F::instances ? instances : nullptr, hit, r, frame,
+                                                          p.pattern);
     return pattern_value(hit.t, hit.triangle != kInvalidIndex, r, frame, p.pattern, p.depth.miss_value);
   } else {
     const TemplateRay ray = source_ray(typename F::RaySource{}, shared_template, p.cam_w,
                                        F::pipeline && c.intrinsics != nullptr, k, p.plane_depth, u, v);
     return render_pixel<Variant, typename F::Terrain, kTraversalStackSize, kPrepared>(
         terrain, F::instances ? instances : nullptr, ray, camera, camera_stage_params<F>(p), overflowed, instance);
+  }
+}
+
+// Whether the call asks for a pattern sensor's hit details (RayHitDetails).
+WR_HD bool wants_hit_details(const PipelineCall& c) {
+  return c.triangle_ids != nullptr || c.hit_points != nullptr || c.hit_normals != nullptr;
+}
+
+// Output ray i of an env whose output starts at element out_at (a pattern sensor's: history 1)
+// hit as `d` says, or (d null) its env is bad: UINT32_MAX and NaN.
+WR_HD void emit_hit_details(const PipelineCall& c, uint64_t out_at, uint32_t i, const RayHitDetails* d) {
+  const uint64_t at = out_at + i;
+  const float nan = quiet_nan_();
+  if (c.triangle_ids) c.triangle_ids[at] = d ? d->triangle : kInvalidIndex;
+  if (c.hit_points) {
+    const Vec3 v = d ? d->point : Vec3{nan, nan, nan};
+    c.hit_points[3 * at] = v.x, c.hit_points[3 * at + 1] = v.y, c.hit_points[3 * at + 2] = v.z;
+  }
+  if (c.hit_normals) {
+    const Vec3 v = d ? d->normal : Vec3{nan, nan, nan};
+    c.hit_normals[3 * at] = v.x, c.hit_normals[3 * at + 1] = v.y, c.hit_normals[3 * at + 2] = v.z;
   }
 }
 

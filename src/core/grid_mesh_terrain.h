@@ -151,7 +151,7 @@ WR_HD bool grid_reach(const float* reach, uint32_t n, float lo, float hi, uint32
 // ray's part inside the mesh's box can meet (grid_walk_cells).
 template <class Variant, int kStackSize = kTraversalStackSize>
 WR_HD TraceResult trace_terrain(GridMeshTerrain, const GridMeshView& g, Vec3 org, Vec3 dir, float tmin, float tmax) {
-  TraceResult best{tmax, kInvalidIndex, false};
+  TraceResult best{tmax, kInvalidIndex, false, NodeLink{0, 0}};
   const RayBox rb = make_ray_box(org, dir);
   float bmin[3], bmax[3], span[4];
   detail::grid_node_box(g, g.top, 0, 0, bmin, bmax);

@@ -397,7 +397,7 @@ WR_HD void grid_vertical(const GridView& g, const RayTriangle& rt, Vec3 org, flo
 // trace_closest_hit gives over the same triangles in a BVH. kStackSize: the sides' BVH's.
 template <class Variant, int kStackSize = kTraversalStackSize>
 WR_HD TraceResult trace_terrain(GridTerrain, const GridView& g, Vec3 org, Vec3 dir, float tmin, float tmax) {
-  TraceResult best{tmax, kInvalidIndex, false};
+  TraceResult best{tmax, kInvalidIndex, false, NodeLink{0, 0}};
   const RayTriangle rt = make_ray_triangle(org, dir);
   if (dir.x == 0.0f && dir.y == 0.0f)
     grid_vertical(g, rt, org, tmin, &best);
@@ -409,6 +409,7 @@ WR_HD TraceResult trace_terrain(GridTerrain, const GridView& g, Vec3 org, Vec3 d
     if (s.triangle != kInvalidIndex && (best.triangle == kInvalidIndex || s.t < best.t)) {
       best.t = s.t;
       best.triangle = g.sides_first + s.triangle;
+      best.leaf = s.leaf;
     }
     best.overflowed = s.overflowed;
   }

@@ -140,6 +140,7 @@ WR_HD bool trace_instance(const EnvInstances& e, const PreparedInstance& p, uint
   if (hit.triangle != kInvalidIndex && (hit.t < best->t || best->triangle == kInvalidIndex)) {
     best->t = hit.t;
     best->triangle = hit.triangle;
+    best->leaf = hit.leaf;
     *instance = i;
   }
   return hit.overflowed;
@@ -176,6 +177,7 @@ struct SceneHit {
   uint32_t triangle;  // the triangle id within the mesh hit (the terrain's or the prototype's)
   uint32_t instance;  // the instance hit; kInvalidIndex for the terrain or nothing
   bool overflowed;
+  NodeLink leaf;  // as TraceResult: where a BVH's hit triangle lies (hit_surface.h)
 };
 
 // The terrain is of the kind `Terrain` (terrain.h); the instances' prototypes are BVHs. kPrepared:
@@ -184,13 +186,14 @@ template <class Variant, int kStackSize = kTraversalStackSize, class Terrain = B
 WR_HD SceneHit trace_scene(const typename Terrain::View& terrain, const EnvInstances* e, Vec3 org, Vec3 dir, float tmin,
                            float tmax) {
   TraceResult best = trace_terrain<Variant, kStackSize>(Terrain{}, terrain, org, dir, tmin, tmax);
-  SceneHit h{best.t, best.triangle, kInvalidIndex, best.overflowed};
+  SceneHit h{best.t, best.triangle, kInvalidIndex, best.overflowed, best.leaf};
   if (e && num_instances(e->view) != 0) {
     h.overflowed =
         trace_instances<Variant, kStackSize, kPrepared>(*e, e->prepared, org, dir, tmin, &best, &h.instance) ||
         h.overflowed;
     h.t = best.t;
     h.triangle = best.triangle;
+    h.leaf = best.leaf;
   }
   return h;
 }

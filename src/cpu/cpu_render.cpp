@@ -37,7 +37,7 @@ uint64_t trace(const Run& run, uint32_t env, const RigidTransform& camera, const
       // One origin, directions turning with the frame, distances: the pattern's directions are a
       // one-row camera template at `camera`, traced as SIMD packets (the same bits:
       // pattern_world_ray makes its rays with make_pixel_ray's operations).
-      if (pattern_as_camera(p.pattern)) {
+      if (pattern_as_camera(p.pattern) && !wants_hit_details(job.call)) {
         PacketTile t{job.terrain.bvh, u0,       v0,       u1,           v1,     job.rays, 0,         0,  p.cam_w,
                      image,           image_u0, image_v0, image_stride, camera, &dp,      instances, ids};
         t.pinhole = false;  // a pattern's neighbours are not a pinhole's: no culling by the tile's corners
@@ -46,14 +46,20 @@ uint64_t trace(const Run& run, uint32_t env, const RigidTransform& camera, const
     }
     uint64_t overflows = 0;
     const typename Terrain::View& terrain = view_of(Terrain{}, job.terrain);
+    // The hit details go straight to the call's arrays: ray (u, v) is output pixel (u, v) (a
+    // pattern sensor has no crop, and details need history 1).
+    const bool want_details = wants_hit_details(job.call);
+    const uint64_t out_at = want_details ? env_output(p, job.call, job.state, env).out_at : 0;
     for (uint32_t v = v0; v < v1; ++v)
       for (uint32_t u = u0; u < u1; ++u) {
         bool overflowed;
         uint32_t instance;
+        RayHitDetails details;
         const uint64_t at = uint64_t(v - image_v0) * image_stride + (u - image_u0);
         image[at] = camera_depth<HostTraversal, F>(terrain, job.rays, job.call, instances, env, u, v, camera, k, p,
-                                                   &overflowed, &instance);
+                                                   &overflowed, &instance, want_details ? &details : nullptr);
         if (ids) ids[at] = instance;
+        if (want_details) emit_hit_details(job.call, out_at, v * p.output.out_w + u, &details);
         overflows += overflowed;
       }
     return overflows;
@@ -85,13 +91,14 @@ void tile_bounds(const Run& run, uint32_t tile, uint32_t* u0, uint32_t* v0, uint
 }
 
 // Output pixel i of env `env` (whose output starts at `to`) is invalid: NaN (the plain render), or
-// NaN through the output stage (its dtype, the history), and no instance.
+// NaN through the output stage (its dtype, the history), no instance and no hit details.
 template <class F>
 void emit_invalid(const CpuRenderJob& job, const EnvOutput& to, uint32_t i) {
   const PipelineCall& c = job.call;
   if constexpr (F::pipeline) {
     emit_output(*job.params, c, job.state, to, i, quiet_nan_());
     if (c.instance_ids) c.instance_ids[to.out_at + i] = kInvalidIndex;
+    if (F::pattern && wants_hit_details(c)) emit_hit_details(c, to.out_at, i, nullptr);
   } else {
     static_cast<float*>(c.out)[to.out_at + i] = quiet_nan_();
   }

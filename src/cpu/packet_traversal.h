@@ -388,7 +388,8 @@ uint64_t render_packet(const PacketTile& tile, uint32_t u0, uint32_t v0, const u
   TraceResult best[kLanes];
   uint32_t instance[kLanes];
   uint64_t overflows = 0;
-  for (int l = 0; l < kLanes; ++l) best[l] = TraceResult{p.best_t[l], p.best_id[l], false}, instance[l] = kInvalidIndex;
+  for (int l = 0; l < kLanes; ++l)
+    best[l] = TraceResult{p.best_t[l], p.best_id[l], false, NodeLink{0, 0}}, instance[l] = kInvalidIndex;
   if (tile.instances)
     overflows = uniform ? packet_trace_instances<true>(tile, p, seen, count, best, instance)
                         : packet_trace_instances<false>(tile, p, seen, count, best, instance);

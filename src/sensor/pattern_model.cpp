@@ -73,6 +73,11 @@ PatternParams pattern_params(const char* function, const wr_ray_sensor_desc& d) 
   if (p.value != WR_RAY_DISTANCE && p.value != WR_RAY_HEIGHT)
     bad_field(function, "desc->value", "= " + std::to_string(p.value) + ": must be WR_RAY_DISTANCE or WR_RAY_HEIGHT");
   p.height_offset = d.height_offset;
+  const int hit_frame = enum_int(d.hit_frame);
+  if (hit_frame != WR_HIT_FRAME_WORLD && hit_frame != WR_HIT_FRAME_PATTERN)
+    bad_field(function, "desc->hit_frame",
+              "= " + std::to_string(hit_frame) + ": must be WR_HIT_FRAME_WORLD or WR_HIT_FRAME_PATTERN");
+  p.hits_in_pattern_frame = hit_frame == WR_HIT_FRAME_PATTERN;
   return p;
 }
 

@@ -85,6 +85,23 @@ RenderCall make_render_call(const char* function, const SensorPipeline& pipeline
                                                                               : "a history") +
                                           "): ids need no resampling, no edge dropout and history_length <= 1");
   }
+  if (a.triangle_ids || a.hit_points || a.hit_normals) {
+    const char* which = a.triangle_ids ? WR_ARG("triangle_ids")
+                        : a.hit_points ? WR_ARG("hit_points")
+                                       : WR_ARG("hit_normals");
+    if (!p.pattern.enabled)
+      fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": " + which +
+                                          " is set, but this sensor is a camera: a ray's hit details are a pattern "
+                                          "sensor's (wr_sensor_create_pattern)");
+    if (p.history > 1)
+      fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": " + which +
+                                          " is set, but this sensor keeps a history of " + std::to_string(p.history) +
+                                          " frames: hit details are the rendered frame's, so they need "
+                                          "history_length <= 1");
+    if (a.triangle_ids) require_element_aligned(function, a.triangle_ids, WR_ARG("triangle_ids"));
+    if (a.hit_points) require_element_aligned(function, a.hit_points, WR_ARG("hit_points"));
+    if (a.hit_normals) require_element_aligned(function, a.hit_normals, WR_ARG("hit_normals"));
+  }
 #undef WR_ARG
   RenderCall r{};
   PipelineCall& c = r.call;
@@ -104,6 +121,9 @@ RenderCall make_render_call(const char* function, const SensorPipeline& pipeline
   c.instance_poses = instances.num_slots ? a.instance_poses : nullptr;
   c.global_poses = instances.num_globals ? a.global_poses : nullptr;
   c.instance_ids = a.instance_ids;
+  c.triangle_ids = a.triangle_ids;
+  c.hit_points = a.hit_points;
+  c.hit_normals = a.hit_normals;
   r.features = render_features(pipeline, c, terrain);
   r.stream = a.stream;
   r.args_prefix = prefix;

@@ -18,7 +18,7 @@ namespace {
 
 // Nearest hit over all triangles in input order; ties go to the lowest id, as in traversal.
 wr::TraceResult brute_force(const wr_test::SoupScene& s, Vec3 o, Vec3 d, float tmin, float tmax) {
-  wr::TraceResult best{tmax, wr::kInvalidIndex, false};
+  wr::TraceResult best{tmax, wr::kInvalidIndex, false, wr::NodeLink{0, 0}};
   const wr::RayTriangle rt = wr::make_ray_triangle(o, d);
   auto vtx = [&](uint32_t i) { return Vec3{s.vertices[3 * i], s.vertices[3 * i + 1], s.vertices[3 * i + 2]}; };
   for (uint32_t t = 0; t < s.num_triangles(); ++t) {

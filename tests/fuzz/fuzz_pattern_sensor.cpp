@@ -9,6 +9,8 @@
 //   - a render succeeds exactly when every frame pose is valid; then every value is the miss value
 //     (bit for bit) or finite, and a distance lies in [min_distance, max_distance]; a failed render
 //     writes nothing;
+//   - hit details (asked for in half the renders): a ray without a triangle has the miss value, +inf
+//     points and 0 normals; one with a triangle a finite point and a unit normal;
 //   - the world rays of env 0 are finite, their directions unit.
 #include <cmath>
 #include <cstdio>
@@ -139,6 +141,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   d.rays_per_frame = in.take<uint8_t>() < 128 ? 0 : in.below(n + 3);
   any_enum(in, 2, &d.scan_phase);
   d.scan_seed = in.take<uint64_t>();
+  any_enum(in, 2, &d.hit_frame);
   d.num_frames = in.take<uint8_t>() < 160 ? 0 : in.below(11);
   uint32_t offsets[16];
   float frame_mounts[16 * 7];
@@ -181,7 +184,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                                                                : height > 1                       ? 7 * f
                                                                                                   : 0)]);
   const size_t values = size_t(num_envs) * width * height;
-  std::vector<float> out(values, -7.25f);
+  std::vector<float> out(values, -7.25f), points(3 * values, -7.25f), normals(3 * values, -7.25f);
+  std::vector<uint32_t> triangles(values, 7u);
   wr_render_args a;
   wr_render_args_init(&a);
   a.body_poses = poses.data();
@@ -189,11 +193,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   a.out = out.data();
   a.out_bytes = out.size() * sizeof(float);
   a.frame = in.take<uint64_t>();
+  const bool details = in.take<uint8_t>() & 1;
+  if (details) a.triangle_ids = triangles.data(), a.hit_points = points.data(), a.hit_normals = normals.data();
   const wr_status rendered = wr_sensor_render_ex(sensor, &a);
   if (rendered != WR_SUCCESS) {
     check(rendered == WR_ERROR_INVALID_ARGUMENT && !valid, "a render of valid poses failed", wr_last_error());
     check_message(rendered, "wr_sensor_render_ex");
     for (float v : out) check(v == -7.25f, "a failed render wrote its output");
+    for (float v : points) check(v == -7.25f, "a failed render wrote its hit points");
   } else {
     check(valid, "a render of a bad pose succeeded");
     for (float v : out) {
@@ -201,6 +208,21 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       check(miss || std::isfinite(v), "a value is neither the miss value nor finite");
       if (!miss && as_int(d.value) == WR_RAY_DISTANCE)
         check(v >= d.min_distance && v <= d.max_distance, "a distance outside [min, max]", std::to_string(v));
+    }
+    // Hit details: a miss (no triangle) has the miss value, +inf points and 0 normals; a hit, a
+    // finite point and a unit normal.
+    for (size_t i = 0; details && i < values; ++i) {
+      const float* p = &points[3 * i];
+      const float* nrm = &normals[3 * i];
+      if (triangles[i] == UINT32_MAX) {
+        check(std::memcmp(&out[i], &d.miss_value, sizeof(float)) == 0, "a ray without a triangle has a value");
+        check(std::isinf(p[0]) && std::isinf(p[1]) && std::isinf(p[2]), "a miss's point is not +inf");
+        check(nrm[0] == 0.0f && nrm[1] == 0.0f && nrm[2] == 0.0f, "a miss's normal is not 0");
+      } else {
+        check(std::isfinite(p[0]) && std::isfinite(p[1]) && std::isfinite(p[2]), "a hit's point is not finite");
+        const double len = std::sqrt(double(nrm[0]) * nrm[0] + double(nrm[1]) * nrm[1] + double(nrm[2]) * nrm[2]);
+        check(std::fabs(len - 1.0) < 1e-4, "a hit's normal is not unit", std::to_string(len));
+      }
     }
     std::vector<float> ws(3 * values / num_envs), wd(3 * values / num_envs);
     const wr_status rays = wr_sensor_world_rays(sensor, poses.data(), nullptr, 0, a.frame, ws.data(), wd.data());

@@ -1,7 +1,8 @@
 // A pattern sensor's kernels (kernels/kernel_threads.h over the pattern sets of
 // core/render_features.h), every thread of an emulated launch run on the CPU, against the CPU
-// backend's job bit for bit: IsaacLab's height scan under three feet of each env (three frames) and
-// a scanning LiDAR on a mount, over a BVH and a height field's grid, alone and through instances.
+// backend's job bit for bit (values, instance ids and each ray's hit details): IsaacLab's height scan
+// under three feet of each env (three frames) and a scanning LiDAR on a mount, over a BVH and a
+// height field's grid, alone and through instances.
 #include <catch2/catch.hpp>
 
 #include <atomic>
@@ -120,13 +121,25 @@ TEST_CASE("a pattern sensor's emulated launches equal the CPU backend bit for bi
         CHECK(sp.out_height == (height ? 3u : 1u));
         std::vector<uint16_t> want(values, 0xEEEE), got(want), cpu(want);
         std::vector<uint32_t> want_ids(values, 7u), got_ids(want_ids), cpu_ids(want_ids);
+        // Each ray's hit details (triangle, point, normal as float bits: a bad env's are NaN).
+        struct Details {
+          std::vector<uint32_t> triangles, points, normals;
+          explicit Details(size_t n) : triangles(n, 7u), points(3 * n, 7u), normals(3 * n, 7u) {}
+          bool operator==(const Details& o) const {
+            return triangles == o.triangles && points == o.points && normals == o.normals;
+          }
+        };
+        Details want_hits(values), got_hits(values), cpu_hits(values);
         std::vector<uint8_t> mask(num_envs, 9);
-        auto call = [&](uint16_t* out, uint32_t* ids) {
+        auto call = [&](uint16_t* out, uint32_t* ids, Details* hits) {
           wr::PipelineCall c{};
           c.body_poses = poses.data();
           c.pose_stride = 7;
           c.out = out;
           c.instance_ids = ids;
+          c.triangle_ids = hits->triangles.data();
+          c.hit_points = reinterpret_cast<float*>(hits->points.data());
+          c.hit_normals = reinterpret_cast<float*>(hits->normals.data());
           c.bad_env_mask = mask.data();
           c.frame = 7;
           if (instanced) c.instances = table, c.instance_poses = slot_poses.data();
@@ -134,8 +147,9 @@ TEST_CASE("a pattern sensor's emulated launches equal the CPU backend bit for bi
         };
         wr::PipelineParams params = sp.params;
         params.isolate = true;
-        const wr::PipelineCall cw = call(want.data(), want_ids.data()), cc = call(cpu.data(), cpu_ids.data());
-        const wr::PipelineCall cg = call(got.data(), got_ids.data());
+        const wr::PipelineCall cw = call(want.data(), want_ids.data(), &want_hits);
+        const wr::PipelineCall cc = call(cpu.data(), cpu_ids.data(), &cpu_hits);
+        const wr::PipelineCall cg = call(got.data(), got_ids.data(), &got_hits);
         const wr::RenderFeatureSet reference{true, instanced, wr::TerrainKind::kBvh, true};
         const wr::RenderFeatureSet features = wr::render_features(sp, cg, k.traced.kind);
         REQUIRE(features.pattern);
@@ -160,9 +174,11 @@ TEST_CASE("a pattern sensor's emulated launches equal the CPU backend bit for bi
         wr::cpu_render(pool, job);
         CHECK(cpu == want);
         CHECK(cpu_ids == want_ids);
+        CHECK(cpu_hits == want_hits);
         wr_test::emulate_render(features, k.traced, rays.data(), params, cg, wr::PipelineState{}, num_envs);
         CHECK(got == want);
         CHECK(got_ids == want_ids);
+        CHECK(got_hits == want_hits);
         CHECK(mask == std::vector<uint8_t>{0, 1, 0, 0, 0});
         size_t hits = 0, seen = 0;
         for (size_t i = 0; i < values; ++i) {
@@ -170,6 +186,9 @@ TEST_CASE("a pattern sensor's emulated launches equal the CPU backend bit for bi
           seen += want_ids[i] == 0u;
         }
         CHECK(hits > values / 5);  // many rays hit: equality means something
+        size_t with_triangle = 0;
+        for (uint32_t t : want_hits.triangles) with_triangle += t != wr::kInvalidIndex;
+        CHECK(with_triangle >= hits);  // every ray that hit has its triangle
         if (instanced && !height) CHECK(seen > 0);
         for (uint32_t id : want_ids) CHECK(id != 1u);  // the robot's own slot is never seen
       }

@@ -8,7 +8,9 @@
 #include <cstring>
 
 #include "sensor/camera_model.h"
+#include "sensor/pattern_model.h"
 #include "sensor/pipeline_options.h"
+#include "sensor/ray_pattern.h"
 #include "sensor/render_call.h"
 
 namespace {
@@ -90,6 +92,27 @@ TEST_CASE("make_render_call carries every per-env array of wr_render_args into t
   a.instance_ids = ids;
   const wr::RenderCall r =
       wr::make_render_call("test", plain, 2, wr::InstanceView{}, wr::TerrainKind::kBvh, a, "args->");
+  // A pattern sensor's call (no intrinsics, which are a camera's) with its hit details.
+  alignas(16) static uint32_t triangles[2 * 16 * 9];
+  alignas(16) static float points[3 * 2 * 16 * 9], normals[3 * 2 * 16 * 9];
+  wr_pattern_desc pd;
+  wr_pattern_desc_init(&pd);
+  pd.grid_size[0] = 1.5, pd.grid_size[1] = 0.8;  // 16 x 9 rays
+  wr_ray_sensor_desc sd;
+  wr_ray_sensor_desc_init(&sd);
+  wr_camera_desc camera;
+  const wr::SensorPipeline pattern =
+      wr::make_pattern_pipeline("test", sd, wr::make_ray_pattern("test", pd), nullptr, &camera);
+  wr_render_args b = a;
+  b.intrinsics = nullptr;
+  b.triangle_ids = triangles;
+  b.hit_points = points;
+  b.hit_normals = normals;
+  const wr::RenderCall rp =
+      wr::make_render_call("test", pattern, 2, wr::InstanceView{}, wr::TerrainKind::kBvh, b, "args->");
+  CHECK(rp.call.triangle_ids == triangles);
+  CHECK(rp.call.hit_points == points);
+  CHECK(rp.call.hit_normals == normals);
   const wr::PerEnvInputs& in = r.call;
   CHECK(in.intrinsics == intrinsics);
   CHECK(in.mounts == mounts);
@@ -99,8 +122,11 @@ TEST_CASE("make_render_call carries every per-env array of wr_render_args into t
   CHECK(in.bad_env_count == &count);
   CHECK(in.bad_env_mask == mask);
   CHECK(in.instance_ids == ids);
-  // Field by field above; as a whole: nothing of PerEnvInputs is left unset by this call.
+  // Field by field above; as a whole: nothing of PerEnvInputs is left unset by both calls.
   const void* const* words = reinterpret_cast<const void* const*>(&in);
-  for (size_t w = 0; w < sizeof(wr::PerEnvInputs) / sizeof(void*); ++w) CHECK(words[w] != nullptr);
+  const void* const* pattern_words =
+      reinterpret_cast<const void* const*>(static_cast<const wr::PerEnvInputs*>(&rp.call));
+  for (size_t w = 0; w < sizeof(wr::PerEnvInputs) / sizeof(void*); ++w)
+    CHECK((words[w] != nullptr || pattern_words[w] != nullptr));
   CHECK(r.features.pipeline);
 }

@@ -104,7 +104,13 @@ wr_status render_ex_on_backend(wr_sensor sensor, const wr_render_args& args, uin
   const DeviceCopy d_slots(args.instance_poses, 7ull * n * num_slots * sizeof(float), stream.get());
   const DeviceCopy d_globals(args.global_poses, 7ull * num_globals * sizeof(float), stream.get());
   const DeviceCopy d_ids(args.instance_ids, size_t(n) * out_w * out_h * sizeof(uint32_t), stream.get());
+  const DeviceCopy d_triangles(args.triangle_ids, size_t(n) * out_w * out_h * sizeof(uint32_t), stream.get());
+  const DeviceCopy d_points(args.hit_points, size_t(n) * out_w * out_h * 3 * sizeof(float), stream.get());
+  const DeviceCopy d_normals(args.hit_normals, size_t(n) * out_w * out_h * 3 * sizeof(float), stream.get());
   wr_render_args d = args;
+  d.triangle_ids = d_triangles.get<uint32_t>();
+  d.hit_points = d_points.get<float>();
+  d.hit_normals = d_normals.get<float>();
   d.instance_poses = d_slots.get<float>();
   d.global_poses = d_globals.get<float>();
   d.instance_ids = d_ids.get<uint32_t>();
@@ -123,6 +129,9 @@ wr_status render_ex_on_backend(wr_sensor sensor, const wr_render_args& args, uin
   d_bad_mask.copy_back(args.bad_env_mask, stream.get());
   d_bad_count.copy_back(args.bad_env_count, stream.get());
   d_ids.copy_back(args.instance_ids, stream.get());
+  d_triangles.copy_back(args.triangle_ids, stream.get());
+  d_points.copy_back(args.hit_points, stream.get());
+  d_normals.copy_back(args.hit_normals, stream.get());
   REQUIRE_CUDA(cudaStreamSynchronize(stream.get()));
   return s;
 #else
