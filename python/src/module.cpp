@@ -10,6 +10,7 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <iterator>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -473,7 +474,15 @@ NB_MODULE(_wr, m) {
           },
           [](wr_ray_sensor_desc& d, int v) { std::memcpy(&d.scan_phase, &v, sizeof v); })
       .def_rw("scan_seed", &wr_ray_sensor_desc::scan_seed)
-      .def_rw("num_frames", &wr_ray_sensor_desc::num_frames);
+      .def_rw("num_frames", &wr_ray_sensor_desc::num_frames)
+      .def_prop_rw(
+          "hit_frame",
+          [](const wr_ray_sensor_desc& d) {
+            int v;
+            std::memcpy(&v, &d.hit_frame, sizeof v);
+            return v;
+          },
+          [](wr_ray_sensor_desc& d, int v) { std::memcpy(&d.hit_frame, &v, sizeof v); });
 
   // ---- the RL depth pipeline's options (wr.h) ----
   nb::class_<wr_noise_desc>(m, "NoiseDesc", "wr_noise_desc: the noise models, each off at 0 (wr.h lists their order).")
@@ -918,7 +927,8 @@ NB_MODULE(_wr, m) {
           [](SensorObj& s, nb::handle poses, nb::handle out, uintptr_t stream, uint32_t stride, uint32_t offset,
              nb::handle intrinsics, nb::handle mounts, uint64_t frame, nb::handle latency, nb::handle update_mask,
              nb::handle reset_mask, nb::handle bad_env_count, nb::handle bad_env_mask, nb::handle instance_poses,
-             nb::handle global_poses, nb::handle instance_ids) {
+             nb::handle global_poses, nb::handle instance_ids, nb::handle triangle_ids, nb::handle hit_points,
+             nb::handle hit_normals) {
             const char* fn = "Sensor.render";
             const int64_t n = s.num_envs;
             // poses: (num_envs, 7) float32 (pose_stride 0); or, read in place from simulator state,
@@ -968,6 +978,25 @@ NB_MODULE(_wr, m) {
                              : optional(instance_ids, "instance_ids", {Dtype::kUInt32, Dtype::kInt32},
                                         {n, int64_t(s.shape.height), int64_t(s.shape.width)},
                                         "(num_envs, out_height, out_width)", true);
+            // A pattern sensor's hit details: (num_envs, [num_frames,] num_rays[, 3]).
+            auto details = [&](nb::handle h, const char* name, bool vectors) {
+              const int64_t w = s.shape.width, fr = s.shape.height;
+              if (vectors)
+                return rays ? optional(h, name, {Dtype::kFloat32}, {n, w, 3}, "(num_envs, num_rays, 3)", true)
+                            : optional(h, name, {Dtype::kFloat32}, {n, fr, w, 3},
+                                       "(num_envs, out_height, out_width, 3)", true);
+              return rays ? optional(h, name, {Dtype::kUInt32, Dtype::kInt32}, {n, w}, "(num_envs, num_rays)", true)
+                          : optional(h, name, {Dtype::kUInt32, Dtype::kInt32}, {n, fr, w},
+                                     "(num_envs, out_height, out_width)", true);
+            };
+            Array tri = details(triangle_ids, "triangle_ids", false);
+            Array pts = details(hit_points, "hit_points", true);
+            Array nrm = details(hit_normals, "hit_normals", true);
+            const std::pair<const Array*, const char*> outputs[] = {{&o, "out"},
+                                                                    {&ids, "instance_ids"},
+                                                                    {&tri, "triangle_ids"},
+                                                                    {&pts, "hit_points"},
+                                                                    {&nrm, "hit_normals"}};
             const std::pair<const Array*, const char*> inputs[] = {{&p, "poses"},
                                                                    {&k, "intrinsics"},
                                                                    {&m, "mounts"},
@@ -978,10 +1007,13 @@ NB_MODULE(_wr, m) {
                                                                    {&inst.globals, "global_poses"}};
             for (const auto& [in, name] : inputs) {
               if (!in->data) continue;
-              require_disjoint(fn, *in, name, o, "out");
-              if (ids.data) require_disjoint(fn, *in, name, ids, "instance_ids");
+              for (const auto& [written, written_name] : outputs)
+                if (written->data) require_disjoint(fn, *in, name, *written, written_name);
             }
-            if (ids.data) require_disjoint(fn, o, "out", ids, "instance_ids");
+            for (size_t i = 0; i < std::size(outputs); ++i)
+              for (size_t j = i + 1; j < std::size(outputs); ++j)
+                if (outputs[i].first->data && outputs[j].first->data)
+                  require_disjoint(fn, *outputs[i].first, outputs[i].second, *outputs[j].first, outputs[j].second);
             wr_render_args a = wr::render_args(static_cast<const float*>(p.data), o.data, o.bytes());
             a.pose_stride = stride;
             a.pose_offset = offset;
@@ -997,6 +1029,9 @@ NB_MODULE(_wr, m) {
             a.instance_poses = static_cast<const float*>(inst.slots.data);
             a.global_poses = static_cast<const float*>(inst.globals.data);
             a.instance_ids = static_cast<uint32_t*>(ids.data);
+            a.triangle_ids = static_cast<uint32_t*>(tri.data);
+            a.hit_points = static_cast<float*>(pts.data);
+            a.hit_normals = static_cast<float*>(nrm.data);
             if (uint64_t(p.size()) < uint64_t(n - 1) * (stride ? stride : 7) + offset + 7)
               wrpy::invalid_argument(fn, "poses holds " + std::to_string(p.size()) + " floats, fewer than " +
                                              std::to_string(n) + " envs of pose_stride " +
@@ -1010,14 +1045,17 @@ NB_MODULE(_wr, m) {
           "latency"_a.none() = nb::none(), "update_mask"_a.none() = nb::none(), "reset_mask"_a.none() = nb::none(),
           "bad_env_count"_a.none() = nb::none(), "bad_env_mask"_a.none() = nb::none(),
           "instance_poses"_a.none() = nb::none(), "global_poses"_a.none() = nb::none(),
-          "instance_ids"_a.none() = nb::none(),
+          "instance_ids"_a.none() = nb::none(), "triangle_ids"_a.none() = nb::none(),
+          "hit_points"_a.none() = nb::none(), "hit_normals"_a.none() = nb::none(),
           "wr_sensor_render_ex: the one render (wr.h, wr_render_args; the library derives which parts of the "
           "pipeline it runs); the Python layer's Sensor.render fills the arguments. poses (num_envs, 7) float32 "
           "(pose_stride 0), or simulator state with its pose_stride (and pose_offset). An instanced scene's poses: "
           "instance_poses (num_envs, "
           "num_slots, 7) and global_poses (num_globals, 7) float32, each needed when the scene has such "
           "instances; instance_ids (num_envs, out_height, out_width) uint32 or int32 or None is written with "
-          "the instance each pixel hit (0xFFFFFFFF / -1: the terrain or nothing).")
+          "the instance each pixel hit (0xFFFFFFFF / -1: the terrain or nothing). A pattern sensor's hit details: "
+          "triangle_ids (num_envs, num_rays) uint32 or int32, hit_points and hit_normals (num_envs, num_rays, 3) "
+          "float32 (with frames: (num_envs, num_frames, num_rays[, 3])).")
       .def_prop_ro(
           "output_shape",
           [](const SensorObj& s) { return std::make_tuple(s.shape.height, s.shape.width, s.shape.dtype); },

@@ -219,3 +219,52 @@ def test_isaaclab_lidar_is_its_ray_caster_with_a_lidar_pattern() -> None:
     gone = (t > 30.1) | (xy > 20.1)
     np.testing.assert_allclose(out[0][hit], t[hit], rtol=1e-5)
     assert hit.sum() > 200 and not np.isfinite(out[0][gone]).any()
+
+
+def test_hit_details_are_the_triangles_own() -> None:
+    # A roof of two slopes (triangles 0, 1 face +x and up, 2, 3 face -x and up) under a LiDAR: each
+    # ray's triangle is Scene.intersect's, its point start + t dir, its normal the triangle's own
+    # facing the ray; in the pattern frame, the world ones in the sensor's axes.
+    ctx = wr.Context("cpu", threads=2)
+    v = np.float32([[0, -5, 2], [0, 5, 2], [4, -5, 0], [4, 5, 0], [-4, -5, 0], [-4, 5, 0]])
+    tris = np.uint32([[0, 2, 3], [0, 3, 1], [0, 1, 5], [0, 5, 4]])
+    scene = wr.Scene(ctx, v, tris)
+    pattern = wr.Pattern.spherical(channels=6, vertical_fov=(-60, -10), horizontal_resolution=10.0)
+    poses = np.float32([[0.5, 0.2, 4.0, 1, 0, 0, 0], [-1.0, 1.0, 3.5, 0.9659, 0, 0, 0.2588]])
+    lidar = wr.RaySensor(scene, pattern, 2, mount_position=(0.1, 0, 0.2), max_distance=30.0)
+    d, hits = lidar.render(poses, return_hits=True)
+    assert isinstance(hits, wr.RayHits)
+    assert hits.points.shape == (2, lidar.num_rays, 3) and hits.triangle_ids.dtype == np.int32
+    hit = hits.triangle_ids >= 0
+    assert hit.sum() > lidar.num_rays // 2 and (hits.instance_ids == -1).all()
+    for e in range(2):
+        starts, dirs = lidar.world_rays(poses[e])
+        t, tri = scene.intersect(starts, dirs, np.full(lidar.num_rays, 30.0, np.float32))
+        np.testing.assert_array_equal(hits.triangle_ids[e], tri)
+        h = tri >= 0
+        np.testing.assert_allclose(hits.points[e][h], starts[h] + t[h, None] * dirs[h], atol=2e-6)
+        assert np.isinf(hits.points[e][~h]).all() and (hits.normals[e][~h] == 0).all()
+        a, b, c = (v[tris[tri[h], k]].astype(np.float64) for k in range(3))
+        n = np.cross(b - a, c - a)
+        n /= np.linalg.norm(n, axis=1, keepdims=True)
+        n *= np.where((n * dirs[h]).sum(axis=1) > 0, -1.0, 1.0)[:, None]
+        np.testing.assert_allclose(hits.normals[e][h], n, atol=1e-6)
+    local = wr.RaySensor(scene, pattern, 2, mount_position=(0.1, 0, 0.2), max_distance=30.0, hit_frame="pattern")
+    points = np.empty((2, lidar.num_rays, 3), np.float32)
+    _, hl = local.render(poses, hit_points=points, return_hits=True)
+    assert hl.points is points
+    for e in range(2):
+        q = poses[e, 3:].astype(np.float64)
+        w, x, y, z = q / np.linalg.norm(q)
+        r = np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+                      [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+                      [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
+        sensor = poses[e, :3] + r @ np.float64([0.1, 0, 0.2])
+        h = hit[e]
+        np.testing.assert_allclose(hl.points[e][h], (hits.points[e][h] - sensor) @ r, atol=2e-5)
+        np.testing.assert_allclose(hl.normals[e][h], hits.normals[e][h] @ r, atol=2e-6)
+    with pytest.raises(wr.Error, match="hit_frame = 'body'"):
+        wr.RaySensor(scene, pattern, 1, hit_frame="body")
+    camera = wr.Sensor(scene, wr.Camera.pinhole(8, 8, 90.0), 1)
+    with pytest.raises(wr.Error, match=r"triangle_ids is set, but this sensor is a camera"):
+        camera.render(poses[:1], triangle_ids=np.empty((1, 8, 8), np.int32))

@@ -57,6 +57,7 @@ __all__ = [
     "Pattern",
     "Pipeline",
     "QuatOrder",
+    "RayHits",
     "RaySensor",
     "Scene",
     "Sensor",
@@ -606,7 +607,8 @@ class Sensor:
                intrinsics: Any = None, mounts: Any = None, latency: Any = None, update_mask: Any = None,
                reset_mask: Any = None, bad_env_mask: Any = None, bad_env_count: Any = None,
                instance_poses: Any = None, global_poses: Any = None, instance_ids: Any = None,
-               return_ids: bool = False, quat_order: Optional[str] = None) -> Any:
+               return_ids: bool = False, quat_order: Optional[str] = None, triangle_ids: Any = None,
+               hit_points: Any = None, hit_normals: Any = None) -> Any:
         """Renders every env (whose update_mask allows) and returns `out` (``(out, instance_ids)``
         with ``return_ids=True`` or `instance_ids` given).
 
@@ -658,6 +660,9 @@ class Sensor:
         A bad pose on the host raises :class:`Error` naming the env and writes nothing (unless
         the pipeline isolates bad poses); on a CUDA context that env's output is NaN. A bad
         instance pose is named with its env and slot, in the same way.
+
+        triangle_ids, hit_points, hit_normals: a pattern sensor's hit details
+        (:meth:`RaySensor.render`); a camera refuses them.
         """
         where = "Sensor.render"
         if quat_order is not None and quat_order != self.quat_order:
@@ -696,7 +701,8 @@ class Sensor:
         self._h.render(poses, out, handle, pose_stride=stride, pose_offset=offset, intrinsics=intrinsics,
                        mounts=mounts, frame=int(frame), latency=latency, update_mask=update_mask,
                        reset_mask=reset_mask, bad_env_count=bad_env_count, bad_env_mask=bad_env_mask,
-                       instance_poses=instance_poses, global_poses=global_poses, instance_ids=instance_ids)
+                       instance_poses=instance_poses, global_poses=global_poses, instance_ids=instance_ids,
+                       triangle_ids=triangle_ids, hit_points=hit_points, hit_normals=hit_normals)
         if with_ids:
             return finish(out), finish_ids(instance_ids)
         return finish(out)
@@ -719,5 +725,5 @@ class Sensor:
                 f"quat_order={self.quat_order!r}, {self.context.device!r})")
 
 
-from .ray_sensor import Pattern, RaySensor  # noqa: E402  (uses the classes above)
+from .ray_sensor import Pattern, RayHits, RaySensor  # noqa: E402  (uses the classes above)
 from . import rl  # noqa: E402  (uses the classes above)

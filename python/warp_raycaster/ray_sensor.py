@@ -15,11 +15,11 @@ latency, update masks; noise on distances)::
 from __future__ import annotations
 
 import math
-from typing import Any, Iterable, Optional, Sequence, Tuple
+from typing import Any, Iterable, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
-from . import Pipeline, Scene, Sensor, _group_mask, _invalid, _ORDER, _wr
+from . import Pipeline, Scene, Sensor, _frameworks, _group_mask, _invalid, _ORDER, _wr
 from ._wr import Dtype
 
 _ORDERING = {"xy": 0, "ij": 1}
@@ -29,6 +29,7 @@ _SPHERICAL_ORDER = {"channel": 0, "azimuth": 1}
 _ALIGNMENT = {"base": 0, "yaw": 1, "world": 2}
 _YAW_RULE = {"isaaclab": 0, "mjlab": 1}
 _VALUE = {"distance": 0, "height": 1}
+_HIT_FRAME = {"world": 0, "pattern": 1}
 
 
 def _choice(where: str, name: str, value: str, choices: dict) -> int:
@@ -138,6 +139,17 @@ class Pattern:
         return f"warp_raycaster.Pattern(num_rays={self.num_rays})"
 
 
+class RayHits(NamedTuple):
+    """What each ray of a :class:`RaySensor` render hit, beside its value (``return_hits=True``):
+    arrays in the framework and on the device of the poses, shaped as the output plus, for points
+    and normals, a last axis of 3."""
+
+    points: Any        #: where the ray hit, start + t dir (the sensor's hit_frame); +inf for a miss
+    normals: Any       #: the hit triangle's unit normal facing the ray (hit_frame); 0 for a miss
+    triangle_ids: Any  #: int32, the triangle within its mesh (the terrain's or the instance's); -1 for a miss
+    instance_ids: Any  #: int32, the instance hit; -1 for the terrain or a miss
+
+
 class RaySensor(Sensor):
     """num_envs copies of a pattern sensor sharing one :class:`Pattern` and one :class:`Scene`
     (``wr_sensor_create_pattern``). Ray i of env e starts at ``S.pos + A (start_i + offset_position)``
@@ -167,6 +179,11 @@ class RaySensor(Sensor):
     (num_envs, bodies, 13) give ``13 * body`` per frame and render with ``body=`` unset, the
     state as it is). The output is then (num_envs, num_frames, num_rays) and per-env ``mounts=``
     are refused.
+
+    Hit details (:meth:`render` with ``return_hits=True``, or the arrays given): each ray's hit
+    point and surface normal (in the world, or with ``hit_frame='pattern'`` in the aligned frame
+    the starts are in: IsaacLab's ``ray_hits_w`` is the world's), the triangle and the instance it
+    hit, as the render traced them (before noise); sensors without history only.
     """
 
     def __init__(self, scene: Scene, pattern: Pattern, num_envs: int = 1, *, alignment: str = "base",
@@ -178,7 +195,8 @@ class RaySensor(Sensor):
                  miss_value: float = math.inf, quat_order: str = "wxyz", pipeline: Optional[Pipeline] = None,
                  exclude_groups: Optional[Iterable[int]] = None, rays_per_frame: int = 0,
                  scan_phase: str = "zero", scan_seed: int = 0, frame_mounts: Optional[Sequence[Sequence[float]]] = None,
-                 frame_pose_offsets: Optional[Sequence[int]] = None, num_frames: Optional[int] = None) -> None:
+                 frame_pose_offsets: Optional[Sequence[int]] = None, num_frames: Optional[int] = None,
+                 hit_frame: str = "world") -> None:
         where = "RaySensor"
         d = _wr.RaySensorDesc()
         if quat_order not in _ORDER:
@@ -204,6 +222,8 @@ class RaySensor(Sensor):
         d.num_frames = int(num_frames)
         d.scan_phase = _choice(where, "scan_phase", scan_phase, {"zero": 0, "hashed": 1})
         d.scan_seed = int(scan_seed)
+        d.hit_frame = _choice(where, "hit_frame", hit_frame, _HIT_FRAME)
+        self.hit_frame = hit_frame
         self.scene = scene
         self.pattern = pattern
         self.pipeline = pipeline
@@ -230,17 +250,35 @@ class RaySensor(Sensor):
         """(num_envs, num_rays) of a render's output, or (num_envs, num_frames, num_rays)."""
         return self._shape
 
-    def render(self, poses: Any, out: Any = None, **kwargs: Any) -> Any:
+    def render(self, poses: Any, out: Any = None, *, return_hits: bool = False, **kwargs: Any) -> Any:
         """As :meth:`Sensor.render`, writing (num_envs, num_rays) (instance_ids likewise); per-env
-        ``intrinsics`` are a camera's and refused."""
+        ``intrinsics`` are a camera's and refused.
+
+        Hit details: ``return_hits=True`` returns ``(out, hits)``, hits a :class:`RayHits` of
+        arrays made beside `out`; or give any of ``hit_points``, ``hit_normals`` (float32,
+        the output's shape + (3,)), ``triangle_ids`` (int32 or uint32, the output's shape) to be
+        written in place (with ``return_hits=True`` the ones not given are made)."""
+        where = "RaySensor.render"
         if kwargs.get("intrinsics") is not None:
-            raise _invalid("RaySensor.render", "intrinsics is set, but a pattern sensor has no intrinsics "
-                                               "(per-env mounts are mounts=)")
+            raise _invalid(where, "intrinsics is set, but a pattern sensor has no intrinsics (per-env mounts are mounts=)")
         shape = tuple(getattr(poses, "shape", ()))
         if self.num_frames > 1 and len(shape) == 3 and kwargs.get("body") is None:
             # each env's record as one row: its frames' poses at their offsets (a view, no copy)
             poses = poses.reshape(shape[0], shape[1] * shape[2])
-        return super().render(poses, out, **kwargs)
+        if not return_hits:
+            return super().render(poses, out, **kwargs)
+        if kwargs.get("return_ids"):
+            raise _invalid(where, "return_ids and return_hits are both set: the hits hold the instance ids")
+        made = {}
+        for name, dims, dtype in (("hit_points", (3,), "float32"), ("hit_normals", (3,), "float32"),
+                                  ("triangle_ids", (), "int32"), ("instance_ids", (), "int32")):
+            if kwargs.get(name) is None:
+                kwargs[name], made[name] = _frameworks.empty_like(poses, self.shape + dims, dtype, self.context.device,
+                                                                  where)
+        result = super().render(poses, out, **kwargs)
+        finish = lambda name: made[name](kwargs[name]) if name in made else kwargs[name]  # noqa: E731
+        return result[0], RayHits(finish("hit_points"), finish("hit_normals"), finish("triangle_ids"),
+                                  finish("instance_ids"))
 
     def world_rays(self, pose: Any, mount: Any = None, *, env: int = 0, frame: int = 0
                    ) -> Tuple[np.ndarray, np.ndarray]:
