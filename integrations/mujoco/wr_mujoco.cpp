@@ -471,6 +471,25 @@ void Camera::fill_pose_batch(const BatchOutputs& b, float* out) const {
 // ---- SensorFrame ----
 
 namespace {
+// The frame of site (or body) `id`, checked.
+SensorFrame frame_of(const mjModel* m, const Scene& scene, int id, bool exclude_own_body, bool site,
+                     const char* where) {
+  const int type = site ? mjOBJ_SITE : mjOBJ_BODY;
+  const int count = site ? m->nsite : m->nbody;
+  if (id < 0 || id >= count)
+    fail(where, std::string(site ? "site " : "body ") + std::to_string(id) + " is out of range: the model has " +
+                    std::to_string(count) + (site ? " sites" : " bodies"));
+  SensorFrame f;
+  f.is_site = site;
+  f.id = id;
+  const char* name = mj_id2name(m, type, id);
+  f.name = name ? name : "";
+  f.body = site ? m->site_bodyid[id] : id;
+  if (exclude_own_body)
+    f.exclude_groups = scene.own_body_groups(m, f.body, where, named(m, type, id, site ? "site" : "body"));
+  return f;
+}
+
 SensorFrame make_frame(const mjModel* m, const Scene& scene, const char* name, bool exclude_own_body, bool site) {
   const char* where = site ? "SensorFrame::at_site" : "SensorFrame::at_body";
   check_model(m, where);
@@ -488,14 +507,7 @@ SensorFrame make_frame(const mjModel* m, const Scene& scene, const char* name, b
     fail(where, std::string("no ") + (site ? "site" : "body") + " named '" + name + "' in the model (it has " +
                     std::to_string(count) + (site ? " sites" : " bodies") + (have.empty() ? "" : ": " + have) + ")");
   }
-  SensorFrame f;
-  f.is_site = site;
-  f.id = id;
-  f.name = name;
-  f.body = site ? m->site_bodyid[id] : id;
-  if (exclude_own_body)
-    f.exclude_groups = scene.own_body_groups(m, f.body, where, named(m, type, id, site ? "site" : "body"));
-  return f;
+  return frame_of(m, scene, id, exclude_own_body, site, where);
 }
 }  // namespace
 
@@ -507,6 +519,22 @@ SensorFrame SensorFrame::at_site(const mjModel* m, const Scene& scene, const cha
 
 SensorFrame SensorFrame::at_body(const mjModel* m, const Scene& scene, const char* name, bool exclude_own_body) {
   SensorFrame f = make_frame(m, scene, name, exclude_own_body, false);
+  f.count_ = m->nbody;
+  return f;
+}
+
+SensorFrame SensorFrame::at_site_id(const mjModel* m, const Scene& scene, int id, bool exclude_own_body) {
+  check_model(m, "SensorFrame::at_site_id");
+  if (scene.model_ngeom() != m->ngeom) fail("SensorFrame::at_site_id", "the scene was built from another model");
+  SensorFrame f = frame_of(m, scene, id, exclude_own_body, true, "SensorFrame::at_site_id");
+  f.count_ = m->nsite;
+  return f;
+}
+
+SensorFrame SensorFrame::at_body_id(const mjModel* m, const Scene& scene, int id, bool exclude_own_body) {
+  check_model(m, "SensorFrame::at_body_id");
+  if (scene.model_ngeom() != m->ngeom) fail("SensorFrame::at_body_id", "the scene was built from another model");
+  SensorFrame f = frame_of(m, scene, id, exclude_own_body, false, "SensorFrame::at_body_id");
   f.count_ = m->nbody;
   return f;
 }

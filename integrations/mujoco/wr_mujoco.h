@@ -278,10 +278,13 @@ class SensorFrame {
  public:
   static SensorFrame at_site(const mjModel* m, const Scene& scene, const char* name, bool exclude_own_body = false);
   static SensorFrame at_body(const mjModel* m, const Scene& scene, const char* name, bool exclude_own_body = false);
+  // By id (an unnamed site or body): the engine plugin's sensors, which MuJoCo attaches by id.
+  static SensorFrame at_site_id(const mjModel* m, const Scene& scene, int id, bool exclude_own_body = false);
+  static SensorFrame at_body_id(const mjModel* m, const Scene& scene, int id, bool exclude_own_body = false);
 
   bool is_site = true;
   int id = -1;  // site or body id
-  std::string name;
+  std::string name;             // "" for an unnamed one
   int body = -1;                // the body the frame moves with
   uint32_t exclude_groups = 0;  // for wr_sensor_options.exclude_groups
 
