@@ -24,7 +24,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "mujoco_test_support.h"
+#include "plugin_test_support.h"
 
 using namespace wr_mujoco_test;
 using Catch::Matchers::Contains;
@@ -32,26 +32,6 @@ using Catch::Matchers::Contains;
 namespace {
 
 constexpr const char* kPlugin = "warp_raycaster.depth";
-
-// Loads the plugin library (once: loading the same path again only returns the loaded library).
-// The default log handler of this process prints to the console only: no MUJOCO_LOG.TXT in the
-// source tree the tests run in.
-void load_plugin() {
-  static const bool once = [] {
-    mjLogConfig cfg = mju_getLogConfig();
-    cfg.logto_file = 0;
-    mju_setLogConfig(cfg);
-    mj_loadPluginLibrary(WR_MUJOCO_PLUGIN_PATH);
-    return true;
-  }();
-  (void)once;
-  INFO("mj_loadPluginLibrary(" << WR_MUJOCO_PLUGIN_PATH << ") registered no " << kPlugin);
-  REQUIRE(mjp_getPlugin(kPlugin, nullptr) != nullptr);
-}
-
-std::string config(const std::string& key, const std::string& value) {
-  return "<config key=\"" + key + "\" value=\"" + value + "\"/>";
-}
 
 // A depth sensor named `name` on camera `camera`, with these <config> elements.
 std::string depth_sensor(const std::string& name, const std::string& camera, const std::string& configs) {
@@ -90,40 +70,6 @@ std::string head_sensor(const std::string& extra = "") {
   return depth_sensor("head_depth", "head",
                       config("width", "33") + config("height", "25") + config("depth_kind", "range") +
                           config("exclude_own_body", "true") + config("threads", "2") + extra);
-}
-
-Model load_with_plugin(const std::string& xml) {
-  load_plugin();
-  return load(xml);
-}
-
-// The compile error of an MJCF string; "" when it compiles.
-std::string compile_error(const std::string& xml) {
-  load_plugin();
-  char error[1024] = "";
-  mjSpec* spec = mj_parseXMLString(xml.c_str(), nullptr, error, sizeof error);
-  if (!spec) return std::string("parse error: ") + error;
-  mjModel* m = mj_compile(spec, nullptr);
-  const std::string out = m ? "" : mjs_getError(spec);
-  mj_deleteModel(m);
-  mj_deleteSpec(spec);
-  return out;
-}
-
-struct SensorSlice {
-  int id = -1;
-  int adr = 0;
-  int dim = 0;
-};
-SensorSlice sensor_named(const mjModel* m, const char* name) {
-  SensorSlice s;
-  s.id = mj_name2id(m, mjOBJ_SENSOR, name);
-  INFO("sensor " << name);
-  REQUIRE(s.id >= 0);
-  REQUIRE(m->sensor_type[s.id] == mjSENS_PLUGIN);
-  s.adr = m->sensor_adr[s.id];
-  s.dim = m->sensor_dim[s.id];
-  return s;
 }
 
 // What the batched adapter renders for d's state: its own context, scene and camera, one env.

@@ -1,0 +1,273 @@
+#include "plugin_support.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <sstream>
+
+#include <mujoco/mjplugin.h>
+
+namespace warp_raycaster_mujoco_plugin {
+
+// ---- Names in messages ----
+
+std::string label(const mjModel* m, int type, int id, const char* kind) {
+  std::string s = std::string(kind) + " " + std::to_string(id);
+  const char* n = mj_id2name(m, type, id);
+  if (n && *n) s += " '" + std::string(n) + "'";
+  return s;
+}
+
+std::string prefix(const char* plugin, const mjModel* m, int instance, int sensor) {
+  if (sensor >= 0) return std::string(plugin) + ": " + label(m, mjOBJ_SENSOR, sensor, "sensor") + ": ";
+  return std::string(plugin) + ": " + label(m, mjOBJ_PLUGIN, instance, "plugin instance") + ": ";
+}
+
+void copy_message(const std::string& s, char* out, size_t size) {
+  if (!out || size == 0) return;
+  std::snprintf(out, size, "%s", s.c_str());
+}
+
+// ---- Attributes ----
+
+// (mj_getPluginConfig returns "" for an attribute the MJCF does not set, and NULL only for a name
+// that is not an attribute.)
+std::string attribute(const mjModel* m, int instance, const char* name) {
+  const char* v = mj_getPluginConfig(m, instance, name);
+  if (!v) return "";
+  std::string s(v);
+  const char* space = " \t\r\n\f\v";
+  const size_t first = s.find_first_not_of(space);
+  if (first == std::string::npos) return "";
+  return s.substr(first, s.find_last_not_of(space) - first + 1);
+}
+
+std::string attribute_is(const char* name, const std::string& value) {
+  return std::string("attribute ") + name + " = '" + value + "'";
+}
+
+bool parse_integer(const std::string& s, long long lo, long long hi, long long* out) {
+  if (s.empty()) return false;
+  errno = 0;
+  char* end = nullptr;
+  const long long v = std::strtoll(s.c_str(), &end, 10);
+  if (errno != 0 || end == s.c_str() || *end != '\0' || v < lo || v > hi) return false;
+  *out = v;
+  return true;
+}
+
+bool parse_real(const std::string& s, double* out) {
+  if (s.empty()) return false;
+  char* end = nullptr;
+  const double v = std::strtod(s.c_str(), &end);
+  if (end == s.c_str() || *end != '\0') return false;
+  *out = v;
+  return true;
+}
+
+bool parse_reals(const std::string& s, int n, double* out) {
+  std::istringstream in(s);
+  for (int i = 0; i < n; ++i) {
+    std::string word;
+    if (!(in >> word) || !parse_real(word, &out[i]) || !std::isfinite(out[i]) || !fits_float(out[i])) return false;
+  }
+  std::string rest;
+  return !(in >> rest);
+}
+
+bool fits_float(double v) { return !std::isfinite(v) || std::fabs(v) <= double(std::numeric_limits<float>::max()); }
+
+std::string parse_common(const mjModel* m, int instance, CommonConfig* out) {
+  CommonConfig c;
+  double x = 0.0;
+  long long n = 0;
+  const std::string near_text = attribute(m, instance, "near");
+  if (!near_text.empty()) {
+    if (!parse_real(near_text, &x) || !std::isfinite(x) || x < 0.0 || !fits_float(x))
+      return attribute_is("near", near_text) + ": must be a finite number of metres, 0 or more";
+    c.near_clip = static_cast<float>(x);
+  }
+  const std::string far_text = attribute(m, instance, "far");
+  if (!far_text.empty()) {
+    if (!parse_real(far_text, &x) || std::isnan(x) || !fits_float(x))
+      return attribute_is("far", far_text) + ": must be a number of metres (inf: no limit)";
+    c.far_clip = static_cast<float>(x);
+  }
+  if (!(c.far_clip > c.near_clip)) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.9g", double(c.near_clip));
+    return attribute_is("far", far_text.empty() ? "inf" : far_text) + ": must be greater than near = " + buf;
+  }
+  const std::string miss_text = attribute(m, instance, "miss");
+  if (!miss_text.empty()) {
+    if (!parse_real(miss_text, &x) || !fits_float(x))
+      return attribute_is("miss", miss_text) + ": must be a number, inf, -inf or nan (within a float's range)";
+    c.miss = static_cast<float>(x);
+  }
+  // MJCF's booleans are "true" and "false" (XMLreference).
+  const std::string own = attribute(m, instance, "exclude_own_body");
+  if (own.empty() || own == "false") {
+    c.exclude_own_body = false;
+  } else if (own == "true") {
+    c.exclude_own_body = true;
+  } else {
+    return attribute_is("exclude_own_body", own) + ": must be true or false";
+  }
+  const std::string threads = attribute(m, instance, "threads");
+  if (!threads.empty()) {
+    if (!parse_integer(threads, 0, kMaxThreads, &n))
+      return attribute_is("threads", threads) + ": must be a whole number from 0 (one per hardware thread) to " +
+             std::to_string(kMaxThreads);
+    c.threads = static_cast<uint32_t>(n);
+  }
+  *out = c;
+  return "";
+}
+
+std::vector<int> sensors_of(const mjModel* m, int instance) {
+  std::vector<int> ids;
+  for (int i = 0; i < m->nsensor; ++i)
+    if (m->sensor_plugin[i] == instance) ids.push_back(i);
+  return ids;
+}
+
+std::string one_sensor_per_instance(const mjModel* m, int instance, const char* what) {
+  const std::vector<int> ids = sensors_of(m, instance);
+  if (ids.size() <= 1) return "";
+  std::string list;
+  for (size_t i = 0; i < ids.size(); ++i) list += (i ? ", " : "") + std::to_string(ids[i]);
+  return label(m, mjOBJ_PLUGIN, instance, "plugin instance") + " is used by sensors " + list +
+         ": one sensor per instance (give each " + what + " its own <plugin> element)";
+}
+
+std::string attached_to(const mjModel* m, int sensor) {
+  const int type = m->sensor_objtype[sensor];
+  const int id = m->sensor_objid[sensor];
+  if (type == mjOBJ_UNKNOWN) return "nothing";
+  const char* t = mju_type2Str(type);
+  std::string what = (t ? std::string(t) : "object type " + std::to_string(type)) + " " + std::to_string(id);
+  const char* n = id >= 0 ? mj_id2name(m, type, id) : nullptr;
+  if (n && *n) what += " '" + std::string(n) + "'";
+  return what;
+}
+
+// ---- Per-mjData state ----
+
+Shared::~Shared() {
+  scene.reset();
+  wr_context_release(context);
+}
+
+namespace {
+
+thread_local bool t_building_scene = false;
+
+struct BuildingScene {
+  bool previous;
+  BuildingScene() : previous(t_building_scene) { t_building_scene = true; }
+  ~BuildingScene() { t_building_scene = previous; }
+  BuildingScene(const BuildingScene&) = delete;
+  BuildingScene& operator=(const BuildingScene&) = delete;
+};
+
+bool is_plugin(const mjModel* m, int instance, const char* name) {
+  const mjpPlugin* p = mjp_getPluginAtSlot(m->plugin[instance]);
+  return p && p->name && std::strcmp(p->name, name) == 0;
+}
+
+bool is_ours(const mjModel* m, int instance) {
+  return is_plugin(m, instance, kDepthPluginName) || is_plugin(m, instance, kRaysPluginName);
+}
+
+// The named bodies that carry a rays sensor excluding its own body (a site's body, or the body).
+std::vector<std::string> excluding_sensor_bodies(const mjModel* m) {
+  std::vector<std::string> names;
+  for (int s = 0; s < m->nsensor; ++s) {
+    const int instance = m->sensor_plugin[s];
+    if (instance < 0 || !is_plugin(m, instance, kRaysPluginName)) continue;
+    if (attribute(m, instance, "exclude_own_body") != "true") continue;
+    const int type = m->sensor_objtype[s], id = m->sensor_objid[s];
+    int body = -1;
+    if (type == mjOBJ_SITE && id >= 0 && id < m->nsite) body = m->site_bodyid[id];
+    if (type == mjOBJ_XBODY && id >= 0 && id < m->nbody) body = id;
+    const char* name = body > 0 ? mj_id2name(m, mjOBJ_BODY, body) : nullptr;
+    if (name && *name) names.emplace_back(name);
+  }
+  return names;
+}
+
+}  // namespace
+
+PluginInstance* instance_of(const mjData* d, int instance) {
+  return reinterpret_cast<PluginInstance*>(d->plugin_data[instance]);
+}
+
+std::shared_ptr<Shared> shared_for(const mjModel* m, const mjData* d, int instance, uint32_t threads) {
+  for (int j = 0; j < instance; ++j) {
+    if (!is_ours(m, j)) continue;
+    const PluginInstance* other = instance_of(d, j);
+    if (other && other->shared && other->shared->threads == threads) return other->shared;
+  }
+  auto shared = std::make_shared<Shared>();
+  shared->threads = threads;
+  if (wr_context_create_cpu(threads, &shared->context) != WR_SUCCESS)
+    throw wr_mujoco::Error(std::string("wr_context_create_cpu failed: ") + wr_last_error());
+  wr_mujoco::SceneOptions options;
+  options.sensor_bodies = excluding_sensor_bodies(m);
+  const BuildingScene building;
+  shared->scene.emplace(wr_mujoco::Scene::build(shared->context, m, options));
+  return shared;
+}
+
+bool building_scene() { return t_building_scene; }
+
+// ---- The callbacks' shared parts ----
+
+int size_or_error(int size, const char* msg) {
+  if (size >= 0) return size;
+  mju_error("%s", msg);
+  return 1;  // a user error handler returned (it should not): the placeholder
+}
+
+void destroy(mjData* d, int instance) {
+  delete instance_of(d, instance);
+  d->plugin_data[instance] = 0;
+}
+
+int finish_init(const mjModel* m, mjData* d, int instance, PluginInstance* in, bool dormant, const char* msg) {
+  if (in || dormant) {
+    d->plugin_data[instance] = reinterpret_cast<uintptr_t>(in);
+    return 0;
+  }
+  // MuJoCo frees d now without destroying this instance. libmujoco 4.0.0 destroys the instances
+  // before it; the 3.x sources do not: release ours here, so that neither leaks (destroy of a
+  // released one does nothing).
+  for (int j = 0; j < instance; ++j)
+    if (is_ours(m, j)) destroy(d, j);
+  mju_warning("%s", msg);
+  return -1;
+}
+
+bool may_register(const char* name) {
+  // A plugin compiled against other headers would hand MuJoCo a struct of another layout (mjpPlugin,
+  // mjModel and mjData change between versions): refuse, as simulate refuses a header / library
+  // mismatch.
+  if (mj_version() != mjVERSION_HEADER) {
+    mju_warning(
+        "%s: built against MuJoCo %d but loaded into MuJoCo %s: not registered (rebuild it against this "
+        "MuJoCo)",
+        name, mjVERSION_HEADER, mj_versionString());
+    return false;
+  }
+  // Another copy of this library (another path) already registered it: a second registration of a
+  // different mjpPlugin under the same name would be an mju_error (mjp_registerPlugin), here.
+  if (mjp_getPlugin(name, nullptr)) {
+    mju_warning("%s: already registered by another library; this copy is not registered", name);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace warp_raycaster_mujoco_plugin
