@@ -1,11 +1,12 @@
 """The engine plugin through MuJoCo's Python bindings (what mujoco.viewer users load it with).
 
-usage: check_plugin_python.py <libwr_mujoco_plugin.so> <examples/depth_camera.xml>
+usage: check_plugin_python.py <libwr_mujoco_plugin.so> <examples/depth_camera.xml> <examples/height_scan_lidar.xml>
 
 mujoco.mj_loadPluginLibrary registers warp_raycaster.depth; the example model, made 65 x 49 so
 that its centre pixel is the optical axis, steps and reads its image from d.sensor(...).data;
 the centre pixel is mj_ray's distance along the axis; a bad attribute is a ValueError carrying the
-plugin's message. Exit status 0 when all of that holds.
+plugin's message. warp_raycaster.rays: the height scan example steps, and its centre ray's height is
+the site's z - mj_ray's hit straight down - 0.5. Exit status 0 when all of that holds.
 """
 
 import sys
@@ -21,7 +22,24 @@ def check(cond, what):
         sys.exit(1)
 
 
-def main(plugin, example):
+def check_rays(example):
+    m = mujoco.MjModel.from_xml_path(example)
+    d = mujoco.MjData(m)
+    for _ in range(50):
+        mujoco.mj_step(m, d)
+    heights = d.sensor("height_scan").data.reshape(11, 17)  # y rows, x fastest
+    check(heights.shape == (11, 17) and np.isfinite(heights).all(), "187 heights, every one hit")
+    site = m.site("height_scan").id
+    geom = np.zeros(1, dtype=np.int32)
+    t = mujoco.mj_ray(m, d, d.site_xpos[site], np.array([0.0, 0.0, -1.0]), None, 1,
+                      m.site_bodyid[site], geom)
+    want = t - 0.5  # site z - (site z - t) - 0.5
+    print(f"centre height {heights[5, 8]:.6f}, mj_ray {want:.6f}")
+    check(t > 0 and abs(heights[5, 8] - want) <= 1e-4, "the centre ray's height is mj_ray's")
+    check(d.sensor("lidar").data.shape == (16 * 90,), "the LiDAR's 16 x 90 distances")
+
+
+def main(plugin, example, rays_example):
     mujoco.mj_loadPluginLibrary(plugin)
     with open(example) as f:
         xml = f.read()
@@ -53,11 +71,12 @@ def main(plugin, example):
               in str(e), "the error names the sensor and the attribute")
     else:
         check(False, "depth_kind = 'foo' compiled")
+    check_rays(rays_example)
     print("ok")
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3:
+    if len(sys.argv) != 4:
         print(__doc__)
         sys.exit(64)
-    main(sys.argv[1], sys.argv[2])
+    main(sys.argv[1], sys.argv[2], sys.argv[3])

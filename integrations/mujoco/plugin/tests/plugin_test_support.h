@@ -1,5 +1,6 @@
-// What the engine plugin's tests share (test_plugin.cpp: warp_raycaster.depth): the plugin library loaded once, MJCF
-// <config> elements, a model compiled with it or its compile error, and a sensor's slice of sensordata.
+// What the engine plugin's tests share (test_plugin.cpp: warp_raycaster.depth; test_ray_plugin.cpp:
+// warp_raycaster.rays): the plugin library loaded once, MJCF <config> elements, a model compiled
+// with it or its compile error, and a sensor's slice of sensordata.
 #pragma once
 
 #include <string>
@@ -11,7 +12,7 @@
 namespace wr_mujoco_test {
 
 // Loads the plugin library (once: loading the same path again only returns the loaded library),
-// which registers its sensors. The default log handler of this process prints to the console
+// which registers both sensors. The default log handler of this process prints to the console
 // only: no MUJOCO_LOG.TXT in the source tree the tests run in.
 inline void load_plugin() {
   static const bool once = [] {
@@ -22,7 +23,7 @@ inline void load_plugin() {
     return true;
   }();
   (void)once;
-  for (const char* name : {"warp_raycaster.depth"}) {
+  for (const char* name : {"warp_raycaster.depth", "warp_raycaster.rays"}) {
     INFO("mj_loadPluginLibrary(" << WR_MUJOCO_PLUGIN_PATH << ") registered no " << name);
     REQUIRE(mjp_getPlugin(name, nullptr) != nullptr);
   }
