@@ -129,185 +129,73 @@ std::string check_attachment(const mjModel* m, int instance, int sensor) {
   return "";
 }
 
-// nsensordata's work: the size, or -1 with the message in msg. During the compiler's first call
-// (the model's sensor arrays not filled yet: sensor_type is mjSENS_PLUGIN only once they are) bad
-// attributes give a placeholder size of 1 and no message: the validation call refuses them.
-int size_or_message(const mjModel* m, int instance, int sensor, char* msg, size_t size) noexcept {
-  const bool validating = m->sensor_type[sensor] == mjSENS_PLUGIN;
-  try {
-    Config c;
-    std::string err = parse_config(m, instance, &c);
-    if (err.empty() && validating) err = check_attachment(m, instance, sensor);
-    if (err.empty()) return static_cast<int>(c.width * c.height);
-    if (!validating) return 1;
-    copy_message(prefix(kPluginName, m, instance, sensor) + err, msg, size);
-  } catch (...) {
-    if (!validating) return 1;
-    std::snprintf(msg, size, "%s: out of memory while checking sensor %d", kPluginName, sensor);
-  }
-  return -1;
+// nsensordata's work (sensor_size): width x height.
+int64_t size_of(const mjModel* m, int instance, int sensor, bool attached, std::string* err) {
+  Config c;
+  *err = parse_config(m, instance, &c);
+  if (err->empty() && attached) *err = check_attachment(m, instance, sensor);
+  return int64_t(c.width) * c.height;
 }
 
 // ---- Per-mjData state ---------------------------------------------------------------------------
 
-// One instance's renderer, in d->plugin_data[instance]: everything compute needs, allocated here.
+// One instance's renderer: the camera, beside what every sensor of ours keeps.
 struct Instance : PluginInstance {
   wr_mujoco::Camera camera;
-  wr_sensor sensor = nullptr;
-  int sensor_id = -1;
-  size_t pixels = 0;
-  std::vector<float> pose;            // 7: the camera's pose (wr_mujoco: the env's body pose)
-  std::vector<float> instance_poses;  // 7 x num_slots: the moving geoms
-  std::vector<float> depth;           // height x width
-  bool warned = false;                // compute warns once per instance
-  ~Instance() override { wr_sensor_release(sensor); }
+  void fill_pose(const mjData* d, float* out) const override { camera.fill_pose(d, out); }
 };
 
-// init's work: the instance's renderer, or NULL with the message in msg. An instance that no
-// sensor uses (an <instance> no <sensor><plugin> names) is left without one, as are the nested
-// ones of Scene::build: *dormant is set and NULL returned.
-Instance* create_instance(const mjModel* m, mjData* d, int instance, bool* dormant, char* msg, size_t size) noexcept {
-  *dormant = false;
-  int sensor = -1;
-  try {
-    const std::vector<int> ids = sensors_of(m, instance);
-    if (ids.empty()) {
-      *dormant = true;
-      return nullptr;
-    }
-    sensor = ids[0];
-    // Again, for a model that did not come from the compiler (an MJB file) or was edited since.
-    Config c;
-    std::string err = parse_config(m, instance, &c);
-    if (err.empty()) err = check_attachment(m, instance, sensor);
-    if (!err.empty()) {
-      copy_message(prefix(kPluginName, m, instance, sensor) + err, msg, size);
-      return nullptr;
-    }
-    const int64_t pixels = int64_t(c.width) * c.height;
-    if (m->sensor_dim[sensor] != pixels) {
-      copy_message(prefix(kPluginName, m, instance, sensor) + "sensor_dim = " + std::to_string(m->sensor_dim[sensor]) +
-                       ", but width x height = " + std::to_string(pixels) + " (the model was edited after compiling?)",
-                   msg, size);
-      return nullptr;
-    }
-
-    auto in = std::make_unique<Instance>();
-    in->sensor_id = sensor;
-    in->pixels = static_cast<size_t>(pixels);
-    in->shared = shared_for(m, d, instance, c.common.threads);
-    const wr_mujoco::Scene& scene = *in->shared->scene;
-
-    wr_mujoco::CameraOptions co;
-    co.width = c.width;
-    co.height = c.height;
-    co.depth_kind = c.depth_kind;
-    co.near_clip = c.common.near_clip;
-    co.far_clip = c.common.far_clip;
-    co.miss_value = c.common.miss;
-    co.exclude_own_body = c.common.exclude_own_body;
-    in->camera = wr_mujoco::Camera::from_model(m, scene, m->sensor_objid[sensor], co);
-
-    wr_sensor_options opts = in->camera.sensor_options();
-    // A pose that is not finite (a diverged simulation) makes this image NaN instead of failing
-    // the render (wr.h, wr_bad_pose_mode); valid poses render exactly as without it.
-    opts.bad_pose_mode = WR_BAD_POSE_ISOLATE;
-    if (wr_sensor_create_ex(scene.handle(), &in->camera.desc, &opts, 1, &in->sensor) != WR_SUCCESS)
-      throw wr_mujoco::Error(std::string("wr_sensor_create_ex failed: ") + wr_last_error());
-
-    in->pose.assign(7, 0.0f);
-    in->instance_poses.assign(7 * size_t(scene.num_slots()), 0.0f);
-    in->depth.assign(in->pixels, 0.0f);
-    return in.release();
-  } catch (const std::bad_alloc&) {
-    std::snprintf(msg, size, "%s: out of memory while making the renderer of sensor %d", kPluginName, sensor);
-  } catch (const std::exception& e) {
-    try {
-      copy_message(prefix(kPluginName, m, instance, sensor) + e.what(), msg, size);
-    } catch (...) {
-      std::snprintf(msg, size, "%s: sensor %d: %s", kPluginName, sensor, e.what());
-    }
-  } catch (...) {
-    std::snprintf(msg, size, "%s: sensor %d: unknown error while making its renderer", kPluginName, sensor);
+// init's work (init_instance): the camera's renderer, or null with the reason.
+std::unique_ptr<PluginInstance> make_instance(const mjModel* m, mjData* d, int instance, int sensor, std::string* err) {
+  Config c;
+  *err = parse_config(m, instance, &c);
+  if (err->empty()) *err = check_attachment(m, instance, sensor);
+  if (!err->empty()) return nullptr;
+  const int64_t pixels = int64_t(c.width) * c.height;
+  if (m->sensor_dim[sensor] != pixels) {
+    *err = "sensor_dim = " + std::to_string(m->sensor_dim[sensor]) +
+           ", but width x height = " + std::to_string(pixels) + " (the model was edited after compiling?)";
+    return nullptr;
   }
-  return nullptr;
-}
-
-// Renders the instance's image from d into its sensordata; false (message in msg) if the render
-// failed. Allocates nothing: the buffers are the instance's.
-bool render(const mjModel* m, mjData* d, Instance* in, char* msg, size_t size) noexcept {
-  mjtNum* out = d->sensordata + m->sensor_adr[in->sensor_id];
-  try {
-    const wr_mujoco::Scene& scene = *in->shared->scene;
-    in->camera.fill_pose(d, in->pose.data());
-    if (scene.num_slots()) scene.fill_instance_poses(d, in->instance_poses.data());
-    wr_render_args args;
-    wr_render_args_init(&args);
-    args.body_poses = in->pose.data();
-    args.instance_poses = scene.num_slots() ? in->instance_poses.data() : nullptr;
-    args.out = in->depth.data();
-    args.out_bytes = in->pixels * sizeof(float);
-    if (wr_sensor_render_ex(in->sensor, &args) == WR_SUCCESS) {
-      for (size_t k = 0; k < in->pixels; ++k) out[k] = static_cast<mjtNum>(in->depth[k]);
-      return true;
-    }
-    std::snprintf(msg, size, "%s: sensor %d: wr_sensor_render_ex failed: %s (its sensordata is NaN)", kPluginName,
-                  in->sensor_id, wr_last_error());
-  } catch (const std::exception& e) {
-    std::snprintf(msg, size, "%s: sensor %d: %s (its sensordata is NaN)", kPluginName, in->sensor_id, e.what());
-  }
-  for (size_t k = 0; k < in->pixels; ++k) out[k] = std::numeric_limits<mjtNum>::quiet_NaN();
-  return false;
+  auto in = std::make_unique<Instance>();
+  in->sensor_id = sensor;
+  in->shared = shared_for(m, d, instance, c.common.threads);
+  const wr_mujoco::Scene& scene = *in->shared->scene;
+  wr_mujoco::CameraOptions co;
+  co.width = c.width;
+  co.height = c.height;
+  co.depth_kind = c.depth_kind;
+  co.near_clip = c.common.near_clip;
+  co.far_clip = c.common.far_clip;
+  co.miss_value = c.common.miss;
+  co.exclude_own_body = c.common.exclude_own_body;
+  in->camera = wr_mujoco::Camera::from_model(m, scene, m->sensor_objid[sensor], co);
+  wr_sensor_options opts = in->camera.sensor_options();
+  // A pose that is not finite (a diverged simulation) makes this image NaN instead of failing
+  // the render (wr.h, wr_bad_pose_mode); valid poses render exactly as without it.
+  opts.bad_pose_mode = WR_BAD_POSE_ISOLATE;
+  if (wr_sensor_create_ex(scene.handle(), &in->camera.desc, &opts, 1, &in->sensor) != WR_SUCCESS)
+    throw wr_mujoco::Error(std::string("wr_sensor_create_ex failed: ") + wr_last_error());
+  in->allocate(static_cast<size_t>(pixels));
+  return in;
 }
 
 // ---- The callbacks (no C++ exception and no live destructor crosses into MuJoCo) ------------------
 
-int nstate(const mjModel*, int) { return 0; }  // stateless: the image is recomputed from d
-
 int nsensordata(const mjModel* m, int instance, int sensor) {
-  char msg[kMessageSize] = "";
-  return size_or_error(size_or_message(m, instance, sensor, msg, sizeof msg), msg);
+  return sensor_size(kPluginName, m, instance, sensor, size_of);
 }
 
 int init(const mjModel* m, mjData* d, int instance) {
-  d->plugin_data[instance] = 0;
-  if (building_scene()) return 0;  // the scratch mjData of Scene::build: dormant
-  char msg[kMessageSize] = "";
-  bool dormant = false;
-  Instance* in = create_instance(m, d, instance, &dormant, msg, sizeof msg);
-  return finish_init(m, d, instance, in, dormant, msg);
+  return init_instance(kPluginName, m, d, instance, make_instance);
 }
 
-void reset(const mjModel*, mjtNum*, void*, int) {}  // nothing to reset: no state, no history
-
-void compute(const mjModel* m, mjData* d, int instance, int) {
-  Instance* in = static_cast<Instance*>(instance_of(d, instance));
-  if (!in) return;  // dormant
-  char msg[kMessageSize] = "";
-  if (!render(m, d, in, msg, sizeof msg) && !in->warned) {
-    in->warned = true;
-    mju_warning("%s", msg);
-  }
-}
+void compute(const mjModel* m, mjData* d, int instance, int) { compute_instance(kPluginName, m, d, instance); }
 
 }  // namespace
 
 void register_depth_plugin() {
-  if (!may_register(kPluginName)) return;
-  mjpPlugin p;
-  mjp_defaultPlugin(&p);
-  p.name = kPluginName;
-  p.capabilityflags |= mjPLUGIN_SENSOR;
-  p.nattribute = kNumAttributes;
-  p.attributes = kAttributes;
-  p.needstage = mjSTAGE_POS;  // cam_xpos / geom_xpos: the position stage, no velocities needed
-  p.nstate = nstate;
-  p.nsensordata = nsensordata;
-  p.init = init;
-  p.destroy = destroy;
-  p.reset = reset;
-  p.compute = compute;
-  mjp_registerPlugin(&p);
+  register_sensor_plugin(kPluginName, kAttributes, kNumAttributes, nsensordata, init, compute);
 }
 
 }  // namespace warp_raycaster_mujoco_plugin

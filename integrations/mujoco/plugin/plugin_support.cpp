@@ -162,6 +162,9 @@ Shared::~Shared() {
 
 namespace {
 
+// Set while this thread builds a scene: wr_mujoco::Scene::build makes a scratch mjData of the model
+// (mj_makeData, to pose the static geoms at qpos0), which calls the plugins' init again. Those
+// nested instances stay dormant (no renderer, compute does nothing), so the recursion ends.
 thread_local bool t_building_scene = false;
 
 struct BuildingScene {
@@ -221,12 +224,34 @@ std::shared_ptr<Shared> shared_for(const mjModel* m, const mjData* d, int instan
   return shared;
 }
 
-bool building_scene() { return t_building_scene; }
-
 // ---- The callbacks' shared parts ----
 
-int size_or_error(int size, const char* msg) {
-  if (size >= 0) return size;
+namespace {
+
+// The size, or -1 with the message in msg.
+int size_or_message(const char* plugin, const mjModel* m, int instance, int sensor, SizeOf size_of, char* msg,
+                    size_t size) noexcept {
+  const bool validating = m->sensor_type[sensor] == mjSENS_PLUGIN;
+  try {
+    std::string err;
+    const int64_t n = size_of(m, instance, sensor, validating, &err);
+    if (err.empty() && n > std::numeric_limits<int>::max()) err = "more values than a sensor may have (2147483647)";
+    if (err.empty()) return static_cast<int>(n);
+    if (!validating) return 1;
+    copy_message(prefix(plugin, m, instance, sensor) + err, msg, size);
+  } catch (...) {
+    if (!validating) return 1;
+    std::snprintf(msg, size, "%s: out of memory while checking sensor %d", plugin, sensor);
+  }
+  return -1;
+}
+
+}  // namespace
+
+int sensor_size(const char* plugin, const mjModel* m, int instance, int sensor, SizeOf size_of) {
+  char msg[kMessageSize] = "";
+  const int n = size_or_message(plugin, m, instance, sensor, size_of, msg, sizeof msg);
+  if (n >= 0) return n;
   mju_error("%s", msg);
   return 1;  // a user error handler returned (it should not): the placeholder
 }
@@ -236,8 +261,75 @@ void destroy(mjData* d, int instance) {
   d->plugin_data[instance] = 0;
 }
 
-int finish_init(const mjModel* m, mjData* d, int instance, PluginInstance* in, bool dormant, const char* msg) {
-  if (in || dormant) {
+void PluginInstance::allocate(size_t count) {
+  pose.assign(7, 0.0f);
+  instance_poses.assign(7 * size_t(shared->scene->num_slots()), 0.0f);
+  values.assign(count, 0.0f);
+}
+
+namespace {
+
+// make's instance, or null with the message in msg: exceptions become messages here.
+PluginInstance* create(const char* plugin, const mjModel* m, mjData* d, int instance, int sensor, MakeInstance make,
+                       char* msg, size_t size) noexcept {
+  try {
+    std::string err;
+    std::unique_ptr<PluginInstance> in = make(m, d, instance, sensor, &err);
+    if (in) return in.release();
+    copy_message(prefix(plugin, m, instance, sensor) + err, msg, size);
+  } catch (const std::bad_alloc&) {
+    std::snprintf(msg, size, "%s: out of memory while making the renderer of sensor %d", plugin, sensor);
+  } catch (const std::exception& e) {
+    try {
+      copy_message(prefix(plugin, m, instance, sensor) + e.what(), msg, size);
+    } catch (...) {
+      std::snprintf(msg, size, "%s: sensor %d: %s", plugin, sensor, e.what());
+    }
+  } catch (...) {
+    std::snprintf(msg, size, "%s: sensor %d: unknown error while making its renderer", plugin, sensor);
+  }
+  return nullptr;
+}
+
+// Renders the instance from d into its sensordata; false (message in msg) if the render failed.
+// Allocates nothing: the buffers are the instance's.
+bool render(const char* plugin, const mjModel* m, mjData* d, PluginInstance* in, char* msg, size_t size) noexcept {
+  mjtNum* out = d->sensordata + m->sensor_adr[in->sensor_id];
+  try {
+    const wr_mujoco::Scene& scene = *in->shared->scene;
+    in->fill_pose(d, in->pose.data());
+    if (scene.num_slots()) scene.fill_instance_poses(d, in->instance_poses.data());
+    wr_render_args args;
+    wr_render_args_init(&args);
+    args.body_poses = in->pose.data();
+    args.instance_poses = scene.num_slots() ? in->instance_poses.data() : nullptr;
+    args.out = in->values.data();
+    args.out_bytes = in->values.size() * sizeof(float);
+    if (wr_sensor_render_ex(in->sensor, &args) == WR_SUCCESS) {
+      for (size_t k = 0; k < in->values.size(); ++k) out[k] = static_cast<mjtNum>(in->values[k]);
+      return true;
+    }
+    std::snprintf(msg, size, "%s: sensor %d: wr_sensor_render_ex failed: %s (its sensordata is NaN)", plugin,
+                  in->sensor_id, wr_last_error());
+  } catch (const std::exception& e) {
+    std::snprintf(msg, size, "%s: sensor %d: %s (its sensordata is NaN)", plugin, in->sensor_id, e.what());
+  }
+  for (size_t k = 0; k < in->values.size(); ++k) out[k] = std::numeric_limits<mjtNum>::quiet_NaN();
+  return false;
+}
+
+}  // namespace
+
+int init_instance(const char* plugin, const mjModel* m, mjData* d, int instance, MakeInstance make) {
+  d->plugin_data[instance] = 0;
+  if (t_building_scene) return 0;  // the scratch mjData of Scene::build: dormant
+  char msg[kMessageSize] = "";
+  int sensor = -1;
+  for (int i = 0; i < m->nsensor && sensor < 0; ++i)
+    if (m->sensor_plugin[i] == instance) sensor = i;
+  if (sensor < 0) return 0;  // no sensor uses this instance: dormant
+  PluginInstance* in = create(plugin, m, d, instance, sensor, make, msg, sizeof msg);
+  if (in) {
     d->plugin_data[instance] = reinterpret_cast<uintptr_t>(in);
     return 0;
   }
@@ -250,7 +342,19 @@ int finish_init(const mjModel* m, mjData* d, int instance, PluginInstance* in, b
   return -1;
 }
 
-bool may_register(const char* name) {
+void compute_instance(const char* plugin, const mjModel* m, mjData* d, int instance) {
+  PluginInstance* in = instance_of(d, instance);
+  if (!in) return;  // dormant
+  char msg[kMessageSize] = "";
+  if (!render(plugin, m, d, in, msg, sizeof msg) && !in->warned) {
+    in->warned = true;
+    mju_warning("%s", msg);
+  }
+}
+
+void register_sensor_plugin(const char* name, const char* const* attributes, int num_attributes,
+                            int (*nsensordata)(const mjModel*, int, int), int (*init)(const mjModel*, mjData*, int),
+                            void (*compute)(const mjModel*, mjData*, int, int)) {
   // A plugin compiled against other headers would hand MuJoCo a struct of another layout (mjpPlugin,
   // mjModel and mjData change between versions): refuse, as simulate refuses a header / library
   // mismatch.
@@ -259,15 +363,28 @@ bool may_register(const char* name) {
         "%s: built against MuJoCo %d but loaded into MuJoCo %s: not registered (rebuild it against this "
         "MuJoCo)",
         name, mjVERSION_HEADER, mj_versionString());
-    return false;
+    return;
   }
   // Another copy of this library (another path) already registered it: a second registration of a
   // different mjpPlugin under the same name would be an mju_error (mjp_registerPlugin), here.
   if (mjp_getPlugin(name, nullptr)) {
     mju_warning("%s: already registered by another library; this copy is not registered", name);
-    return false;
+    return;
   }
-  return true;
+  mjpPlugin p;
+  mjp_defaultPlugin(&p);
+  p.name = name;
+  p.capabilityflags |= mjPLUGIN_SENSOR;
+  p.nattribute = num_attributes;
+  p.attributes = attributes;
+  p.needstage = mjSTAGE_POS;
+  p.nstate = [](const mjModel*, int) { return 0; };  // stateless: recomputed from d
+  p.nsensordata = nsensordata;
+  p.init = init;
+  p.destroy = destroy;
+  p.reset = [](const mjModel*, mjtNum*, void*, int) {};  // nothing to reset: no state, no history
+  p.compute = compute;
+  mjp_registerPlugin(&p);
 }
 
 }  // namespace warp_raycaster_mujoco_plugin

@@ -85,13 +85,24 @@ struct Shared {
   ~Shared();
 };
 
-// What each sensor's instance keeps in d->plugin_data[instance].
+// What each sensor's instance keeps in d->plugin_data[instance]: the scene, its one-env
+// wr_sensor and the buffers a render fills (nothing is allocated per step).
 struct PluginInstance {
   std::shared_ptr<Shared> shared;
+  wr_sensor sensor = nullptr;
+  int sensor_id = -1;
+  std::vector<float> pose;            // 7: the env's body pose (the camera's, the site's)
+  std::vector<float> instance_poses;  // 7 x num_slots: the moving geoms
+  std::vector<float> values;          // the sensor's data, as floats
+  bool warned = false;                // compute warns once per instance
   PluginInstance() = default;
   PluginInstance(const PluginInstance&) = delete;
   PluginInstance& operator=(const PluginInstance&) = delete;
-  virtual ~PluginInstance() = default;
+  virtual ~PluginInstance() { wr_sensor_release(sensor); }
+  // The env's body pose (7 floats: position, w x y z) from d.
+  virtual void fill_pose(const mjData* d, float* out) const = 0;
+  // Sizes the buffers: `count` values over the shared scene.
+  void allocate(size_t count);
 };
 
 PluginInstance* instance_of(const mjData* d, int instance);
@@ -101,21 +112,35 @@ PluginInstance* instance_of(const mjData* d, int instance);
 // (wr_mujoco::SceneOptions::sensor_bodies).
 std::shared_ptr<Shared> shared_for(const mjModel* m, const mjData* d, int instance, uint32_t threads);
 
-// Whether this thread is building a scene: wr_mujoco::Scene::build makes a scratch mjData of the
-// model, which calls the plugins' init again; those nested instances stay dormant.
-bool building_scene();
-
 // ---- The callbacks' shared parts ----
 
-// nsensordata: `size` is the size, or -1 with the message in msg: raised here (mju_error).
-int size_or_error(int size, const char* msg);
-// init, given what the sensor's create function made: `in` (kept), dormant (none, fine), or
-// neither (its message in msg: warned, the instances of ours released, -1).
-int finish_init(const mjModel* m, mjData* d, int instance, PluginInstance* in, bool dormant, const char* msg);
+// A sensor's part of nsensordata: its size from its attributes, the attachment checked too where
+// `attached` (the finished model); or the reason in *err. May throw.
+using SizeOf = int64_t (*)(const mjModel* m, int instance, int sensor, bool attached, std::string* err);
+// nsensordata: the size. During the compiler's first call (the model's sensor arrays not filled
+// yet: sensor_type is mjSENS_PLUGIN only once they are) a refusal gives a placeholder size of 1
+// and no message; the validation call raises it (mju_error) naming the plugin and sensor.
+int sensor_size(const char* plugin, const mjModel* m, int instance, int sensor, SizeOf size_of);
+
+// A sensor's part of init: the instance for sensor `sensor` of plugin instance `instance`, its
+// attributes and attachment checked again (for a model that did not come from the compiler, an
+// MJB file, or was edited since), or null with the reason in *err. May throw.
+using MakeInstance = std::unique_ptr<PluginInstance> (*)(const mjModel* m, mjData* d, int instance, int sensor,
+                                                         std::string* err);
+// init: an instance no sensor uses (an <instance> no <sensor><plugin> names), and the nested ones
+// of Scene::build, stay dormant; else `make`'s instance, or its refusal (or exception) as a
+// warning naming the plugin and sensor, the instances of ours released, and -1.
+int init_instance(const char* plugin, const mjModel* m, mjData* d, int instance, MakeInstance make);
+// compute: the instance's render from d into its sensordata (NaN where it fails, warned once).
+void compute_instance(const char* plugin, const mjModel* m, mjData* d, int instance);
 void destroy(mjData* d, int instance);
-// Whether a plugin of this name may be registered: built against the MuJoCo loaded, and not
-// registered yet by another copy of this library (each a warning otherwise).
-bool may_register(const char* name);
+// Registers a sensor plugin named `name` (stateless: the data is recomputed from each mjData at the
+// position stage, the stage that has site_xpos, cam_xpos and geom_xpos) with these attributes and
+// callbacks; nothing where it was built against another MuJoCo than the one loaded, or where
+// another copy of this library registered the name already (a warning each).
+void register_sensor_plugin(const char* name, const char* const* attributes, int num_attributes,
+                            int (*nsensordata)(const mjModel*, int, int), int (*init)(const mjModel*, mjData*, int),
+                            void (*compute)(const mjModel*, mjData*, int, int));
 
 // The two sensors' registrations (plugin_library.cpp registers both when the library is loaded).
 void register_depth_plugin();

@@ -186,171 +186,69 @@ std::string check_attachment(const mjModel* m, int instance, int sensor) {
   return "";
 }
 
-// nsensordata's work, as depth_sensor.cpp's: the number of rays, or -1 with the message in msg;
-// the compiler's first call gives a placeholder for bad attributes and no message.
-int size_or_message(const mjModel* m, int instance, int sensor, char* msg, size_t size) noexcept {
-  const bool validating = m->sensor_type[sensor] == mjSENS_PLUGIN;
-  try {
-    Config c;
-    std::string err = parse_config(m, instance, &c);
-    Pattern pattern;
-    uint32_t rays = 0;
-    if (err.empty()) err = make_pattern(c.pattern, &pattern, &rays);
-    if (err.empty() && rays > uint32_t(std::numeric_limits<int>::max())) err = "more rays than a sensor may have";
-    if (err.empty() && validating) err = check_attachment(m, instance, sensor);
-    if (err.empty()) return static_cast<int>(rays);
-    if (!validating) return 1;
-    copy_message(prefix(kPluginName, m, instance, sensor) + err, msg, size);
-  } catch (...) {
-    if (!validating) return 1;
-    std::snprintf(msg, size, "%s: out of memory while checking sensor %d", kPluginName, sensor);
-  }
-  return -1;
+// nsensordata's work (sensor_size): the pattern's number of rays.
+int64_t size_of(const mjModel* m, int instance, int sensor, bool attached, std::string* err) {
+  Config c;
+  Pattern pattern;
+  uint32_t rays = 0;
+  *err = parse_config(m, instance, &c);
+  if (err->empty()) *err = make_pattern(c.pattern, &pattern, &rays);
+  if (err->empty() && attached) *err = check_attachment(m, instance, sensor);
+  return rays;
 }
 
 // ---- Per-mjData state ---------------------------------------------------------------------------
 
+// One instance's renderer: the site's or body's frame, beside what every sensor of ours keeps.
 struct Instance : PluginInstance {
   wr_mujoco::SensorFrame frame;
-  wr_sensor sensor = nullptr;
-  int sensor_id = -1;
-  size_t rays = 0;
-  std::vector<float> pose;            // 7: the site's (or body's) pose
-  std::vector<float> instance_poses;  // 7 x num_slots: the moving geoms
-  std::vector<float> values;          // rays
-  bool warned = false;
-  ~Instance() override { wr_sensor_release(sensor); }
+  void fill_pose(const mjData* d, float* out) const override { frame.fill_pose(d, out); }
 };
 
-Instance* create_instance(const mjModel* m, mjData* d, int instance, bool* dormant, char* msg, size_t size) noexcept {
-  *dormant = false;
-  int sensor = -1;
-  try {
-    const std::vector<int> ids = sensors_of(m, instance);
-    if (ids.empty()) {
-      *dormant = true;
-      return nullptr;
-    }
-    sensor = ids[0];
-    Config c;
-    Pattern pattern;
-    uint32_t rays = 0;
-    std::string err = parse_config(m, instance, &c);
-    if (err.empty()) err = make_pattern(c.pattern, &pattern, &rays);
-    if (err.empty()) err = check_attachment(m, instance, sensor);
-    if (err.empty() && m->sensor_dim[sensor] != int64_t(rays))
-      err = "sensor_dim = " + std::to_string(m->sensor_dim[sensor]) + ", but the pattern has " + std::to_string(rays) +
-            " rays (the model was edited after compiling?)";
-    if (!err.empty()) {
-      copy_message(prefix(kPluginName, m, instance, sensor) + err, msg, size);
-      return nullptr;
-    }
-    auto in = std::make_unique<Instance>();
-    in->sensor_id = sensor;
-    in->rays = rays;
-    in->shared = shared_for(m, d, instance, c.common.threads);
-    const wr_mujoco::Scene& scene = *in->shared->scene;
-    const int id = m->sensor_objid[sensor];
-    in->frame = m->sensor_objtype[sensor] == mjOBJ_SITE
-                    ? wr_mujoco::SensorFrame::at_site_id(m, scene, id, c.common.exclude_own_body)
-                    : wr_mujoco::SensorFrame::at_body_id(m, scene, id, c.common.exclude_own_body);
-    wr_sensor_options opts = in->frame.sensor_options();
-    opts.bad_pose_mode = WR_BAD_POSE_ISOLATE;  // a diverged simulation: NaN values, as the depth sensor's
-    if (wr_sensor_create_pattern(scene.handle(), pattern.p, &c.sensor, &opts, 1, &in->sensor) != WR_SUCCESS)
-      throw wr_mujoco::Error(std::string("wr_sensor_create_pattern failed: ") + wr_last_error());
-    in->pose.assign(7, 0.0f);
-    in->instance_poses.assign(7 * size_t(scene.num_slots()), 0.0f);
-    in->values.assign(in->rays, 0.0f);
-    return in.release();
-  } catch (const std::bad_alloc&) {
-    std::snprintf(msg, size, "%s: out of memory while making the renderer of sensor %d", kPluginName, sensor);
-  } catch (const std::exception& e) {
-    try {
-      copy_message(prefix(kPluginName, m, instance, sensor) + e.what(), msg, size);
-    } catch (...) {
-      std::snprintf(msg, size, "%s: sensor %d: %s", kPluginName, sensor, e.what());
-    }
-  } catch (...) {
-    std::snprintf(msg, size, "%s: sensor %d: unknown error while making its renderer", kPluginName, sensor);
-  }
-  return nullptr;
-}
-
-// Traces the instance's rays from d into its sensordata; false (message in msg) if the render
-// failed. Allocates nothing.
-bool render(const mjModel* m, mjData* d, Instance* in, char* msg, size_t size) noexcept {
-  mjtNum* out = d->sensordata + m->sensor_adr[in->sensor_id];
-  try {
-    const wr_mujoco::Scene& scene = *in->shared->scene;
-    in->frame.fill_pose(d, in->pose.data());
-    if (scene.num_slots()) scene.fill_instance_poses(d, in->instance_poses.data());
-    wr_render_args args;
-    wr_render_args_init(&args);
-    args.body_poses = in->pose.data();
-    args.instance_poses = scene.num_slots() ? in->instance_poses.data() : nullptr;
-    args.out = in->values.data();
-    args.out_bytes = in->rays * sizeof(float);
-    if (wr_sensor_render_ex(in->sensor, &args) == WR_SUCCESS) {
-      for (size_t k = 0; k < in->rays; ++k) out[k] = static_cast<mjtNum>(in->values[k]);
-      return true;
-    }
-    std::snprintf(msg, size, "%s: sensor %d: wr_sensor_render_ex failed: %s (its sensordata is NaN)", kPluginName,
-                  in->sensor_id, wr_last_error());
-  } catch (const std::exception& e) {
-    std::snprintf(msg, size, "%s: sensor %d: %s (its sensordata is NaN)", kPluginName, in->sensor_id, e.what());
-  }
-  for (size_t k = 0; k < in->rays; ++k) out[k] = std::numeric_limits<mjtNum>::quiet_NaN();
-  return false;
+// init's work (init_instance): the pattern sensor on the site or body, or null with the reason.
+std::unique_ptr<PluginInstance> make_instance(const mjModel* m, mjData* d, int instance, int sensor, std::string* err) {
+  Config c;
+  Pattern pattern;
+  uint32_t rays = 0;
+  *err = parse_config(m, instance, &c);
+  if (err->empty()) *err = make_pattern(c.pattern, &pattern, &rays);
+  if (err->empty()) *err = check_attachment(m, instance, sensor);
+  if (err->empty() && m->sensor_dim[sensor] != int64_t(rays))
+    *err = "sensor_dim = " + std::to_string(m->sensor_dim[sensor]) + ", but the pattern has " + std::to_string(rays) +
+           " rays (the model was edited after compiling?)";
+  if (!err->empty()) return nullptr;
+  auto in = std::make_unique<Instance>();
+  in->sensor_id = sensor;
+  in->shared = shared_for(m, d, instance, c.common.threads);
+  const wr_mujoco::Scene& scene = *in->shared->scene;
+  const int id = m->sensor_objid[sensor];
+  in->frame = m->sensor_objtype[sensor] == mjOBJ_SITE
+                  ? wr_mujoco::SensorFrame::at_site_id(m, scene, id, c.common.exclude_own_body)
+                  : wr_mujoco::SensorFrame::at_body_id(m, scene, id, c.common.exclude_own_body);
+  wr_sensor_options opts = in->frame.sensor_options();
+  opts.bad_pose_mode = WR_BAD_POSE_ISOLATE;  // a diverged simulation: NaN values, as the depth sensor's
+  if (wr_sensor_create_pattern(scene.handle(), pattern.p, &c.sensor, &opts, 1, &in->sensor) != WR_SUCCESS)
+    throw wr_mujoco::Error(std::string("wr_sensor_create_pattern failed: ") + wr_last_error());
+  in->allocate(rays);
+  return in;
 }
 
 // ---- The callbacks ------------------------------------------------------------------------------
 
-int nstate(const mjModel*, int) { return 0; }
-
 int nsensordata(const mjModel* m, int instance, int sensor) {
-  char msg[kMessageSize] = "";
-  return size_or_error(size_or_message(m, instance, sensor, msg, sizeof msg), msg);
+  return sensor_size(kPluginName, m, instance, sensor, size_of);
 }
 
 int init(const mjModel* m, mjData* d, int instance) {
-  d->plugin_data[instance] = 0;
-  if (building_scene()) return 0;
-  char msg[kMessageSize] = "";
-  bool dormant = false;
-  Instance* in = create_instance(m, d, instance, &dormant, msg, sizeof msg);
-  return finish_init(m, d, instance, in, dormant, msg);
+  return init_instance(kPluginName, m, d, instance, make_instance);
 }
 
-void reset(const mjModel*, mjtNum*, void*, int) {}
-
-void compute(const mjModel* m, mjData* d, int instance, int) {
-  Instance* in = static_cast<Instance*>(instance_of(d, instance));
-  if (!in) return;  // dormant
-  char msg[kMessageSize] = "";
-  if (!render(m, d, in, msg, sizeof msg) && !in->warned) {
-    in->warned = true;
-    mju_warning("%s", msg);
-  }
-}
+void compute(const mjModel* m, mjData* d, int instance, int) { compute_instance(kPluginName, m, d, instance); }
 
 }  // namespace
 
 void register_rays_plugin() {
-  if (!may_register(kPluginName)) return;
-  mjpPlugin p;
-  mjp_defaultPlugin(&p);
-  p.name = kPluginName;
-  p.capabilityflags |= mjPLUGIN_SENSOR;
-  p.nattribute = kNumAttributes;
-  p.attributes = kAttributes;
-  p.needstage = mjSTAGE_POS;  // site_xpos / geom_xpos: the position stage
-  p.nstate = nstate;
-  p.nsensordata = nsensordata;
-  p.init = init;
-  p.destroy = destroy;
-  p.reset = reset;
-  p.compute = compute;
-  mjp_registerPlugin(&p);
+  register_sensor_plugin(kPluginName, kAttributes, kNumAttributes, nsensordata, init, compute);
 }
 
 }  // namespace warp_raycaster_mujoco_plugin
