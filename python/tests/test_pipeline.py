@@ -177,3 +177,46 @@ def test_noise_varies_by_default_and_a_frame_replays() -> None:
     np.testing.assert_array_equal(s.render(poses, frame=1), second)
     assert s.frames_rendered == 2
     np.testing.assert_array_equal(s.render(poses), s.render(poses, frame=2))
+
+
+def test_a_scalar_latency_and_k_matrices_are_the_per_env_arrays() -> None:
+    # latency=1 is latency=[1] * n (its array made once and kept); (n, 3, 3) K matrices are their
+    # (fx, fy, cx, cy); a K with a skew is refused by env.
+    ctx = wr.Context("cpu", threads=2)
+    n = 3
+    frames = [random_poses(n, 40 + t) for t in range(3)]
+    a, b = (_sensor(ctx, n, wr.Pipeline(history=2)) for _ in range(2))
+    for t, p in enumerate(frames):
+        got = a.render(p, latency=1, frame=t)
+        want = b.render(p, latency=np.ones(n, np.int32), frame=t)
+        np.testing.assert_array_equal(got, want)
+    assert len(a._latency_arrays) == 1  # one array for every render with latency=1
+    with pytest.raises(wr.Error, match=r"latency = -1: frames ago, must be 0 or more"):
+        a.render(frames[0], latency=-1)
+    k4 = np.array([[30, 31, 26.5, 15.5], [45, 40, 20, 18.25], [25.5, 25.5, 26, 14]], np.float32)
+    k33 = np.zeros((n, 3, 3), np.float64)
+    k33[:, 0, 0], k33[:, 1, 1], k33[:, 0, 2], k33[:, 1, 2], k33[:, 2, 2] = k4[:, 0], k4[:, 1], k4[:, 2], k4[:, 3], 1
+    c, d = (_sensor(ctx, n, wr.Pipeline(dtype="float16")) for _ in range(2))
+    np.testing.assert_array_equal(c.render(frames[0], intrinsics=k33), d.render(frames[0], intrinsics=k4))
+    np.testing.assert_array_equal(c.render(torch.from_numpy(frames[0]), intrinsics=torch.from_numpy(k33)).numpy(),
+                                  d.render(frames[0], intrinsics=k4))
+    k33[2, 0, 1] = 0.5
+    with pytest.raises(wr.Error, match=r"intrinsics\[2\] = .*no skew"):
+        c.render(frames[0], intrinsics=k33)
+
+
+def test_a_named_layout_carries_its_quaternion_order() -> None:
+    ctx = wr.Context("cpu", threads=1)
+    n = 2
+    p = random_poses(n, 8)  # w x y z
+    root = np.zeros((n, 13), np.float32)
+    root[:, :3] = p[:, :3]
+    root[:, 3:6], root[:, 6] = p[:, 4:7], p[:, 3]  # x y z w, IsaacGym's
+    xyzw = _sensor(ctx, n, quat_order="xyzw")
+    np.testing.assert_array_equal(xyzw.render(root, layout="isaacgym_root_states"), _sensor(ctx, n).render(p))
+    with pytest.raises(wr.Error, match=r"poses are xyzw, but this sensor reads wxyz"):
+        _sensor(ctx, n).render(root, layout="isaacgym_root_states")
+    with pytest.raises(wr.Error, match=r"layout = 'isaaclab_root_state_w' has rows of 13 floats, but poses has shape"):
+        xyzw.render(p, layout="isaaclab_root_state_w")
+    with pytest.raises(wr.Error, match=r"layout = 'root': must be one of"):
+        xyzw.render(root, layout="root")

@@ -316,7 +316,7 @@ def test_the_porting_snippets_run() -> None:
     root_state_w = root_states.clone()
     root_state_w[:, 3], root_state_w[:, 6] = 1.0, 0.0  # w x y z identity
     stand_ins = {"terrain_vertices": terrain_vertices, "terrain_triangles": terrain_triangles, "num_envs": n,
-                 "root_states": root_states, "previous_frame": torch.ones(n, dtype=torch.int32),
+                 "root_states": root_states,
                  "mesh_vertices": terrain_vertices, "mesh_faces": terrain_triangles, "root_state_w": root_state_w}
     isaacgym, isaaclab = ({**stand_ins} for _ in blocks)
     exec(compile(blocks[0], "porting.md (IsaacGym)", "exec"), isaacgym)

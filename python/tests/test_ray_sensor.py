@@ -187,6 +187,7 @@ def test_several_frames_per_env_from_rigid_body_states() -> None:
     np.testing.assert_allclose(starts[1, :, 2], 5.5)
     with pytest.raises(wr.Error, match="args->mounts is set, but this pattern sensor has 2 frames"):
         feet.render(states, mounts=np.zeros((2, 7), np.float32))
+    assert "num_frames=2" in repr(feet)
 
 
 def test_isaaclab_lidar_is_its_ray_caster_with_a_lidar_pattern() -> None:

@@ -441,6 +441,15 @@ def _leading_extent(a: Any) -> int:
 
 _DEPTH = {"plane": DepthKind.PLANE, "range": DepthKind.RANGE}
 _ORDER = {"wxyz": QuatOrder.WXYZ, "xyzw": QuatOrder.XYZW}
+# Named pose layouts (Sensor.render's layout=): the quaternion order and the floats of a row.
+_LAYOUTS = {
+    "isaacgym_root_states": ("xyzw", 13),
+    "isaacgym_rigid_body_states": ("xyzw", 13),
+    "isaaclab_root_state_w": ("wxyz", 13),
+    "isaaclab_body_state_w": ("wxyz", 13),
+    "poses_wxyz": ("wxyz", 7),
+    "poses_xyzw": ("xyzw", 7),
+}
 
 
 @dataclass
@@ -608,7 +617,7 @@ class Sensor:
                reset_mask: Any = None, bad_env_mask: Any = None, bad_env_count: Any = None,
                instance_poses: Any = None, global_poses: Any = None, instance_ids: Any = None,
                return_ids: bool = False, quat_order: Optional[str] = None, triangle_ids: Any = None,
-               hit_points: Any = None, hit_normals: Any = None) -> Any:
+               hit_points: Any = None, hit_normals: Any = None, layout: Optional[str] = None) -> Any:
         """Renders every env (whose update_mask allows) and returns `out` (``(out, instance_ids)``
         with ``return_ids=True`` or `instance_ids` given).
 
@@ -623,8 +632,13 @@ class Sensor:
         when None a new array is allocated in the framework of `poses` and on its device.
 
         The RL pipeline's per-render arrays (each None, or (num_envs, ...) on the same device):
-        intrinsics (num_envs, 4) fx, fy, cx, cy per env; mounts (num_envs, 7) each env's camera
-        pose in its body frame; latency (num_envs,) int32 frames ago (< the pipeline's history);
+        intrinsics (num_envs, 4) fx, fy, cx, cy per env, or (num_envs, 3, 3) K matrices (IsaacLab's
+        ``set_intrinsic_matrices``: fx = K[0, 0], fy = K[1, 1], cx = K[0, 2], cy = K[1, 2], rays
+        through pixel centres as there; a skew or a last row other than (0, 0, 1) is refused
+        where the matrices are in host memory; the four values are gathered into a new (num_envs, 4)
+        array per call: pass (num_envs, 4) to avoid that copy); mounts (num_envs, 7) each env's
+        camera pose in its body frame; latency (num_envs,) int32 frames ago (< the pipeline's
+        history), or one int for every env (its array made once per value and kept);
         update_mask (num_envs,) bool: False leaves that env's output and history untouched;
         reset_mask (num_envs,) bool: True fills that env's history with this frame. frame: the
         frame number of the noise (and of a scanning sensor's window), 0 <= frame < 2**64: a
@@ -656,6 +670,12 @@ class Sensor:
         quat_order ('wxyz' or 'xyzw', optional): the order of the quaternions in `poses` (and the
         instances'), as the caller knows it; a render whose order differs from the sensor's camera
         raises :class:`Error` naming both, where it would otherwise render rotated images.
+        layout (optional): what `poses` is, by name, so that its order travels with it:
+        ``"isaacgym_root_states"`` (num_envs, 13) and ``"isaacgym_rigid_body_states"``
+        (num_envs, bodies, 13) (x y z w); ``"isaaclab_root_state_w"`` (num_envs, 13) and
+        ``"isaaclab_body_state_w"`` (num_envs, bodies, 13) (w x y z); ``"poses_wxyz"`` and
+        ``"poses_xyzw"`` (num_envs, 7). A layout whose order is not the sensor's, or whose last axis
+        is not `poses`'s, raises :class:`Error` naming both.
 
         A bad pose on the host raises :class:`Error` naming the env and writes nothing (unless
         the pipeline isolates bad poses); on a CUDA context that env's output is NaN. A bad
@@ -665,6 +685,16 @@ class Sensor:
         (:meth:`RaySensor.render`); a camera refuses them.
         """
         where = "Sensor.render"
+        if layout is not None:
+            if layout not in _LAYOUTS:
+                raise _invalid(where, f"layout = {layout!r}: must be one of {', '.join(repr(k) for k in _LAYOUTS)}")
+            order, width = _LAYOUTS[layout]
+            shape = tuple(getattr(poses, "shape", ()))
+            if not shape or shape[-1] != width:
+                raise _invalid(where, f"layout = {layout!r} has rows of {width} floats, but poses has shape {shape}")
+            if quat_order is not None and quat_order != order:
+                raise _invalid(where, f"quat_order = {quat_order!r} and layout = {layout!r} ({order}) disagree")
+            quat_order = order
         if quat_order is not None and quat_order != self.quat_order:
             raise _invalid(where, f"quat_order = {quat_order!r}: the poses are {quat_order}, but this sensor reads "
                                   f"{self.quat_order} (its camera's quat_order): make the sensor with "
@@ -675,6 +705,11 @@ class Sensor:
         elif isinstance(frame, bool) or not isinstance(frame, int) or not 0 <= frame < 2 ** 64:
             raise _invalid(where, f"frame = {frame!r}: must be an int in [0, 2**64) (or None: the sensor's own "
                                   f"count, {self._frames_rendered} next)")
+        if not isinstance(latency, bool) and (isinstance(latency, int) or (
+                getattr(latency, "shape", None) == () and hasattr(latency, "__index__"))):
+            latency = self._scalar_latency(operator.index(latency), poses, where)
+        if intrinsics is not None and tuple(getattr(intrinsics, "shape", ()))[1:] == (3, 3):
+            intrinsics = _frameworks.intrinsics_from_k(intrinsics, where)
         finish = finish_ids = _frameworks._same
         if out is None:
             out, finish = _frameworks.empty_like(poses, self.shape, self._dtype, self.context.device, where)
@@ -706,6 +741,18 @@ class Sensor:
         if with_ids:
             return finish(out), finish_ids(instance_ids)
         return finish(out)
+
+    def _scalar_latency(self, value: int, poses: Any, where: str) -> Any:
+        # One int for every env: a (num_envs,) int32 array beside the poses, made once per value,
+        # framework and device and kept (a render makes no array for it after the first).
+        if not 0 <= value < 2 ** 31:
+            raise _invalid(where, f"latency = {value}: frames ago, must be 0 or more (and < the pipeline's history)")
+        cache = self.__dict__.setdefault("_latency_arrays", {})
+        device = str(getattr(poses, "device", self.context.device))
+        key = (value, _frameworks.framework(poses), device)
+        if key not in cache:
+            cache[key] = _frameworks.full_like(poses, (self.num_envs,), value, self.context.device, where, "int32")
+        return cache[key]
 
     def stack_overflows(self) -> int:
         """Rays that overflowed the fixed traversal stack since creation (finished exactly by a

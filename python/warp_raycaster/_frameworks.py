@@ -130,8 +130,44 @@ def to_host(a: Any) -> Any:
     return a
 
 
-def full_like(ref: Any, shape: Tuple[int, ...], value: float, device: str, where: str) -> Any:
-    """A float32 array of `shape` filled with `value` beside `ref` (a scalar tmax)."""
-    out, _ = empty_like(ref, shape, "float32", device, where)
+def full_like(ref: Any, shape: Tuple[int, ...], value: float, device: str, where: str,
+              dtype: str = "float32") -> Any:
+    """An array of `shape` and `dtype` filled with `value` beside `ref` (a scalar tmax, a scalar
+    latency)."""
+    out, _ = empty_like(ref, shape, dtype, device, where)
     out[...] = value
     return out
+
+
+def intrinsics_from_k(k: Any, where: str) -> Any:
+    """(N, 4) float32 fx, fy, cx, cy gathered from (N, 3, 3) K matrices, in k's framework and on
+    its device; K's skew and last row checked where k is in host memory (reading a device array
+    would synchronise)."""
+    kind = framework(k)
+    if kind == "torch":
+        torch = sys.modules["torch"]
+        if k.device.type == "cpu":
+            _check_k(k.detach().numpy(), where)
+        return torch.stack([k[:, 0, 0], k[:, 1, 1], k[:, 0, 2], k[:, 1, 2]], dim=1).to(torch.float32).contiguous()
+    if kind == "cupy":
+        cp = sys.modules["cupy"]
+        return cp.ascontiguousarray(cp.stack([k[:, 0, 0], k[:, 1, 1], k[:, 0, 2], k[:, 1, 2]], axis=1), dtype="float32")
+    import numpy as np
+
+    host = np.asarray(k)
+    _check_k(host, where)
+    out = np.ascontiguousarray(np.stack([host[:, 0, 0], host[:, 1, 1], host[:, 0, 2], host[:, 1, 2]], axis=1),
+                               dtype=np.float32)
+    return sys.modules["jax"].numpy.asarray(out) if kind == "jax" else out
+
+
+def _check_k(k: Any, where: str) -> None:
+    import numpy as np
+
+    skew = (k[:, 0, 1] != 0) | (k[:, 1, 0] != 0)
+    bad = np.nonzero(skew | (k[:, 2, 0] != 0) | (k[:, 2, 1] != 0) | (k[:, 2, 2] != 1))[0]
+    if bad.size:
+        e = int(bad[0])
+        matrix = np.array2string(np.asarray(k[e]), separator=", ", max_line_width=10 ** 6).replace("\n", "")
+        raise Error(f"{where}: intrinsics[{e}] = {matrix}: a K matrix is "
+                    f"[[fx, 0, cx], [0, fy, cy], [0, 0, 1]] (no skew) [WR_ERROR_INVALID_ARGUMENT]", _INVALID)

@@ -260,7 +260,8 @@ class RaySensor(Sensor):
         written in place (with ``return_hits=True`` the ones not given are made)."""
         where = "RaySensor.render"
         if kwargs.get("intrinsics") is not None:
-            raise _invalid(where, "intrinsics is set, but a pattern sensor has no intrinsics (per-env mounts are mounts=)")
+            raise _invalid(where, "intrinsics is set, but a pattern sensor has no intrinsics "
+                                  "(per-env mounts are mounts=)")
         shape = tuple(getattr(poses, "shape", ()))
         if self.num_frames > 1 and len(shape) == 3 and kwargs.get("body") is None:
             # each env's record as one row: its frames' poses at their offsets (a view, no copy)
@@ -295,5 +296,6 @@ class RaySensor(Sensor):
         return starts, directions
 
     def __repr__(self) -> str:
-        n, r = self.shape
-        return f"warp_raycaster.RaySensor(num_envs={n}, num_rays={r}, quat_order={self.quat_order!r}, {self.context.device!r})"
+        frames = f", num_frames={self.num_frames}" if self.num_frames > 1 else ""
+        return (f"warp_raycaster.RaySensor(num_envs={self.shape[0]}, num_rays={self.num_rays}{frames}, "
+                f"quat_order={self.quat_order!r}, {self.context.device!r})")
