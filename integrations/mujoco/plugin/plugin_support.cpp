@@ -1,11 +1,14 @@
 #include "plugin_support.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <sstream>
+#include <thread>
 
 #include <mujoco/mjplugin.h>
 
@@ -162,15 +165,30 @@ Shared::~Shared() {
 
 namespace {
 
-// Set while this thread builds a scene: wr_mujoco::Scene::build makes a scratch mjData of the model
-// (mj_makeData, to pose the static geoms at qpos0), which calls the plugins' init again. Those
-// nested instances stay dormant (no renderer, compute does nothing), so the recursion ends.
-thread_local bool t_building_scene = false;
+// The threads building a scene now: wr_mujoco::Scene::build makes a scratch mjData of the model
+// (mj_makeData, to pose the static geoms at qpos0), which calls the plugins' init again on the same
+// thread. Those nested instances stay dormant (no renderer, compute does nothing), so the recursion
+// ends. A list under a mutex rather than a thread_local: LeakSanitizer misreads the dynamic TLS of
+// a dlopen'd library at exit (a crash of its tracer in the plugin's ASan tests).
+std::mutex g_building_mutex;
+std::vector<std::thread::id> g_building_threads;
+
+bool building_scene() {
+  const std::lock_guard<std::mutex> lock(g_building_mutex);
+  return std::find(g_building_threads.begin(), g_building_threads.end(), std::this_thread::get_id()) !=
+         g_building_threads.end();
+}
 
 struct BuildingScene {
-  bool previous;
-  BuildingScene() : previous(t_building_scene) { t_building_scene = true; }
-  ~BuildingScene() { t_building_scene = previous; }
+  BuildingScene() {
+    const std::lock_guard<std::mutex> lock(g_building_mutex);
+    g_building_threads.push_back(std::this_thread::get_id());
+  }
+  ~BuildingScene() {
+    const std::lock_guard<std::mutex> lock(g_building_mutex);
+    g_building_threads.erase(
+        std::find(g_building_threads.begin(), g_building_threads.end(), std::this_thread::get_id()));
+  }
   BuildingScene(const BuildingScene&) = delete;
   BuildingScene& operator=(const BuildingScene&) = delete;
 };
@@ -322,7 +340,7 @@ bool render(const char* plugin, const mjModel* m, mjData* d, PluginInstance* in,
 
 int init_instance(const char* plugin, const mjModel* m, mjData* d, int instance, MakeInstance make) {
   d->plugin_data[instance] = 0;
-  if (t_building_scene) return 0;  // the scratch mjData of Scene::build: dormant
+  if (building_scene()) return 0;  // the scratch mjData of Scene::build: dormant
   char msg[kMessageSize] = "";
   int sensor = -1;
   for (int i = 0; i < m->nsensor && sensor < 0; ++i)
