@@ -88,7 +88,9 @@ typedef struct wr_pattern_desc {
   uint32_t horizontal_count;
   wr_spherical_order spherical_order;
   /* WR_PATTERN_TABLE: table_count rays; directions (table_count x 3, not zero, normalised here)
-     and starts (table_count x 3, or NULL: the origin); read during wr_pattern_create only. */
+     and starts (table_count x 3, or NULL: the origin); read during wr_pattern_create only.
+     Lengths (grid sides, starts, and a sensor's mount and offset positions) are at most 1e18
+     metres: beyond, a coordinate overflows when a rotation turns it into the world. */
   uint32_t table_count;
   const float* table_directions;
   const float* table_starts;

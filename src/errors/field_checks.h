@@ -18,6 +18,16 @@ inline void require_finite_field(const char* function, const std::string& name, 
   if (!std::isfinite(v)) bad_field(function, name, "= " + num(v) + ": must be finite");
 }
 
+// The largest length, in metres, of a pattern's start, offset or mount coordinate: a sensor beyond
+// it is a mistake, and a coordinate near the largest float overflows to infinity when a rotation
+// turns it into the world (a world ray must stay finite).
+constexpr double kMaxSensorLength = 1e18;
+
+inline void require_length_field(const char* function, const std::string& name, double v) {
+  if (!(std::fabs(v) <= kMaxSensorLength))
+    bad_field(function, name, "= " + num(static_cast<float>(v)) + ": must be finite and within +-1e18 metres");
+}
+
 inline void require_positive_field(const char* function, const std::string& name, float v) {
   if (!(std::isfinite(v) && v > 0.0f)) bad_field(function, name, "= " + num(v) + ": must be finite and > 0");
 }

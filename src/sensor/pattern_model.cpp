@@ -31,8 +31,8 @@ wr_camera_desc pattern_camera_desc(const char* function, const wr_ray_sensor_des
   if (order != WR_QUAT_WXYZ && order != WR_QUAT_XYZW)
     bad_field(function, "desc->quat_order", "= " + std::to_string(order) + ": must be WR_QUAT_WXYZ or WR_QUAT_XYZW");
   for (int i = 0; i < 3; ++i) {
-    require_finite_field(function, "desc->mount_position[" + std::to_string(i) + "]", d.mount_position[i]);
-    require_finite_field(function, "desc->offset_position[" + std::to_string(i) + "]", d.offset_position[i]);
+    require_length_field(function, "desc->mount_position[" + std::to_string(i) + "]", d.mount_position[i]);
+    require_length_field(function, "desc->offset_position[" + std::to_string(i) + "]", d.offset_position[i]);
   }
   require_quaternion(function, "desc->mount_rotation", d.mount_rotation);
   require_quaternion(function, "desc->offset_rotation", d.offset_rotation);
@@ -133,6 +133,9 @@ SensorPipeline make_pattern_pipeline(const char* function, const wr_ray_sensor_d
     std::memcpy(mount, desc.mount_position, 3 * sizeof(float));
     std::memcpy(mount + 3, desc.mount_rotation, 4 * sizeof(float));
     if (desc.frame_mounts) std::memcpy(mount, desc.frame_mounts + 7ull * f, sizeof mount);
+    if (desc.frame_mounts)
+      for (int k = 0; k < 3; ++k)
+        require_length_field(function, "desc->frame_mounts" + at + "[" + std::to_string(k) + "]", mount[k]);
     if (!mount_to_transform(mount, enum_int(desc.quat_order), &params.frame_mounts[f]))
       bad_field(function, desc.frame_mounts ? "desc->frame_mounts" + at : std::string("desc->mount_rotation"),
                 "= (" + num(mount[0]) + ", " + num(mount[1]) + ", " + num(mount[2]) + ", " + num(mount[3]) + ", " +

@@ -55,7 +55,7 @@ void push(RayPattern* p, const double s[3], const double d[3]) {
 RayPattern grid(const char* function, const wr_pattern_desc& d) {
   for (int i = 0; i < 2; ++i) {
     const std::string f = "desc->grid_size[" + std::to_string(i) + "]";
-    require_finite(function, f, d.grid_size[i]);
+    require_length_field(function, f, d.grid_size[i]);
     if (d.grid_size[i] < 0.0) bad_field(function, f, "= " + dnum(d.grid_size[i]) + ": must be >= 0");
   }
   if (!(std::isfinite(d.grid_resolution) && d.grid_resolution > 0.0))
@@ -182,7 +182,7 @@ RayPattern table(const char* function, const wr_pattern_desc& d) {
     if (d.table_starts)
       for (int k = 0; k < 3; ++k) {
         s[k] = d.table_starts[3ull * i + k];
-        require_finite(function, "desc->table_starts" + at + "[" + std::to_string(k) + "]", s[k]);
+        require_length_field(function, "desc->table_starts" + at + "[" + std::to_string(k) + "]", s[k]);
       }
     push(&p, s, dir);
   }

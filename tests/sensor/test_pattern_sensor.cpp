@@ -38,6 +38,16 @@ TEST_CASE("bad patterns, descs, options and renders are refused by name, nothing
   pd.table_directions = dirs;
   EXPECT_FAIL(wr_pattern_create(&pd, &p), WR_ERROR_INVALID_ARGUMENT, "wr_pattern_create", "desc->table_directions[1]",
               "zero");
+  // A start near the largest float would overflow when turned into the world: lengths are bounded.
+  const float starts[] = {0.2f, -3.4e38f, 0.4f, 0, 0, 0};
+  const float good_dirs[] = {0, 0, -1, 1, 0, 0};
+  pd.table_directions = good_dirs;
+  pd.table_starts = starts;
+  EXPECT_FAIL(wr_pattern_create(&pd, &p), WR_ERROR_INVALID_ARGUMENT, "wr_pattern_create",
+              "desc->table_starts[0][1]", "1e18");
+  pd = grid_desc(3e18, 1.0, 1e18);
+  EXPECT_FAIL(wr_pattern_create(&pd, &p), WR_ERROR_INVALID_ARGUMENT, "wr_pattern_create", "desc->grid_size[0]",
+              "1e18");
   pd = lidar_desc(0, -15, 15, -180, 180, 0.2);
   EXPECT_FAIL(wr_pattern_create(&pd, &p), WR_ERROR_INVALID_ARGUMENT, "wr_pattern_create", "desc->channels");
   pd = lidar_desc(1, 0, 0, 0, 360, 0.0);
@@ -57,6 +67,10 @@ TEST_CASE("bad patterns, descs, options and renders are refused by name, nothing
   d.max_distance = 0.0f;
   EXPECT_FAIL(wr_sensor_create_pattern(h.scene, scan.p, &d, nullptr, 1, &s), WR_ERROR_INVALID_ARGUMENT,
               "wr_sensor_create_pattern", "desc->max_distance");
+  wr_ray_sensor_desc_init(&d);
+  d.offset_position[2] = 1e30f;
+  EXPECT_FAIL(wr_sensor_create_pattern(h.scene, scan.p, &d, nullptr, 1, &s), WR_ERROR_INVALID_ARGUMENT,
+              "wr_sensor_create_pattern", "desc->offset_position[2]", "1e18");
   wr_ray_sensor_desc_init(&d);
   d.alignment = bad_enum<wr_ray_alignment>(7);
   EXPECT_FAIL(wr_sensor_create_pattern(h.scene, scan.p, &d, nullptr, 1, &s), WR_ERROR_INVALID_ARGUMENT,
