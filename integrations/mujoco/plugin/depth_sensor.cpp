@@ -58,8 +58,6 @@
 namespace warp_raycaster_mujoco_plugin {
 namespace {
 
-constexpr const char* kPluginName = kDepthPluginName;
-
 const char* const kAttributes[] = {"width", "height", "depth_kind",       "near",
                                    "far",   "miss",   "exclude_own_body", "threads"};
 constexpr int kNumAttributes = static_cast<int>(sizeof kAttributes / sizeof kAttributes[0]);
@@ -180,22 +178,8 @@ std::unique_ptr<PluginInstance> make_instance(const mjModel* m, mjData* d, int i
   return in;
 }
 
-// ---- The callbacks (no C++ exception and no live destructor crosses into MuJoCo) ------------------
-
-int nsensordata(const mjModel* m, int instance, int sensor) {
-  return sensor_size(kPluginName, m, instance, sensor, size_of);
-}
-
-int init(const mjModel* m, mjData* d, int instance) {
-  return init_instance(kPluginName, m, d, instance, make_instance);
-}
-
-void compute(const mjModel* m, mjData* d, int instance, int) { compute_instance(kPluginName, m, d, instance); }
-
 }  // namespace
 
-void register_depth_plugin() {
-  register_sensor_plugin(kPluginName, kAttributes, kNumAttributes, nsensordata, init, compute);
-}
+void register_depth_plugin() { register_sensor<kDepthPluginName, size_of, make_instance>(kAttributes, kNumAttributes); }
 
 }  // namespace warp_raycaster_mujoco_plugin

@@ -142,6 +142,17 @@ void register_sensor_plugin(const char* name, const char* const* attributes, int
                             int (*nsensordata)(const mjModel*, int, int), int (*init)(const mjModel*, mjData*, int),
                             void (*compute)(const mjModel*, mjData*, int, int));
 
+// A sensor's registration: its name, size and instances (kSizeOf, kMake), and the callbacks MuJoCo
+// calls made from them (sensor_size, init_instance, compute_instance).
+template <const char* kName, SizeOf kSizeOf, MakeInstance kMake>
+void register_sensor(const char* const* attributes, int num_attributes) {
+  register_sensor_plugin(
+      kName, attributes, num_attributes,
+      [](const mjModel* m, int instance, int sensor) { return sensor_size(kName, m, instance, sensor, kSizeOf); },
+      [](const mjModel* m, mjData* d, int instance) { return init_instance(kName, m, d, instance, kMake); },
+      [](const mjModel* m, mjData* d, int instance, int) { compute_instance(kName, m, d, instance); });
+}
+
 // The two sensors' registrations (plugin_library.cpp registers both when the library is loaded).
 void register_depth_plugin();
 void register_rays_plugin();

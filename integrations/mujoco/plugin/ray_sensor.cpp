@@ -33,8 +33,6 @@
 namespace warp_raycaster_mujoco_plugin {
 namespace {
 
-constexpr const char* kPluginName = kRaysPluginName;
-
 const char* const kAttributes[] = {"pattern",      "size",           "resolution",
                                    "direction",    "ordering",       "channels",
                                    "vertical_fov", "horizontal_fov", "horizontal_resolution",
@@ -233,22 +231,8 @@ std::unique_ptr<PluginInstance> make_instance(const mjModel* m, mjData* d, int i
   return in;
 }
 
-// ---- The callbacks ------------------------------------------------------------------------------
-
-int nsensordata(const mjModel* m, int instance, int sensor) {
-  return sensor_size(kPluginName, m, instance, sensor, size_of);
-}
-
-int init(const mjModel* m, mjData* d, int instance) {
-  return init_instance(kPluginName, m, d, instance, make_instance);
-}
-
-void compute(const mjModel* m, mjData* d, int instance, int) { compute_instance(kPluginName, m, d, instance); }
-
 }  // namespace
 
-void register_rays_plugin() {
-  register_sensor_plugin(kPluginName, kAttributes, kNumAttributes, nsensordata, init, compute);
-}
+void register_rays_plugin() { register_sensor<kRaysPluginName, size_of, make_instance>(kAttributes, kNumAttributes); }
 
 }  // namespace warp_raycaster_mujoco_plugin
