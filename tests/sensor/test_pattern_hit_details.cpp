@@ -141,30 +141,14 @@ void check_world_details(wr_sensor sensor, const Details& got, Make&& make, cons
                          uint32_t exclude_groups, float max_distance, size_t* hits) {
   const uint32_t num_envs = uint32_t(poses.size() / 7);
   const size_t n = got.values.size() / num_envs;
-  std::vector<float> org(3 * n * num_envs), dir(org.size()), tmax(n * num_envs, max_distance);
-  for (uint32_t e = 0; e < num_envs; ++e)
-    REQUIRE(wr_sensor_world_rays(sensor, &poses[7ull * e], nullptr, e, 0, &org[3 * n * e], &dir[3 * n * e]) ==
-            WR_SUCCESS);
   wr_context cpu = nullptr;
   REQUIRE(wr_context_create_cpu(1, &cpu) == WR_SUCCESS);
   wr_scene scene = make(cpu);
-  std::vector<float> t(n * num_envs);
-  std::vector<uint32_t> tri(t.size()), inst(t.size());
-  wr_intersect_args x;
-  wr_intersect_args_init(&x);
-  x.origins = org.data();
-  x.directions = dir.data();
-  x.tmax = tmax.data();
-  x.count = t.size();
-  x.num_envs = num_envs;
-  x.instance_poses = slots ? slot_poses.data() : nullptr;
-  x.exclude_groups = exclude_groups;
-  x.out_t = t.data();
-  x.out_triangle = tri.data();
-  x.out_instance = inst.data();
-  REQUIRE(wr_scene_intersect_ex(scene, &x) == WR_SUCCESS);
+  const ExplicitHits want = explicit_hits(sensor, scene, poses, n, slot_poses, exclude_groups, max_distance);
   wr_scene_release(scene);
   wr_context_release(cpu);
+  const std::vector<float>&org = want.org, &dir = want.dir, &t = want.t;
+  const std::vector<uint32_t>&tri = want.triangle, &inst = want.instance;
   for (size_t i = 0; i < t.size(); ++i) {
     INFO("env " << i / n << ", ray " << i % n);
     REQUIRE(got.triangles[i] == tri[i]);

@@ -81,33 +81,16 @@ void check_hits_against_explicit_rays(const SceneOnBoth& s, const Pattern& patte
     REQUIRE(status == WR_SUCCESS);
   }
   // The same world rays, env by env, through the reference's explicit rays.
-  std::vector<float> org(3ull * num_envs * n), dir(org.size()), tmax(size_t(num_envs) * n, d.max_distance);
-  for (uint32_t e = 0; e < num_envs; ++e)
-    REQUIRE(wr_sensor_world_rays(sensor, &poses[7ull * e], nullptr, e, 0, &org[3ull * e * n], &dir[3ull * e * n]) ==
-            WR_SUCCESS);
-  std::vector<float> t(out.size());
-  std::vector<uint32_t> tri(out.size()), inst(out.size());
-  wr_intersect_args x;
-  wr_intersect_args_init(&x);
-  x.origins = org.data();
-  x.directions = dir.data();
-  x.tmax = tmax.data();
-  x.count = out.size();
-  x.num_envs = num_envs;
-  x.instance_poses = slots ? slot_poses.data() : nullptr;
-  x.exclude_groups = exclude_groups;
-  x.out_t = t.data();
-  x.out_triangle = tri.data();
-  x.out_instance = inst.data();
-  REQUIRE(wr_scene_intersect_ex(s.on_cpu, &x) == WR_SUCCESS);
+  const ExplicitHits want = explicit_hits(sensor, s.on_cpu, poses, n, slots ? slot_poses : std::vector<float>{},
+                                          exclude_groups, d.max_distance);
   for (size_t i = 0; i < out.size(); ++i) {
     INFO("env " << i / n << ", ray " << i % n);
     uint32_t a_bits, b_bits;
     std::memcpy(&a_bits, &out[i], 4);
-    std::memcpy(&b_bits, &t[i], 4);
+    std::memcpy(&b_bits, &want.t[i], 4);
     CHECK(a_bits == b_bits);  // a miss: +inf both (the desc's miss value)
-    CHECK(ids[i] == inst[i]);
-    *hits += tri[i] != UINT32_MAX;
+    CHECK(ids[i] == want.instance[i]);
+    *hits += want.triangle[i] != UINT32_MAX;
   }
   wr_sensor_release(sensor);
 }

@@ -120,4 +120,37 @@ inline std::vector<float> body_poses(uint32_t num_envs, const float lo[3], const
   return p;
 }
 
+// The reference of a pattern sensor's hits: every env's world rays (wr_sensor_world_rays, frame 0,
+// the desc's mounts) traced by wr_scene_intersect_ex on `scene` (a CPU scene of the same arrays),
+// with the env's slot poses ((num_envs x slots x 7), or empty) and exclusion. `rays` per env.
+struct ExplicitHits {
+  std::vector<float> org, dir, t;            // (num_envs x rays x 3), twice; (num_envs x rays)
+  std::vector<uint32_t> triangle, instance;  // (num_envs x rays)
+};
+inline ExplicitHits explicit_hits(wr_sensor sensor, wr_scene scene, const std::vector<float>& poses, size_t rays,
+                                  const std::vector<float>& slot_poses, uint32_t exclude_groups, float max_distance) {
+  const uint32_t num_envs = uint32_t(poses.size() / 7);
+  const size_t count = size_t(num_envs) * rays;
+  ExplicitHits h{std::vector<float>(3 * count), std::vector<float>(3 * count), std::vector<float>(count),
+                 std::vector<uint32_t>(count), std::vector<uint32_t>(count)};
+  for (uint32_t e = 0; e < num_envs; ++e)
+    REQUIRE(wr_sensor_world_rays(sensor, &poses[7ull * e], nullptr, e, 0, &h.org[3 * rays * e], &h.dir[3 * rays * e]) ==
+            WR_SUCCESS);
+  const std::vector<float> tmax(count, max_distance);
+  wr_intersect_args x;
+  wr_intersect_args_init(&x);
+  x.origins = h.org.data();
+  x.directions = h.dir.data();
+  x.tmax = tmax.data();
+  x.count = count;
+  x.num_envs = num_envs;
+  x.instance_poses = slot_poses.empty() ? nullptr : slot_poses.data();
+  x.exclude_groups = exclude_groups;
+  x.out_t = h.t.data();
+  x.out_triangle = h.triangle.data();
+  x.out_instance = h.instance.data();
+  REQUIRE(wr_scene_intersect_ex(scene, &x) == WR_SUCCESS);
+  return h;
+}
+
 }  // namespace wr_test::patterns
