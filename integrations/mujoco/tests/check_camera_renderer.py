@@ -1,4 +1,4 @@
-"""MuJoCo's own renderer against the pixel convention integrations/mujoco/wr_mujoco.h states for MJCF
+"""MuJoCo's own renderer against the pixel convention integrations/mujoco/model/model_scene.h states for MJCF
 cameras (and wr_mujoco.cpp's Camera::from_model implements):
 
     fovy:        fy = (height / 2) / tan(fovy / 2), fx = fy, cx = width / 2, cy = height / 2

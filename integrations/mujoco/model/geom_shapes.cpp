@@ -21,15 +21,15 @@ constexpr uint64_t kMaxPrimitiveTriangles = uint64_t(1) << 24;
 
 const char* geom_type_name(int t) {
   switch (t) {
-    case mjGEOM_PLANE: return "plane";
-    case mjGEOM_HFIELD: return "hfield";
-    case mjGEOM_SPHERE: return "sphere";
-    case mjGEOM_CAPSULE: return "capsule";
-    case mjGEOM_ELLIPSOID: return "ellipsoid";
-    case mjGEOM_CYLINDER: return "cylinder";
-    case mjGEOM_BOX: return "box";
-    case mjGEOM_MESH: return "mesh";
-    case mjGEOM_SDF: return "sdf";
+    case kGeomPlane: return "plane";
+    case kGeomHfield: return "hfield";
+    case kGeomSphere: return "sphere";
+    case kGeomCapsule: return "capsule";
+    case kGeomEllipsoid: return "ellipsoid";
+    case kGeomCylinder: return "cylinder";
+    case kGeomBox: return "box";
+    case kGeomMesh: return "mesh";
+    case kGeomSdf: return "sdf";
     default: return "unknown";
   }
 }
@@ -208,9 +208,9 @@ int circle_sides(double r, double tol, const std::string& where, double* deviati
   }
 }
 
-void require_positive(const mjModel* m, int g, const char* what, double v) {
+void require_positive(const ModelView& m, int g, const char* what, double v) {
   if (!(v > 0.0) || !std::isfinite(v))
-    fail_shape(geom_label(m, g) + " (" + geom_type_name(m->geom_type[g]) + "): " + what + " = " + num(v) +
+    fail_shape(geom_label(m, g) + " (" + geom_type_name(m.geom_type[g]) + "): " + what + " = " + num(v) +
                ": must be finite and > 0");
 }
 
@@ -259,18 +259,18 @@ Mesh cylinder_mesh(double r, double h, double tol, const std::string& where, dou
 }
 
 // The compiled mesh (mesh_vert: float, already in the geom's frame, as mj_ray reads it).
-Mesh model_mesh(const mjModel* m, int g) {
-  const int id = m->geom_dataid[g];
-  if (id < 0 || id >= m->nmesh)
+Mesh model_mesh(const ModelView& m, int g) {
+  const int id = m.geom_dataid[g];
+  if (id < 0 || id >= m.nmesh)
     fail_shape(geom_label(m, g) + " (mesh): geom_dataid = " + std::to_string(id) + " names no mesh");
-  const int nv = m->mesh_vertnum[id], nf = m->mesh_facenum[id];
+  const int nv = m.mesh_vertnum[id], nf = m.mesh_facenum[id];
   if (nv < 3 || nf < 1)
-    fail_shape(geom_label(m, g) + " (" + named(m, mjOBJ_MESH, id, "mesh") + "): " + std::to_string(nv) +
+    fail_shape(geom_label(m, g) + " (" + named(m, ObjectKind::kMesh, id, "mesh") + "): " + std::to_string(nv) +
                " vertices and " + std::to_string(nf) + " faces: nothing to render");
   Mesh mesh;
-  const float* v = m->mesh_vert + 3 * static_cast<size_t>(m->mesh_vertadr[id]);
+  const float* v = m.mesh_vert + 3 * static_cast<size_t>(m.mesh_vertadr[id]);
   mesh.vertices.assign(v, v + 3 * static_cast<size_t>(nv));
-  const int* f = m->mesh_face + 3 * static_cast<size_t>(m->mesh_faceadr[id]);
+  const int* f = m.mesh_face + 3 * static_cast<size_t>(m.mesh_faceadr[id]);
   mesh.indices.resize(3 * static_cast<size_t>(nf));
   for (size_t i = 0; i < mesh.indices.size(); ++i) {
     if (f[i] < 0 || f[i] >= nv)
@@ -286,7 +286,7 @@ Mesh model_mesh(const mjModel* m, int g) {
 // z_scale size[2], base_depth size[3]), in double in the geom's frame: what mj_rayHfield
 // intersects (its two triangles per cell split along the same diagonal, its side walls down to
 // its base box).
-Mesh hfield_mesh(const mjModel* m, int g) {
+Mesh hfield_mesh(const ModelView& m, int g) {
   const HfieldParams p = hfield_params(m, g);
   const uint32_t nx = static_cast<uint32_t>(p.ncol), ny = static_cast<uint32_t>(p.nrow);
   const double dx = 2.0 * p.size[0] / (nx - 1), dy = 2.0 * p.size[1] / (ny - 1);
@@ -324,66 +324,65 @@ Mesh hfield_mesh(const mjModel* m, int g) {
   return std::move(b.mesh);
 }
 
-double default_plane_half_extent(const mjModel* m, const SceneOptions& o) {
+double default_plane_half_extent(const ModelView& m, const SceneOptions& o) {
   if (o.plane_half_extent > 0) return o.plane_half_extent;
-  const double e = static_cast<double>(m->vis.map.zfar) * m->stat.extent;
+  const double e = m.zfar_extent;
   return e > 0 && std::isfinite(e) ? e : 1000.0;
 }
 
-Mesh shape_of(const mjModel* m, int g, const SceneOptions& o, double* deviation) {
+Mesh shape_of(const ModelView& m, int g, const SceneOptions& o, double* deviation) {
   *deviation = 0.0;
-  const mjtNum* s = m->geom_size + 3 * g;
+  const double* s = m.geom_size + 3 * g;
   const std::string where = geom_label(m, g);
-  switch (m->geom_type[g]) {
-    case mjGEOM_MESH: return model_mesh(m, g);
-    case mjGEOM_HFIELD: return hfield_mesh(m, g);
-    case mjGEOM_BOX:
+  switch (m.geom_type[g]) {
+    case kGeomMesh: return model_mesh(m, g);
+    case kGeomHfield: return hfield_mesh(m, g);
+    case kGeomBox:
       require_positive(m, g, "size[0]", s[0]);
       require_positive(m, g, "size[1]", s[1]);
       require_positive(m, g, "size[2]", s[2]);
       return box_mesh(s[0], s[1], s[2]);
-    case mjGEOM_PLANE: {
+    case kGeomPlane: {
       // mj_ray (ray_plane) bounds a plane to |x| <= size[0], |y| <= size[1] where those are > 0.
       const double e = default_plane_half_extent(m, o);
       return plane_mesh(s[0] > 0 ? s[0] : e, s[1] > 0 ? s[1] : e);
     }
-    case mjGEOM_SPHERE:
+    case kGeomSphere:
       require_positive(m, g, "size[0] (radius)", s[0]);
       return ellipsoid_mesh(s[0], s[0], s[0], o.tolerance, where, deviation);
-    case mjGEOM_ELLIPSOID:
+    case kGeomEllipsoid:
       require_positive(m, g, "size[0]", s[0]);
       require_positive(m, g, "size[1]", s[1]);
       require_positive(m, g, "size[2]", s[2]);
       return ellipsoid_mesh(s[0], s[1], s[2], o.tolerance, where, deviation);
-    case mjGEOM_CAPSULE:
+    case kGeomCapsule:
       require_positive(m, g, "size[0] (radius)", s[0]);
       if (!(s[1] >= 0.0) || !std::isfinite(s[1]))
         fail_shape(geom_label(m, g) + " (capsule): size[1] (half-length) = " + num(s[1]) + ": must be finite and >= 0");
       return capsule_mesh(s[0], s[1], o.tolerance, where, deviation);
-    case mjGEOM_CYLINDER:
+    case kGeomCylinder:
       require_positive(m, g, "size[0] (radius)", s[0]);
       require_positive(m, g, "size[1] (half-height)", s[1]);
       return cylinder_mesh(s[0], s[1], o.tolerance, where, deviation);
-    case mjGEOM_SDF:
+    case kGeomSdf:
       fail_shape(geom_label(m, g) +
                  " is of type sdf (a signed distance field of a plugin): not supported "
                  "(SceneOptions::skip_unsupported leaves such geoms out)");
     default:
-      fail_shape(geom_label(m, g) + ": geom_type = " + std::to_string(m->geom_type[g]) + " is no geom type (mjtGeom)");
+      fail_shape(geom_label(m, g) + ": geom_type = " + std::to_string(m.geom_type[g]) + " is no geom type (mjtGeom)");
   }
 }
 
 }  // namespace
 
-HfieldParams hfield_params(const mjModel* m, int g) {
-  const int id = m->geom_dataid[g];
-  if (id < 0 || id >= m->nhfield)
+HfieldParams hfield_params(const ModelView& m, int g) {
+  const int id = m.geom_dataid[g];
+  if (id < 0 || id >= m.nhfield)
     fail_shape(geom_label(m, g) + " (hfield): geom_dataid = " + std::to_string(id) + " names no hfield");
-  HfieldParams p{id, m->hfield_nrow[id], m->hfield_ncol[id], m->hfield_size + 4 * id,
-                 m->hfield_data + m->hfield_adr[id]};
+  HfieldParams p{id, m.hfield_nrow[id], m.hfield_ncol[id], m.hfield_size + 4 * id, m.hfield_data + m.hfield_adr[id]};
   if (p.nrow < 2 || p.ncol < 2)
-    fail_shape(geom_label(m, g) + " (" + named(m, mjOBJ_HFIELD, id, "hfield") + "): " + std::to_string(p.nrow) + " x " +
-               std::to_string(p.ncol) + " samples: needs 2 x 2 at least");
+    fail_shape(geom_label(m, g) + " (" + named(m, ObjectKind::kHfield, id, "hfield") + "): " + std::to_string(p.nrow) +
+               " x " + std::to_string(p.ncol) + " samples: needs 2 x 2 at least");
   return p;
 }
 
@@ -395,7 +394,7 @@ void check_options(const SceneOptions& o, const char* where) {
          "options.plane_half_extent = " + num(o.plane_half_extent) + ": must be finite and >= 0 (0: from the model)");
 }
 
-Mesh build_geom_mesh(const mjModel* m, int g, const SceneOptions& o, double* deviation, const char* caller) {
+Mesh build_geom_mesh(const ModelView& m, int g, const SceneOptions& o, double* deviation, const char* caller) {
   try {
     return shape_of(m, g, o, deviation);
   } catch (const ShapeError& e) {
@@ -405,16 +404,16 @@ Mesh build_geom_mesh(const mjModel* m, int g, const SceneOptions& o, double* dev
 
 }  // namespace internal
 
-Mesh geom_mesh(const mjModel* m, int geom, const SceneOptions& options) {
-  internal::check_model(m, "geom_mesh");
+Mesh geom_mesh(const ModelView& m, int geom, const SceneOptions& options) {
+  internal::check_view(m, "geom_mesh");
   internal::check_geom(m, geom, "geom_mesh");
   internal::check_options(options, "geom_mesh");
   double deviation;
   return internal::build_geom_mesh(m, geom, options, &deviation, "geom_mesh");
 }
 
-double geom_mesh_deviation(const mjModel* m, int geom, const SceneOptions& options) {
-  internal::check_model(m, "geom_mesh_deviation");
+double geom_mesh_deviation(const ModelView& m, int geom, const SceneOptions& options) {
+  internal::check_view(m, "geom_mesh_deviation");
   internal::check_geom(m, geom, "geom_mesh_deviation");
   internal::check_options(options, "geom_mesh_deviation");
   double deviation;

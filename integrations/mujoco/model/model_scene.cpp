@@ -1,0 +1,561 @@
+// wr_mujoco's scenes, cameras and sensor frames from a ModelView (model_scene.h says what and why).
+#include "model_scene.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <tuple>
+#include <utility>
+
+#include "geom_shapes.h"
+#include "model_labels.h"
+
+namespace wr_mujoco {
+namespace {
+
+using namespace internal;  // model_labels.h, geom_shapes.h
+
+constexpr double kPi = 3.14159265358979323846;
+
+// mj_ray's visibility (engine_ray.c, ray_eliminate): transparent geoms and geoms of a group that
+// is off are not seen; with flg_static = 1 static geoms are seen.
+bool seen_by_mj_ray(const ModelView& m, int g, const SceneOptions& o) {
+  const int mat = m.geom_matid[g];
+  if (mat < 0 && m.geom_rgba[4 * g + 3] == 0) return false;
+  if (mat >= 0 && m.mat_rgba[4 * mat + 3] == 0) return false;
+  const int group = std::min(kNumGeomGroups - 1, std::max(0, m.geom_group[g]));
+  return o.geomgroup[group] != 0;
+}
+
+bool is_static(const ModelView& m, int g) { return m.body_weldid[m.geom_bodyid[g]] == 0; }
+
+// The unit quaternion (w, x, y, z) of the rotation whose row-major matrix is r, in double:
+// Shepperd's method (S. W. Shepperd, "Quaternion from rotation matrix", J. Guidance and Control
+// 1(3), 1978): the largest of 4 w^2, 4 x^2, 4 y^2, 4 z^2 (the trace and the diagonal) gives one
+// component through a square root far from 0, the others come from the off-diagonal sums and
+// differences; normalised, as the matrices of float simulators are orthonormal only to rounding.
+void quat_of_matrix(const double r[9], double q[4]) {
+  const double tr = r[0] + r[4] + r[8];
+  if (tr >= r[0] && tr >= r[4] && tr >= r[8]) {
+    const double s = 2.0 * std::sqrt(std::max(0.0, 1.0 + tr));  // 4 w
+    q[0] = 0.25 * s;
+    q[1] = (r[7] - r[5]) / s;
+    q[2] = (r[2] - r[6]) / s;
+    q[3] = (r[3] - r[1]) / s;
+  } else if (r[0] >= r[4] && r[0] >= r[8]) {
+    const double s = 2.0 * std::sqrt(std::max(0.0, 1.0 + r[0] - r[4] - r[8]));  // 4 x
+    q[0] = (r[7] - r[5]) / s;
+    q[1] = 0.25 * s;
+    q[2] = (r[1] + r[3]) / s;
+    q[3] = (r[2] + r[6]) / s;
+  } else if (r[4] >= r[8]) {
+    const double s = 2.0 * std::sqrt(std::max(0.0, 1.0 + r[4] - r[0] - r[8]));  // 4 y
+    q[0] = (r[2] - r[6]) / s;
+    q[1] = (r[1] + r[3]) / s;
+    q[2] = 0.25 * s;
+    q[3] = (r[5] + r[7]) / s;
+  } else {
+    const double s = 2.0 * std::sqrt(std::max(0.0, 1.0 + r[8] - r[0] - r[4]));  // 4 z
+    q[0] = (r[3] - r[1]) / s;
+    q[1] = (r[2] + r[6]) / s;
+    q[2] = (r[5] + r[7]) / s;
+    q[3] = 0.25 * s;
+  }
+  const double n = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+  for (int i = 0; i < 4; ++i) q[i] = n > 0 ? q[i] / n : (i == 0 ? 1.0 : 0.0);
+}
+
+// pos, w x y z (7 floats) of the pose whose position is pos and row-major rotation matrix mat.
+template <typename T>
+void pose_from(const T pos[3], const T mat[9], float* out) {
+  double r[9], q[4];
+  for (int i = 0; i < 9; ++i) r[i] = static_cast<double>(mat[i]);
+  quat_of_matrix(r, q);
+  for (int i = 0; i < 3; ++i) out[i] = static_cast<float>(pos[i]);
+  for (int i = 0; i < 4; ++i) out[3 + i] = static_cast<float>(q[i]);
+}
+
+// Every pipeline option off, but the instance groups a sensor does not see.
+wr_sensor_options options_excluding(uint32_t groups) {
+  wr_sensor_options opts;
+  wr_sensor_options_init(&opts);
+  opts.exclude_groups = groups;
+  return opts;
+}
+
+}  // namespace
+
+// ---- Scene ----
+
+Scene::Scene(Scene&& o) noexcept { *this = std::move(o); }
+
+Scene& Scene::operator=(Scene&& o) noexcept {
+  if (this != &o) {
+    wr_scene_release(scene_);
+    scene_ = std::exchange(o.scene_, nullptr);
+    num_prototypes_ = o.num_prototypes_;
+    num_static_geoms_ = o.num_static_geoms_;
+    num_terrain_triangles_ = o.num_terrain_triangles_;
+    ngeom_ = o.ngeom_;
+    nbody_ = o.nbody_;
+    slots_ = std::move(o.slots_);
+    body_group_ = std::move(o.body_group_);
+    body_overflow_ = std::move(o.body_overflow_);
+    body_has_static_ = std::move(o.body_has_static_);
+    skipped_ = std::move(o.skipped_);
+  }
+  return *this;
+}
+
+Scene::~Scene() { wr_scene_release(scene_); }
+
+uint32_t Scene::own_body_groups(const ModelView& m, int b, const char* where, const std::string& label) const {
+  if (b < 0 || b >= nbody_ || m.nbody != nbody_)
+    fail(where, label + ": exclude_own_body: body " + std::to_string(b) + " is not a body of the scene's model");
+  if (body_group_[b] != 0) return 1u << body_group_[b];
+  if (body_overflow_[b])
+    fail(where, label + ": exclude_own_body: its " + body_label(m, b) +
+                    " is past the 31st moving body with a group (cameras' and options.sensor_bodies'), and has no "
+                    "group of its own (model_scene.h)");
+  if (body_has_static_[b])
+    fail(where, label + ": exclude_own_body: its " + body_label(m, b) +
+                    " is welded to the world, and its geoms are part of the terrain, which cannot be excluded");
+  if (m.body_weldid[b] != 0) {
+    for (const Slot& slot : slots_)
+      if (slot.body == b)
+        fail(where, label + ": exclude_own_body: its " + body_label(m, b) +
+                        " has no group of its own: name it in SceneOptions::sensor_bodies");
+  }
+  return 0;  // a body without geoms seen: there is nothing to exclude
+}
+
+uint32_t Scene::body_group(int body) const {
+  if (body < 0 || body >= nbody_)
+    fail("Scene::body_group",
+         "body " + std::to_string(body) + " is out of range: the model has " + std::to_string(nbody_) + " bodies");
+  return body_group_[body];
+}
+
+Scene Scene::build(wr_context ctx, const ModelView& m, const SceneOptions& options) {
+  const char* where = "Scene::build";
+  check_view(m, where);
+  if (!ctx) fail(where, "ctx is NULL");
+  check_options(options, where);
+
+  Scene scene;
+  scene.ngeom_ = m.ngeom;
+  scene.nbody_ = m.nbody;
+  scene.body_group_.assign(m.nbody, 0);
+  scene.body_overflow_.assign(m.nbody, 0);
+  scene.body_has_static_.assign(m.nbody, 0);
+  // Groups 1..31 to the moving bodies that carry cameras, by lowest camera id (model_scene.h).
+  uint32_t next_group = 1;
+  for (int c = 0; c < m.ncam; ++c) {
+    const int b = m.cam_bodyid[c];
+    if (m.body_weldid[b] == 0 || scene.body_group_[b] != 0 || scene.body_overflow_[b]) continue;
+    if (next_group < 32)
+      scene.body_group_[b] = next_group++;
+    else
+      scene.body_overflow_[b] = 1;
+  }
+  // Then the sensor bodies the options name, in their order.
+  for (const std::string& name : options.sensor_bodies) {
+    const int b = object_id(m, ObjectKind::kBody, name);
+    if (b < 0) fail(where, "options.sensor_bodies: no body named '" + name + "' in the model");
+    if (m.body_weldid[b] == 0)
+      fail(where, "options.sensor_bodies: " + body_label(m, b) +
+                      " is welded to the world: its geoms are part of the terrain, which cannot be excluded");
+    if (scene.body_group_[b] != 0 || scene.body_overflow_[b]) continue;
+    if (next_group < 32)
+      scene.body_group_[b] = next_group++;
+    else
+      scene.body_overflow_[b] = 1;
+  }
+
+  // Static geoms are posed at qpos0 (they do not move with qpos: their bodies are welded to the world).
+  if (m.ngeom > 0 && (!m.geom_xpos0 || !m.geom_xmat0))
+    fail(where, "the model's geom poses at qpos0 (geom_xpos0, geom_xmat0) are missing");
+
+  std::vector<float> terrain_vertices;
+  std::vector<uint32_t> terrain_indices;
+  struct Prototype {
+    Mesh mesh;
+    int hfield_geom = -1;  // >= 0: made by wr_scene_create_heightfield from this geom's hfield
+  };
+  std::vector<Prototype> prototypes;
+  std::map<std::tuple<int, int, double, double, double>, uint32_t> prototype_of;
+
+  for (int g = 0; g < m.ngeom; ++g) {
+    if (!seen_by_mj_ray(m, g, options)) continue;
+    const int type = m.geom_type[g];
+    if (type == kGeomSdf && options.skip_unsupported) {
+      scene.skipped_.push_back(geom_label(m, g) + ": type sdf is not supported, skipped");
+      continue;
+    }
+    const bool fixed = is_static(m, g);
+    if (fixed) {
+      double deviation;
+      const Mesh mesh = build_geom_mesh(m, g, options, &deviation, where);
+      const double* p = m.geom_xpos0 + 3 * g;
+      const double* r = m.geom_xmat0 + 9 * g;
+      const uint64_t base = terrain_vertices.size() / 3;
+      if (base + mesh.vertices.size() / 3 > UINT32_MAX)
+        fail(where, geom_label(m, g) + ": the terrain would have more than 2^32 - 1 vertices");
+      for (size_t i = 0; i < mesh.vertices.size(); i += 3) {
+        const double* v = &mesh.vertices[i];
+        for (int k = 0; k < 3; ++k) {
+          const float w = static_cast<float>(p[k] + r[3 * k] * v[0] + r[3 * k + 1] * v[1] + r[3 * k + 2] * v[2]);
+          if (!std::isfinite(w)) fail(where, geom_label(m, g) + ": a vertex in the world is not finite as a float");
+          terrain_vertices.push_back(w);
+        }
+      }
+      for (uint32_t i : mesh.indices) terrain_indices.push_back(static_cast<uint32_t>(base) + i);
+      scene.num_static_geoms_++;
+      scene.body_has_static_[m.geom_bodyid[g]] = 1;
+      continue;
+    }
+    // Moving: a slot, its prototype shared by geoms of the same shape.
+    const double* s = m.geom_size + 3 * g;
+    const int dataid = (type == kGeomMesh || type == kGeomHfield) ? m.geom_dataid[g] : -1;
+    const auto key = std::make_tuple(type, dataid, s[0], s[1], s[2]);
+    auto it = prototype_of.find(key);
+    if (it == prototype_of.end()) {
+      Prototype proto;
+      if (type == kGeomHfield) {
+        try {
+          hfield_params(m, g);  // checked here, made below
+        } catch (const ShapeError& e) {
+          fail(where, e.what());
+        }
+        proto.hfield_geom = g;
+      } else {
+        double deviation;
+        proto.mesh = build_geom_mesh(m, g, options, &deviation, where);
+      }
+      it = prototype_of.emplace(key, static_cast<uint32_t>(prototypes.size())).first;
+      prototypes.push_back(std::move(proto));
+    }
+    const int body = m.geom_bodyid[g];
+    scene.slots_.push_back(Slot{g, body, it->second, scene.body_group_[body]});
+  }
+  if (scene.slots_.size() > 65536)
+    fail(where, "the model has " + std::to_string(scene.slots_.size()) +
+                    " moving geoms seen: an instanced scene takes at most 65536 per env");
+
+  if (terrain_indices.empty()) {
+    // wr_scene_create needs a triangle; a zero-area one is never hit (wr.h).
+    terrain_vertices.assign(9, 0.0f);
+    terrain_indices = {0, 1, 2};
+  }
+  scene.num_terrain_triangles_ = terrain_indices.size() / 3;
+  wr_scene terrain = nullptr;
+  check(wr_scene_create(ctx, terrain_vertices.data(), terrain_vertices.size() / 3, terrain_indices.data(),
+                        terrain_indices.size() / 3, &terrain),
+        where, "wr_scene_create (the terrain: " + std::to_string(scene.num_static_geoms_) + " static geoms)");
+  if (scene.slots_.empty()) {
+    scene.scene_ = terrain;
+    return scene;
+  }
+
+  std::vector<wr_scene> handles(prototypes.size(), nullptr);
+  const auto release_all = [&]() {
+    for (wr_scene h : handles) wr_scene_release(h);
+    wr_scene_release(terrain);
+  };
+  try {
+    for (size_t i = 0; i < prototypes.size(); ++i) {
+      const Prototype& proto = prototypes[i];
+      if (proto.hfield_geom >= 0) {
+        const int g = proto.hfield_geom;
+        const HfieldParams p = hfield_params(m, g);  // checked above
+        wr_heightfield_desc hd;
+        wr_heightfield_desc_init(&hd);
+        hd.heights = p.data;
+        hd.num_x = static_cast<uint32_t>(p.ncol);
+        hd.num_y = static_cast<uint32_t>(p.nrow);
+        hd.layout = WR_HEIGHTFIELD_X_FASTEST;  // hfield_data: row r (y) after row, column c (x) fastest
+        hd.spacing_x = static_cast<float>(2.0 * p.size[0] / (p.ncol - 1));
+        hd.spacing_y = static_cast<float>(2.0 * p.size[1] / (p.nrow - 1));
+        hd.z_scale = static_cast<float>(p.size[2]);
+        hd.origin[0] = static_cast<float>(-p.size[0]);
+        hd.origin[1] = static_cast<float>(-p.size[1]);
+        hd.origin[2] = 0.0f;
+        hd.base_depth = static_cast<float>(p.size[3]);
+        hd.terrain = WR_TERRAIN_BVH;  // a prototype is traced in its own frame through its BVH (wr.h)
+        check(wr_scene_create_heightfield(ctx, &hd, &handles[i]), where,
+              "wr_scene_create_heightfield (the prototype of " + geom_label(m, g) + ")");
+      } else {
+        std::vector<float> v(proto.mesh.vertices.begin(), proto.mesh.vertices.end());
+        for (float x : v)
+          if (!std::isfinite(x)) fail(where, "prototype " + std::to_string(i) + ": a vertex is not finite as a float");
+        check(wr_scene_create(ctx, v.data(), v.size() / 3, proto.mesh.indices.data(), proto.mesh.indices.size() / 3,
+                              &handles[i]),
+              where, "wr_scene_create (prototype " + std::to_string(i) + ")");
+      }
+    }
+    std::vector<uint32_t> slot_prototypes, slot_groups;
+    for (const Slot& s : scene.slots_) {
+      slot_prototypes.push_back(s.prototype);
+      slot_groups.push_back(s.group);
+    }
+    wr_instanced_scene_desc desc;
+    wr_instanced_scene_desc_init(&desc);
+    desc.terrain = terrain;
+    desc.prototypes = handles.data();
+    desc.num_prototypes = static_cast<uint32_t>(handles.size());
+    desc.slot_prototypes = slot_prototypes.data();
+    desc.slot_groups = slot_groups.data();
+    desc.num_slots = static_cast<uint32_t>(slot_prototypes.size());
+    check(wr_scene_create_instanced(ctx, &desc, &scene.scene_), where, "wr_scene_create_instanced");
+  } catch (...) {
+    release_all();
+    throw;
+  }
+  release_all();  // the instanced scene keeps what it needs
+  scene.num_prototypes_ = static_cast<uint32_t>(prototypes.size());
+  return scene;
+}
+
+namespace {
+
+// [nsim x ids.size() x 7] poses of items `ids` (of `count` per simulation) from `a`, each through
+// `convert` (pose_from, or the camera's frame change).
+template <typename T, typename Convert>
+void fill_batch(const PoseArrays<T>& a, int count, const int* ids, size_t num_ids, float* out, const char* where,
+                const char* pos_name, const char* mat_name, Convert convert) {
+  if (a.nsim < 0) fail(where, "nsim = " + std::to_string(a.nsim) + ": must be >= 0");
+  if (num_ids == 0 || a.nsim == 0) return;
+  if (!a.xpos) fail(where, std::string(pos_name) + " is NULL");
+  if (!a.xmat) fail(where, std::string(mat_name) + " is NULL");
+  if (!out) fail(where, "out is NULL");
+  for (int e = 0; e < a.nsim; ++e) {
+    const T* xpos = a.xpos + size_t(e) * 3 * count;
+    const T* xmat = a.xmat + size_t(e) * 9 * count;
+    for (size_t i = 0; i < num_ids; ++i)
+      convert(xpos + 3 * ids[i], xmat + 9 * ids[i], out + 7 * (size_t(e) * num_ids + i));
+  }
+}
+
+// The library's camera frame from MuJoCo's: forward = -cam_z, left = -cam_x, up = +cam_y.
+template <typename T>
+void camera_pose(const T pos[3], const T xmat[9], float* out) {
+  double r[9];
+  for (int i = 0; i < 3; ++i) {
+    r[3 * i + 0] = -static_cast<double>(xmat[3 * i + 2]);
+    r[3 * i + 1] = -static_cast<double>(xmat[3 * i + 0]);
+    r[3 * i + 2] = static_cast<double>(xmat[3 * i + 1]);
+  }
+  const double p[3] = {static_cast<double>(pos[0]), static_cast<double>(pos[1]), static_cast<double>(pos[2])};
+  pose_from(p, r, out);
+}
+
+template <typename T>
+void fill_slots(const std::vector<Slot>& slots, int ngeom, const PoseArrays<T>& a, float* out) {
+  std::vector<int> geoms(slots.size());
+  for (size_t i = 0; i < slots.size(); ++i) geoms[i] = slots[i].geom;
+  fill_batch(a, ngeom, geoms.data(), geoms.size(), out, "Scene::fill_instance_poses_batch", "geom_xpos", "geom_xmat",
+             [](const T* p, const T* r, float* o) { pose_from(p, r, o); });
+}
+
+}  // namespace
+
+void Scene::fill_instance_poses_batch(const double* geom_xpos, const double* geom_xmat, int nsim, float* out) const {
+  fill_slots(slots_, ngeom_, PoseArrays<double>{geom_xpos, geom_xmat, nsim}, out);
+}
+void Scene::fill_instance_poses_batch(const PoseArrays<double>& geoms, float* out) const {
+  fill_slots(slots_, ngeom_, geoms, out);
+}
+void Scene::fill_instance_poses_batch(const PoseArrays<float>& geoms, float* out) const {
+  fill_slots(slots_, ngeom_, geoms, out);
+}
+
+// ---- Camera ----
+
+Camera Camera::from_model(const ModelView& m, const Scene& scene, const char* name, const CameraOptions& options) {
+  check_view(m, "Camera::from_model");
+  if (!name) fail("Camera::from_model", "name is NULL");
+  const int id = object_id(m, ObjectKind::kCamera, name);
+  if (id < 0) {
+    std::string have;
+    for (int c = 0; c < m.ncam; ++c) {
+      const std::string n = object_name(m, ObjectKind::kCamera, c);
+      have += (c ? ", " : "") + (!n.empty() ? "'" + n + "'" : "camera " + std::to_string(c) + " (unnamed)");
+    }
+    fail("Camera::from_model", "no camera named '" + std::string(name) + "' in the model (it has " +
+                                   std::to_string(m.ncam) + (m.ncam == 1 ? " camera" : " cameras") +
+                                   (m.ncam ? ": " + have : "") + ")");
+  }
+  return from_model(m, scene, id, options);
+}
+
+Camera Camera::from_model(const ModelView& m, const Scene& scene, int id, const CameraOptions& o) {
+  const char* where = "Camera::from_model";
+  check_view(m, where);
+  if (id < 0 || id >= m.ncam)
+    fail(where,
+         "camera " + std::to_string(id) + " is out of range: the model has " + std::to_string(m.ncam) + " cameras");
+  if (scene.model_ngeom() != m.ngeom || scene.model_nbody() != m.nbody)
+    fail(where, "the scene was built from another model (" + std::to_string(scene.model_ngeom()) + " geoms, " +
+                    std::to_string(scene.model_nbody()) + " bodies; this one has " + std::to_string(m.ngeom) + ", " +
+                    std::to_string(m.nbody) + ")");
+  const std::string label = camera_label(m, id);
+  Camera cam;
+  cam.id = id;
+  cam.name = object_name(m, ObjectKind::kCamera, id);
+  cam.body = m.cam_bodyid[id];
+  cam.ncam_ = m.ncam;
+  if (m.cam_projection[id] != kProjectionPerspective)
+    fail(where, label + ": orthographic projection is not supported (the library renders pinhole cameras)");
+  if ((o.width == 0) != (o.height == 0))
+    fail(where, label + ": options.width = " + std::to_string(o.width) + ", options.height = " +
+                    std::to_string(o.height) + ": give both, or neither for the camera's resolution");
+  const int width = o.width ? static_cast<int>(o.width) : m.cam_resolution[2 * id];
+  const int height = o.height ? static_cast<int>(o.height) : m.cam_resolution[2 * id + 1];
+  if (width < 1 || height < 1)
+    fail(where,
+         label + ": resolution " + std::to_string(width) + " x " + std::to_string(height) + ": must be positive");
+
+  wr_camera_desc& desc = cam.desc;
+  std::memset(&desc, 0, sizeof desc);
+  desc.struct_size = sizeof desc;
+  desc.width = static_cast<uint32_t>(width);
+  desc.height = static_cast<uint32_t>(height);
+  const float* sensorsize = m.cam_sensorsize + 2 * id;
+  const float* intrinsic = m.cam_intrinsic + 4 * id;
+  double fx, fy, cx, cy;
+  if (sensorsize[0] > 0 && sensorsize[1] > 0) {
+    // focal / sensorsize / principal (XMLreference camera/sensorsize: fovy is then ignored). The
+    // principal offset moves the optical axis p_x left and p_y up of the image centre, as the
+    // renderer's frustum does (model_scene.h).
+    if (!(intrinsic[0] > 0) || !(intrinsic[1] > 0))
+      fail(where, label + ": focal length (cam_intrinsic[0..1]) = " + num(intrinsic[0]) + ", " + num(intrinsic[1]) +
+                      ": must be > 0 with a sensorsize");
+    fx = double(intrinsic[0]) / sensorsize[0] * width;
+    fy = double(intrinsic[1]) / sensorsize[1] * height;
+    cx = 0.5 * width - double(intrinsic[2]) / sensorsize[0] * width;
+    cy = 0.5 * height - double(intrinsic[3]) / sensorsize[1] * height;
+  } else {
+    // fovy: the vertical field of view in degrees (XMLreference camera/fovy), square pixels.
+    const double fovy = m.cam_fovy[id];
+    if (!(fovy > 0 && fovy < 180)) fail(where, label + ": fovy = " + num(fovy) + " degrees: must be in (0, 180)");
+    fy = 0.5 * height / std::tan(fovy * kPi / 360.0);
+    fx = fy;
+    cx = 0.5 * width;
+    cy = 0.5 * height;
+  }
+  desc.fx = static_cast<float>(fx);
+  desc.fy = static_cast<float>(fy);
+  desc.cx = static_cast<float>(cx);
+  desc.cy = static_cast<float>(cy);
+  desc.near_clip = o.near_clip;
+  desc.far_clip = o.far_clip;
+  desc.miss_value = o.miss_value;
+  desc.depth_kind = o.depth_kind;
+  desc.quat_order = WR_QUAT_WXYZ;  // mount all zero: the identity
+
+  if (o.exclude_own_body) cam.exclude_groups = scene.own_body_groups(m, cam.body, where, label);
+  return cam;
+}
+
+wr_sensor_options Camera::sensor_options() const { return options_excluding(exclude_groups); }
+
+namespace {
+template <typename T>
+void fill_camera(int id, int ncam, const PoseArrays<T>& a, float* out) {
+  fill_batch(a, ncam, &id, 1, out, "Camera::fill_pose_batch", "cam_xpos", "cam_xmat",
+             [](const T* p, const T* r, float* o) { camera_pose(p, r, o); });
+}
+}  // namespace
+
+void Camera::fill_pose_batch(const double* cam_xpos, const double* cam_xmat, int nsim, float* out) const {
+  fill_camera(id, ncam_, PoseArrays<double>{cam_xpos, cam_xmat, nsim}, out);
+}
+void Camera::fill_pose_batch(const PoseArrays<double>& cams, float* out) const { fill_camera(id, ncam_, cams, out); }
+void Camera::fill_pose_batch(const PoseArrays<float>& cams, float* out) const { fill_camera(id, ncam_, cams, out); }
+
+// ---- SensorFrame ----
+
+SensorFrame SensorFrame::frame_of(const ModelView& m, const Scene& scene, int id, bool exclude_own_body, bool site,
+                                  const char* where) {
+  check_view(m, where);
+  if (scene.model_ngeom() != m.ngeom || scene.model_nbody() != m.nbody)
+    fail(where, "the scene was built from another model");
+  const ObjectKind kind = site ? ObjectKind::kSite : ObjectKind::kBody;
+  const int count = site ? m.nsite : m.nbody;
+  if (id < 0 || id >= count)
+    fail(where, std::string(site ? "site " : "body ") + std::to_string(id) + " is out of range: the model has " +
+                    std::to_string(count) + (site ? " sites" : " bodies"));
+  SensorFrame f;
+  f.is_site = site;
+  f.id = id;
+  f.name = object_name(m, kind, id);
+  f.body = site ? m.site_bodyid[id] : id;
+  f.count_ = count;
+  if (exclude_own_body)
+    f.exclude_groups = scene.own_body_groups(m, f.body, where, named(m, kind, id, site ? "site" : "body"));
+  return f;
+}
+
+namespace {
+// The id of the site (or body) named `name`, or an Error listing a few names the model has.
+int frame_id(const ModelView& m, const char* name, bool site, const char* where) {
+  check_view(m, where);
+  if (!name) fail(where, "name is NULL");
+  const ObjectKind kind = site ? ObjectKind::kSite : ObjectKind::kBody;
+  const int count = site ? m.nsite : m.nbody;
+  const int id = object_id(m, kind, name);
+  if (id < 0) {
+    std::string have;
+    for (int i = 0, shown = 0; i < count && shown < 8; ++i) {
+      const std::string n = object_name(m, kind, i);
+      if (!n.empty()) have += (shown++ ? ", '" : "'") + n + "'";
+    }
+    fail(where, std::string("no ") + (site ? "site" : "body") + " named '" + name + "' in the model (it has " +
+                    std::to_string(count) + (site ? " sites" : " bodies") + (have.empty() ? "" : ": " + have) + ")");
+  }
+  return id;
+}
+}  // namespace
+
+SensorFrame SensorFrame::at_site(const ModelView& m, const Scene& scene, const char* name, bool exclude_own_body) {
+  const char* where = "SensorFrame::at_site";
+  return frame_of(m, scene, frame_id(m, name, true, where), exclude_own_body, true, where);
+}
+
+SensorFrame SensorFrame::at_body(const ModelView& m, const Scene& scene, const char* name, bool exclude_own_body) {
+  const char* where = "SensorFrame::at_body";
+  return frame_of(m, scene, frame_id(m, name, false, where), exclude_own_body, false, where);
+}
+
+SensorFrame SensorFrame::at_site_id(const ModelView& m, const Scene& scene, int id, bool exclude_own_body) {
+  return frame_of(m, scene, id, exclude_own_body, true, "SensorFrame::at_site_id");
+}
+
+SensorFrame SensorFrame::at_body_id(const ModelView& m, const Scene& scene, int id, bool exclude_own_body) {
+  return frame_of(m, scene, id, exclude_own_body, false, "SensorFrame::at_body_id");
+}
+
+wr_sensor_options SensorFrame::sensor_options() const { return options_excluding(exclude_groups); }
+
+namespace {
+template <typename T>
+void fill_frame(const SensorFrame& f, int count, const PoseArrays<T>& a, float* out) {
+  const char* where = "SensorFrame::fill_pose_batch";
+  if (f.id < 0) fail(where, "the frame is not of a model: make it with at_site or at_body");
+  fill_batch(a, count, &f.id, 1, out, where, f.is_site ? "site_xpos" : "xpos", f.is_site ? "site_xmat" : "xmat",
+             [](const T* p, const T* r, float* o) { pose_from(p, r, o); });
+}
+}  // namespace
+
+void SensorFrame::fill_pose_batch(const double* xpos, const double* xmat, int nsim, float* out) const {
+  fill_frame(*this, count_, PoseArrays<double>{xpos, xmat, nsim}, out);
+}
+void SensorFrame::fill_pose_batch(const PoseArrays<double>& frames, float* out) const {
+  fill_frame(*this, count_, frames, out);
+}
+void SensorFrame::fill_pose_batch(const PoseArrays<float>& frames, float* out) const {
+  fill_frame(*this, count_, frames, out);
+}
+
+}  // namespace wr_mujoco
