@@ -14,11 +14,12 @@ py="$venv/bin/python"
 # torch from PyPI (with its CUDA runtime wheels, which a CPU-only machine loads too);
 # nanobind and scikit-build-core build the package without build isolation, from .venv/;
 # mujoco (MuJoCo 4's Python bindings and libmujoco) is the independent truth of the height-field
-# tests (its own mj_ray) and what the MuJoCo integration builds on.
-requirements=(numpy torch pytest matplotlib nanobind "scikit-build-core>=0.10" "mujoco>=4.0")
+# tests (its own mj_ray) and what the MuJoCo integration builds on; mujoco-warp (with warp-lang) is
+# the batched simulator whose Data warp_raycaster.mujoco reads (its tests run it on the CPU).
+requirements=(numpy torch pytest matplotlib nanobind "scikit-build-core>=0.10" "mujoco>=4.0" "mujoco-warp>=4.0")
 
 if [ ! -x "$py" ]; then
-  echo "setup: creating $venv (numpy, torch, pytest, matplotlib, mujoco)" >&2
+  echo "setup: creating $venv (numpy, torch, pytest, matplotlib, mujoco, mujoco-warp)" >&2
   "${WR_PYTHON:-python3}" -m venv "$venv"
 fi
 # The requirements, installed once per list: the list itself is the stamp.
@@ -29,7 +30,7 @@ if [ "$(cat "$deps_stamp" 2>/dev/null)" != "${requirements[*]}" ]; then
 fi
 
 # Every file the package is built from; python/tests, examples and docs are not part of it.
-package_hash=$(find CMakeLists.txt pyproject.toml cmake include src kernels python \
+package_hash=$(find CMakeLists.txt pyproject.toml cmake include src kernels python integrations/mujoco/model \
                  -path python/tests -prune -o -name __pycache__ -prune -o -type f -print0 |
                LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum | cut -d' ' -f1)
 package_stamp="$venv/.wr-package"

@@ -6,24 +6,12 @@ rendered in one ``Sensor.render`` call, the terrain as the scene's static mesh a
 as its env's instances, so that every camera sees its own legs. Finally some pixels are compared
 with ``mujoco.mj_ray`` on the same simulation state.
 
-What this is NOT: the C++ adapter (integrations/mujoco, ``wr_mujoco``) turns ANY model into a scene
-(every geom type, hfields, planes, curved primitives within a tolerance, transparency, the camera
-modes and intrinsics) and reads an mjBatch's outputs; Python cannot call it. This file does the
-minimal faithful version for THIS model, from the model's own arrays, and refuses anything else:
-
-  - terrain: the static mesh geoms in the camera's groups (here the one mesh, ../parkour_terrain.obj
-    as MuJoCo compiled it: ``mesh_vert`` / ``mesh_face``, posed by ``geom_xpos`` / ``geom_xmat`` at
-    the keyframe), merged into one mesh scene;
-  - robot: its box geoms in the camera's groups (trunk, head, thighs, shanks), one prototype per
-    distinct size, one slot per geom, posed from ``geom_xpos`` / ``geom_xmat`` each step; the geoms
-    of the camera's body (trunk and head, which hold the camera) in group 1, which the sensor
-    excludes (as mj_ray's bodyexclude = the camera's body), the legs in group 0;
-  - camera: MuJoCo's fovy camera (fy = (H / 2) / tan(fovy / 2), fx = fy, centred principal point)
-    posed from ``cam_xpos`` / ``cam_xmat`` with MuJoCo's camera axes turned into the library's
-    (forward = -cam_z, left = -cam_x, up = +cam_y); the body pose given to the sensor IS the camera's
-    pose (identity mount).
-The contact-only geometry of group 3 (the terrain's height field and boxes, the feet) is seen by
-neither the sensor nor mj_ray (geomgroup 1 1 1 0 0 0).
+The scene and the camera come from warp_raycaster.mujoco, the C++ adapter's own code over the
+model's arrays: the static geoms (the terrain mesh) merged into the scene's terrain, every moving
+geom (the robot's links) a slot of each env posed from ``geom_xpos`` / ``geom_xmat``, the head camera
+with MuJoCo's intrinsics posed from ``cam_xpos`` / ``cam_xmat``, its own body's geoms hidden from it
+(``exclude_own_body``, as mj_ray's bodyexclude). The contact-only geometry of group 3 (the terrain's
+height field and boxes, the feet) is seen by neither the sensor nor mj_ray (geomgroup 1 1 1 0 0 0).
 
 Run from the repository root, against the package in .venv (scripts/setup.sh) or a build of it
 (python/CMakeLists.txt lays it out in <build>/python):
@@ -41,81 +29,17 @@ import mujoco
 import numpy as np
 
 import warp_raycaster as wr
+from warp_raycaster import mujoco as wrm
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 MODEL = os.path.join(HERE, "..", "..", "assets", "mujoco", "quadruped_parkour.xml")
 GEOMGROUP = np.array([1, 1, 1, 0, 0, 0], np.uint8)  # what the camera sees: MuJoCo's visible groups 0-2
-OWN_BODY_GROUP = 1  # the instance group of the camera body's geoms, excluded by the sensor
 LEGS = ("FL", "FR", "RL", "RR")
 
 
-def box_mesh(half):
-    """A box of half extents `half` centred on its origin: 8 vertices, 12 triangles."""
-    s = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)], np.float32)
-    faces = [(0, 1, 3), (0, 3, 2), (4, 6, 7), (4, 7, 5), (0, 4, 5), (0, 5, 1),
-             (2, 3, 7), (2, 7, 6), (0, 2, 6), (0, 6, 4), (1, 5, 7), (1, 7, 3)]
-    return s * np.asarray(half, np.float32), np.array(faces, np.uint32)
-
-
-def mat_to_quat(mat):
-    q = np.zeros(4)
-    mujoco.mju_mat2Quat(q, np.ascontiguousarray(mat, dtype=np.float64).reshape(9))
-    return q
-
-
-class MujocoScene:
-    """This model's terrain and robot as a warp_raycaster instanced scene (see the docstring)."""
-
-    def __init__(self, ctx, m, d0, camera):
-        self.m = m
-        self.cam = m.camera(camera).id
-        self.cam_body = int(m.cam_bodyid[self.cam])
-        seen = GEOMGROUP[np.clip(m.geom_group, 0, 5)] != 0
-        static = m.body_weldid[m.geom_bodyid] == 0
-        verts, faces, base = [], [], 0
-        self.slot_geoms, self.prototypes, slot_prototypes, slot_groups, sizes = [], [], [], [], {}
-        for g in range(m.ngeom):
-            alpha = m.mat_rgba[m.geom_matid[g], 3] if m.geom_matid[g] >= 0 else m.geom_rgba[g, 3]
-            if not seen[g] or alpha == 0:  # mj_ray skips the geoms of groups turned off and invisible ones
-                continue
-            gtype = m.geom_type[g]
-            if static[g]:
-                if gtype != mujoco.mjtGeom.mjGEOM_MESH:
-                    raise NotImplementedError(f"static geom {g} is not a mesh: use the C++ adapter (wr_mujoco)")
-                mesh = m.geom_dataid[g]
-                v = m.mesh_vert[m.mesh_vertadr[mesh]:m.mesh_vertadr[mesh] + m.mesh_vertnum[mesh]].astype(np.float64)
-                f = m.mesh_face[m.mesh_faceadr[mesh]:m.mesh_faceadr[mesh] + m.mesh_facenum[mesh]]
-                world = v @ d0.geom_xmat[g].reshape(3, 3).T + d0.geom_xpos[g]  # the geom's frame to the world
-                verts.append(world.astype(np.float32))
-                faces.append(f.astype(np.uint32) + base)
-                base += len(v)
-            else:
-                if gtype != mujoco.mjtGeom.mjGEOM_BOX:
-                    raise NotImplementedError(f"moving geom {g} is not a box: use the C++ adapter (wr_mujoco)")
-                key = tuple(m.geom_size[g])
-                if key not in sizes:
-                    sizes[key] = len(self.prototypes)
-                    self.prototypes.append(wr.Scene(ctx, *box_mesh(key)))
-                self.slot_geoms.append(g)
-                slot_prototypes.append(sizes[key])
-                slot_groups.append(OWN_BODY_GROUP if m.geom_bodyid[g] == self.cam_body else 0)
-        self.terrain = wr.Scene(ctx, np.concatenate(verts), np.concatenate(faces))
-        self.scene = wr.Scene.instanced(ctx, self.terrain, self.prototypes, slot_prototypes, slot_groups)
-        self.slot_groups = np.array(slot_groups)
-        W, H = m.cam_resolution[self.cam]
-        fy = 0.5 * H / math.tan(math.radians(m.cam_fovy[self.cam]) / 2)
-        self.camera = wr.Camera(width=int(W), height=int(H), fx=fy, fy=fy, cx=W / 2, cy=H / 2)
-
-    def camera_pose(self, d, out):
-        """The camera's pose in the library's camera frame: (x, y, z, w, qx, qy, qz)."""
-        R = d.cam_xmat[self.cam].reshape(3, 3)
-        out[:3] = d.cam_xpos[self.cam]
-        out[3:] = mat_to_quat(np.stack([-R[:, 2], -R[:, 0], R[:, 1]], axis=1))
-
-    def instance_poses(self, d, out):
-        for s, g in enumerate(self.slot_geoms):
-            out[s, :3] = d.geom_xpos[g]
-            out[s, 3:] = mat_to_quat(d.geom_xmat[g])
+def head_body(m, head):
+    """The body that carries the camera (whose geoms it does not see)."""
+    return int(m.cam_bodyid[head.id])
 
 
 def trot(m, stand, t, phase, ctrl):
@@ -145,8 +69,14 @@ def main():
     mujoco.mj_resetDataKeyframe(m, ds[0], key)
     mujoco.mj_forward(m, ds[0])
     ctx = wr.Context("cpu")
-    ms = MujocoScene(ctx, m, ds[0], "head")
-    (lo, hi) = ms.terrain.bounds
+    scene = wrm.Scene(ctx, m, geomgroup=GEOMGROUP)
+    head = scene.camera("head", num_envs=args.envs, exclude_own_body=True)
+    # The terrain's extent: its static mesh's vertices, posed at qpos0.
+    terrain = [g for g in range(m.ngeom) if m.body_weldid[m.geom_bodyid[g]] == 0
+               and m.geom_type[g] == mujoco.mjtGeom.mjGEOM_MESH and GEOMGROUP[m.geom_group[g]]]
+    verts = np.concatenate([m.mesh_vert[m.mesh_vertadr[m.geom_dataid[g]]:][:m.mesh_vertnum[m.geom_dataid[g]]]
+                            @ ds[0].geom_xmat[g].reshape(3, 3).T + ds[0].geom_xpos[g] for g in terrain])
+    lo, hi = verts.min(axis=0), verts.max(axis=0)
 
     # Start positions as wr-mujoco-demo's: a random position and yaw on the inner 80% of the terrain
     # where the contact surface (group 3) is level within 3 cm from 0.5 m behind the trunk to 1 m ahead
@@ -189,11 +119,8 @@ def main():
         d.qpos[m.jnt_qposadr[m.actuator_trnid[:, 0]]] = d.ctrl
         mujoco.mj_forward(m, d)
 
-    sensor = wr.Sensor(ms.scene, ms.camera, num_envs=args.envs, exclude_groups=[OWN_BODY_GROUP])
-    poses = np.zeros((args.envs, 7), np.float32)
-    inst = np.zeros((args.envs, len(ms.slot_geoms), 7), np.float32)
-    depth = np.zeros(sensor.shape, np.float32)
-    ids = np.zeros(sensor.shape, np.int32)
+    depth = np.zeros(head.shape, np.float32)
+    ids = np.zeros(head.shape, np.int32)
     sim_s = render_s = 0.0
     for step in range(args.steps):
         t0 = time.perf_counter()
@@ -202,16 +129,15 @@ def main():
             mujoco.mj_step(m, d)
             mujoco.mj_fwdPosition(m, d)  # positions of the new state (mj_step leaves the previous ones)
         t1 = time.perf_counter()
-        for e, d in enumerate(ds):
-            ms.camera_pose(d, poses[e])
-            ms.instance_poses(d, inst[e])
-        sensor.render(poses, out=depth, instance_poses=inst, instance_ids=ids)
+        head.render(ds, out=depth, instance_ids=ids)  # poses from the N MjData, one render
         t2 = time.perf_counter()
         sim_s, render_s = sim_s + t1 - t0, render_s + t2 - t1
 
-    legs = (ids >= 0) & (ms.slot_groups[np.maximum(ids, 0)] == 0)
+    # The robot's own geoms other than its camera body's: the legs.
+    slot_bodies = m.geom_bodyid[np.array(scene.slot_geoms)]
+    legs = (ids >= 0) & (slot_bodies[np.maximum(ids, 0)] != head_body(m, head))
     print(f"mujoco_depth: {args.envs} simulations of {os.path.basename(args.model)}, {args.steps} steps; "
-          f"terrain {ms.terrain.num_triangles} triangles, {len(ms.slot_geoms)} robot boxes per env")
+          f"{scene.num_static_geoms} static geoms in the terrain, {scene.num_slots} robot geoms per env")
     print(f"  per step: MuJoCo {1e3 * sim_s / args.steps:.2f} ms (mj_step per simulation, from Python), "
           f"poses + render {1e3 * render_s / args.steps:.2f} ms (one Sensor.render)")
     seeing = int(legs.any(axis=(1, 2)).sum())
@@ -221,7 +147,7 @@ def main():
     # Random pixels of the last frame and up to 500 of those on the legs against mj_ray on the same
     # state, the rays in double from wr.h's pixel convention; plane depth = the distance along the
     # unit ray times its forward component.
-    cam = ms.camera
+    cam = head.camera
     pixels = [(rng.integers(args.envs), rng.integers(cam.height), rng.integers(cam.width))
               for _ in range(args.check_pixels)]
     leg_pixels = np.argwhere(legs)
@@ -231,9 +157,9 @@ def main():
         d = ds[e]
         c = np.array([1.0, -((u + 0.5) - cam.cx) / cam.fx, -((v + 0.5) - cam.cy) / cam.fy])
         c /= np.linalg.norm(c)
-        R = d.cam_xmat[ms.cam].reshape(3, 3)
+        R = d.cam_xmat[head.id].reshape(3, 3)
         direction = -R[:, 2] * c[0] - R[:, 0] * c[1] + R[:, 1] * c[2]
-        t = mujoco.mj_ray(m, d, d.cam_xpos[ms.cam], direction, GEOMGROUP, 1, ms.cam_body, geom)
+        t = mujoco.mj_ray(m, d, d.cam_xpos[head.id], direction, GEOMGROUP, 1, head_body(m, head), geom)
         want = t * c[0] if t >= 0 else math.inf
         got = float(depth[e, v, u])
         agree += (not math.isfinite(want) and not math.isfinite(got)) or (

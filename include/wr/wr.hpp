@@ -175,6 +175,12 @@ class Scene {
   }
   /// The raw handle, still owned by this object (NULL once moved from).
   wr_scene get() const noexcept { return handle_.get(); }
+  /// Takes over one reference of `s` (a scene made through the C API by other code, e.g.
+  /// wr_mujoco's), which this object then releases; NULL throws.
+  static Scene adopt(wr_scene s) {
+    if (!s) throw Error(WR_ERROR_INVALID_ARGUMENT, "wr::Scene::adopt: the scene is NULL");
+    return Scene(s);
+  }
 
  private:
   explicit Scene(wr_scene s) noexcept : handle_(s) {}

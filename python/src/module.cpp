@@ -29,6 +29,8 @@
 #include <wr/wr.hpp>
 
 #include "arrays.h"
+#include "mujoco_model.h"
+#include "objects.h"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -39,17 +41,11 @@ using wrpy::take_array;
 
 namespace {
 
+using wrpy::ContextObj;
+using wrpy::SceneObj;
+
 // ---- objects: each owns one reference of its C handle (wr.hpp) and knows its device ----
-
-struct ContextObj {
-  wr::Context context;
-  DeviceSpec device;
-};
-
-struct SceneObj {
-  wr::Scene scene;
-  DeviceSpec device;
-};
+// (ContextObj and SceneObj are in objects.h: the MuJoCo binding makes scenes too)
 
 // Whether `o` sets no option (a plain sensor: wr_sensor_create, whose errors name it).
 bool all_off(const wr_sensor_options& o) {
@@ -1079,4 +1075,7 @@ NB_MODULE(_wr, m) {
             });
           },
           "wr_sensor_memory and wr_sensor_memory_tag for every tag, as a dict.");
+
+  // ---- MuJoCo models (warp_raycaster.mujoco) ----
+  wrpy::register_mujoco(m);
 }

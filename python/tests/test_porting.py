@@ -299,12 +299,13 @@ def _legged_gym_trimesh(heights: np.ndarray, horizontal_scale: float, vertical_s
 
 def test_the_porting_snippets_run() -> None:
     torch = pytest.importorskip("torch")
+    import importlib.util
     import pathlib
     import re
 
     text = (pathlib.Path(__file__).resolve().parents[2] / "docs" / "porting.md").read_text()
     blocks = re.findall(r"<!-- runs -->\n```python\n(.*?)```", text, re.S)
-    assert len(blocks) == 2
+    assert len(blocks) == 3
     rng = np.random.default_rng(1)
     heights = (rng.integers(0, 4, (40, 40)) * 20).astype(np.int16)
     terrain_vertices, terrain_triangles = _legged_gym_trimesh(heights, 0.1, 0.005)
@@ -318,7 +319,7 @@ def test_the_porting_snippets_run() -> None:
     stand_ins = {"terrain_vertices": terrain_vertices, "terrain_triangles": terrain_triangles, "num_envs": n,
                  "root_states": root_states,
                  "mesh_vertices": terrain_vertices, "mesh_faces": terrain_triangles, "root_state_w": root_state_w}
-    isaacgym, isaaclab = ({**stand_ins} for _ in blocks)
+    isaacgym, isaaclab = ({**stand_ins} for _ in blocks[:2])
     exec(compile(blocks[0], "porting.md (IsaacGym)", "exec"), isaacgym)
     exec(compile(blocks[1], "porting.md (IsaacLab)", "exec"), isaaclab)
     assert isaacgym["scene"].terrain_kind == "grid"  # legged_gym's arrays are traced through their grid
@@ -327,3 +328,9 @@ def test_the_porting_snippets_run() -> None:
     # The robots stand 0.8 m up over a field of 0 to 0.3 m: every scan ray hits, heights in range.
     for h in (isaacgym["heights"], isaaclab["scan"]):
         assert bool(((h > -0.1) & (h <= 0.31)).all())
+    if importlib.util.find_spec("mujoco") is not None:
+        model_path = str(pathlib.Path(__file__).resolve().parents[2] / "assets" / "mujoco" / "quadruped_parkour.xml")
+        mj = {"model_path": model_path, "num_envs": n}
+        exec(compile(blocks[2], "porting.md (MuJoCo)", "exec"), mj)
+        assert mj["depth"].shape == (n, 60, 106)
+        assert np.isfinite(mj["depth"]).mean() > 0.5  # the terrain fills the view

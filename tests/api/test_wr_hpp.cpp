@@ -122,6 +122,21 @@ TEST_CASE("wr.hpp: handles move, and the C objects outlive their wrappers", "[wr
   CHECK(s2.num_triangles() == 2);
   CHECK_THROWS_AS(s1.num_triangles(), wr::Error);
 
+  // adopt takes over a reference made through the C API: the wrapper releases it (LeakSanitizer
+  // and the context's ledger would see it otherwise), and NULL is refused by name.
+  wr_scene made = nullptr;
+  REQUIRE(wr_scene_create(b.get(), kFloorVertices, 4, kFloorIndices, 2, &made) == WR_SUCCESS);
+  wr::Scene adopted = wr::Scene::adopt(made);
+  CHECK(adopted.get() == made);
+  CHECK(adopted.num_triangles() == 2);
+  try {
+    (void)wr::Scene::adopt(nullptr);
+    FAIL("adopt(NULL) did not throw");
+  } catch (const wr::Error& e) {
+    CHECK(e.status() == WR_ERROR_INVALID_ARGUMENT);
+    CHECK(std::string(e.what()).find("adopt") != std::string::npos);
+  }
+
   std::vector<float> before(33 * 33 * 2), after(33 * 33 * 2);
   wr::Sensor sensor = [&] {
     // Context and scene wrappers die here; the sensor keeps the C objects alive.

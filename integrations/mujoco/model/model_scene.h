@@ -104,6 +104,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <wr/wr.h>
@@ -195,6 +196,9 @@ class Scene {
   // The scene to render: instanced when the model has moving geoms, else the terrain mesh scene
   // (then render with instance_poses = NULL). The Scene keeps its reference.
   wr_scene handle() const { return scene_; }
+  // Gives the scene's reference to the caller (who releases it; handle() is NULL afterwards): the
+  // Python package keeps it in its own wr::Scene. Slots, groups and pose fills keep working.
+  wr_scene release_handle() noexcept { return std::exchange(scene_, nullptr); }
   uint32_t num_slots() const { return static_cast<uint32_t>(slots_.size()); }
   uint32_t num_prototypes() const { return num_prototypes_; }
   const std::vector<Slot>& slots() const { return slots_; }

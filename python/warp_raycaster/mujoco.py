@@ -1,0 +1,333 @@
+"""MuJoCo models from Python: a scene and depth cameras (and the frames of height scanners and
+LiDARs) from a ``mujoco.MjModel``, rendered for N envs from ``MjData``, batch arrays or
+mujoco_warp's ``Data`` in one call.
+
+The model is read through its arrays (``geom_type``, ``geom_size``, ``mesh_vert``, ``hfield_data``,
+``cam_fovy``, ...), never through MuJoCo's C structs, so the ``mujoco`` package of any version from
+3.3 on works, not only the MuJoCo the C++ library was built against. The arrays go to the same C++
+code as the C++ adapter's (``integrations/mujoco/model/model_scene.h``: one tessellation, one set of
+rules): the static geoms (of bodies welded to the world) merged into the terrain at qpos0, every
+other geom a slot of each env posed from ``geom_xpos`` / ``geom_xmat``, cameras with MuJoCo's
+intrinsics posed from ``cam_xpos`` / ``cam_xmat``, the geoms mj_ray sees (``geomgroup``, transparent
+geoms) and its own-body exclusion. What the C++ header says of shapes, groups, intrinsics and
+frames holds here word for word.
+
+    import mujoco, warp_raycaster as wr
+    from warp_raycaster import mujoco as wrm
+    model = mujoco.MjModel.from_xml_path("robot.xml")
+    datas = [mujoco.MjData(model) for _ in range(N)]
+    scene = wrm.Scene(wr.Context("cpu"), model)
+    head = scene.camera("head", num_envs=N, exclude_own_body=True)
+    for d in datas: mujoco.mj_step(model, d)
+    depth = head.render(datas)                 # (N, height, width) float32
+
+Poses come from, per render: a list of N ``MjData`` (or one for N = 1); mujoco_warp's ``Data``
+(``nworld`` = N; its Warp arrays are read where they lie, on the CPU); or the batch arrays as
+keywords, ``geom_xpos`` (N, ngeom, 3), ``geom_xmat`` (N, ngeom, 9 or 3, 3), ``cam_xpos``,
+``cam_xmat`` (N, ncam, ...), NumPy or CPU tensors, float32 or float64. The poses go into buffers the
+sensor made once (no allocation per render); the inputs are read in place, never copied.
+Contexts on a GPU are not served here yet: the poses are converted on the host (see the note in
+docs/porting.md).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Dict, Iterable, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from . import _wr
+from . import Camera as _Camera
+from . import Context, Error, Scene as _Scene, Sensor
+from ._errors import Error as _Error
+
+__all__ = ["Scene", "CameraSensor", "Frame", "model_arrays"]
+
+# MuJoCo's arrays the scene reads, with MuJoCo's element types (mjtNum is float64).
+_FIELDS: Dict[str, Any] = {
+    "geom_type": np.int32, "geom_size": np.float64, "geom_dataid": np.int32, "geom_bodyid": np.int32,
+    "geom_group": np.int32, "geom_matid": np.int32, "geom_rgba": np.float32, "mat_rgba": np.float32,
+    "body_weldid": np.int32, "mesh_vert": np.float32, "mesh_face": np.int32, "mesh_vertadr": np.int32,
+    "mesh_vertnum": np.int32, "mesh_faceadr": np.int32, "mesh_facenum": np.int32, "hfield_size": np.float64,
+    "hfield_nrow": np.int32, "hfield_ncol": np.int32, "hfield_adr": np.int32, "hfield_data": np.float32,
+    "cam_bodyid": np.int32, "cam_resolution": np.int32, "cam_fovy": np.float64, "cam_intrinsic": np.float32,
+    "cam_sensorsize": np.float32, "site_bodyid": np.int32, "name_geomadr": np.int32, "name_bodyadr": np.int32,
+    "name_camadr": np.int32, "name_siteadr": np.int32, "name_meshadr": np.int32, "name_hfieldadr": np.int32,
+}
+
+
+def _invalid(where: str, message: str) -> Error:
+    return _Error(f"{where}: {message} [WR_ERROR_INVALID_ARGUMENT]", int(_wr.Status.ERROR_INVALID_ARGUMENT))
+
+
+def model_arrays(model: Any) -> "_wr.MujocoModel":
+    """The arrays of `model` (a ``mujoco.MjModel``) the scene reads, with every geom's pose at
+    qpos0 (``mj_kinematics`` on a fresh ``MjData``, through the model's own ``mujoco`` module)."""
+    where = "mujoco.Scene"
+    missing = [f for f in ("geom_type", "geom_size", "body_weldid", "names") if not hasattr(model, f)]
+    if missing:
+        raise _invalid(where, f"model is a {type(model).__name__} without {', '.join(missing)}: expected a "
+                              f"mujoco.MjModel (mujoco_warp's Model: pass the MjModel it was made from)")
+    arrays = {}
+    for name, dtype in _FIELDS.items():
+        arrays[name] = np.ascontiguousarray(np.asarray(getattr(model, name)), dtype=dtype)
+    # cam_projection (MuJoCo 3.3.1 on) or cam_orthographic (before): 0 is perspective in both.
+    proj = getattr(model, "cam_projection", None)
+    if proj is None:
+        proj = getattr(model, "cam_orthographic", np.zeros(model.ncam, np.int32))
+    arrays["cam_projection"] = np.ascontiguousarray(np.asarray(proj), dtype=np.int32)
+    import mujoco  # the bindings of the model's MuJoCo: its own kinematics at qpos0
+
+    data = mujoco.MjData(model)
+    mujoco.mj_kinematics(model, data)
+    arrays["geom_xpos0"] = np.ascontiguousarray(data.geom_xpos, dtype=np.float64)
+    arrays["geom_xmat0"] = np.ascontiguousarray(data.geom_xmat, dtype=np.float64)
+    names = model.names if isinstance(model.names, bytes) else bytes(np.asarray(model.names).tobytes())
+    zfar_extent = float(model.vis.map.zfar) * float(model.stat.extent)
+    return _wr.MujocoModel(arrays, names, zfar_extent)
+
+
+def _is_warp_data(data: Any) -> bool:
+    return hasattr(data, "nworld") and hasattr(data, "geom_xpos") and not isinstance(data, (list, tuple))
+
+
+def _mjdata_list(data: Any, num_envs: int, where: str) -> Sequence[Any]:
+    datas = [data] if hasattr(data, "geom_xpos") and not _is_warp_data(data) else list(data)
+    if len(datas) != num_envs:
+        raise _invalid(where, f"data has {len(datas)} MjData: the sensor has num_envs = {num_envs}")
+    return datas
+
+
+def _warp_array(data: Any, name: str, where: str) -> Any:
+    a = getattr(data, name)
+    device = str(getattr(a, "device", "cpu"))
+    if not device.startswith("cpu"):
+        raise _invalid(where, f"data.{name} is on {device}: mujoco_warp's Data is read on the CPU here; poses on a "
+                              f"GPU are not served by warp_raycaster.mujoco yet")
+    return a
+
+
+class _Poses:
+    """A sensor's own pose buffers and how each input form fills them."""
+
+    def __init__(self, count: int, num_envs: int, fill: Any, pos: str, mat: str) -> None:
+        self.out = np.zeros((num_envs, count, 7), np.float32)
+        self._fill, self._pos, self._mat = fill, pos, mat
+
+    def from_data(self, data: Any, where: str) -> np.ndarray:
+        n = self.out.shape[0]
+        if _is_warp_data(data):
+            if int(data.nworld) != n:
+                raise _invalid(where, f"data.nworld = {data.nworld}: the sensor has num_envs = {n}")
+            self._fill(_warp_array(data, self._pos, where), _warp_array(data, self._mat, where), self.out)
+            return self.out
+        for e, d in enumerate(_mjdata_list(data, n, where)):
+            self._fill(getattr(d, self._pos), getattr(d, self._mat), self.out[e:e + 1])
+        return self.out
+
+    def from_arrays(self, xpos: Any, xmat: Any, where: str) -> np.ndarray:
+        if xpos is None or xmat is None:
+            raise _invalid(where, f"give data, or both {self._pos} and {self._mat}")
+        self._fill(xpos, xmat, self.out)
+        return self.out
+
+
+class Scene:
+    """A MuJoCo model as a scene (``wr_mujoco::Scene``): the static geoms as the terrain, the moving
+    ones as every env's slots.
+
+    geomgroup: mj_ray's (6 flags, a geom of a group that is 0 is not seen; None: all seen).
+    tolerance: the largest distance in metres between a curved primitive and its triangles.
+    plane_half_extent: the half-size of planes of size 0 (0: the model's zfar * extent).
+    skip_unsupported: leave SDF geoms out (listed in ``skipped``) rather than fail.
+    sensor_bodies: moving bodies (by name) given a group of their own, so that a frame on them can
+    exclude them (a height scanner on the base, as mjlab's exclude_parent_body).
+    """
+
+    def __init__(self, context: Context, model: Any, *, geomgroup: Optional[Sequence[int]] = None,
+                 tolerance: float = 1e-3, plane_half_extent: float = 0.0, skip_unsupported: bool = False,
+                 sensor_bodies: Iterable[str] = ()) -> None:
+        if not isinstance(context, Context):
+            raise _invalid("mujoco.Scene", f"context is a {type(context).__name__}, not a warp_raycaster.Context")
+        groups = [1] * 6 if geomgroup is None else [int(g) for g in geomgroup]
+        self.context = context
+        self.model = model
+        self._m = model_arrays(model)
+        self._h = _wr.MujocoScene.build(context._h, self._m, groups, float(tolerance), float(plane_half_extent),
+                                        bool(skip_unsupported), [str(b) for b in sensor_bodies])
+        # The wr.Scene that sensors render (instanced where the model has moving geoms).
+        scene = _Scene.__new__(_Scene)
+        scene.context = context
+        scene._h = self._h.scene
+        self.scene = scene
+        self._counts = self._m.counts
+
+    @property
+    def num_slots(self) -> int:
+        """Moving geoms seen: each env's instances (slot i is geom ``slot_geoms[i]``)."""
+        return self._h.num_slots
+
+    @property
+    def slot_geoms(self) -> Tuple[int, ...]:
+        return tuple(self._h.slot_geoms)
+
+    @property
+    def num_static_geoms(self) -> int:
+        return self._h.num_static_geoms
+
+    @property
+    def skipped(self) -> Tuple[str, ...]:
+        return tuple(self._h.skipped)
+
+    def body_group(self, body: int) -> int:
+        """The instance group of `body`'s slots: 0, or its own (a moving body with a camera, or one of
+        sensor_bodies)."""
+        return self._h.body_group(int(body))
+
+    def instance_poses(self, data: Any = None, out: Any = None, *, geom_xpos: Any = None,
+                       geom_xmat: Any = None) -> Any:
+        """(N, num_slots, 7) float32: each slot's geom pose (x, y, z, w, qx, qy, qz) from `data` (N
+        MjData, or mujoco_warp's Data) or the batch arrays, into `out` (made when None)."""
+        where = "mujoco.Scene.instance_poses"
+        if data is not None:
+            n = int(data.nworld) if _is_warp_data(data) else 1 if hasattr(data, "geom_xpos") else len(data)
+            poses = _Poses(self.num_slots, n, self._h.fill_instance_poses, "geom_xpos", "geom_xmat")
+            if out is not None:
+                poses.out = out
+            return poses.from_data(data, where)
+        if geom_xpos is None or geom_xmat is None:
+            raise _invalid(where, "give data, or both geom_xpos and geom_xmat")
+        n = int(np.shape(geom_xpos)[0]) if np.ndim(geom_xpos) == 3 else 1
+        if out is None:
+            out = np.zeros((n, self.num_slots, 7), np.float32)
+        self._h.fill_instance_poses(geom_xpos, geom_xmat, out)
+        return out
+
+    def camera(self, camera: Union[str, int], num_envs: int = 1, *, width: Optional[int] = None,
+               height: Optional[int] = None, depth: str = "plane", near: float = 0.0, far: float = math.inf,
+               miss_value: float = math.inf, exclude_own_body: bool = False, pipeline: Any = None) -> "CameraSensor":
+        """A depth sensor of num_envs copies of the model's camera `camera` (name or id), with MuJoCo's
+        intrinsics (fovy, or focal / sensorsize / principal) at its resolution or width x height.
+        exclude_own_body: the camera does not see its own body's geoms (mj_ray's bodyexclude)."""
+        return CameraSensor(self, camera, num_envs, width=width, height=height, depth=depth, near=near, far=far,
+                            miss_value=miss_value, exclude_own_body=exclude_own_body, pipeline=pipeline)
+
+    def frame(self, *, site: Union[str, int, None] = None, body: Union[str, int, None] = None,
+              num_envs: int = 1, exclude_own_body: bool = False) -> "Frame":
+        """The frame of a site or a body (``objtype="xbody"``: the body's frame, not its inertial one)
+        for a pattern sensor (:class:`warp_raycaster.RaySensor`): its poses per env, and the
+        exclude_groups that hide its body when exclude_own_body."""
+        if (site is None) == (body is None):
+            raise _invalid("mujoco.Scene.frame", "give one of site= or body=")
+        return Frame(self, site if site is not None else body, site is not None, num_envs, exclude_own_body)
+
+    def __repr__(self) -> str:
+        return (f"warp_raycaster.mujoco.Scene({self._counts['ngeom']} geoms: {self.num_static_geoms} static in the "
+                f"terrain, {self.num_slots} moving slots)")
+
+
+class CameraSensor:
+    """A :class:`warp_raycaster.Sensor` of one MJCF camera for N envs, and its pose buffers.
+
+    ``camera``: the :class:`warp_raycaster.Camera` (MuJoCo's intrinsics, wxyz poses, identity
+    mount: an env's pose is the camera's own, MuJoCo's frame turned into the library's).
+    ``sensor``: the sensor that renders; :meth:`render` takes every keyword of its render
+    (``out``, ``frame``, ``latency``, ``update_mask``, ``return_ids``, ...).
+    """
+
+    def __init__(self, scene: Scene, camera: Union[str, int], num_envs: int, *, width: Optional[int],
+                 height: Optional[int], depth: str, near: float, far: float, miss_value: float,
+                 exclude_own_body: bool, pipeline: Any) -> None:
+        if depth not in ("plane", "range"):
+            raise _invalid("mujoco.Scene.camera", f"depth = {depth!r}: must be 'plane' or 'range'")
+        if (width is None) != (height is None):
+            raise _invalid("mujoco.Scene.camera", "give width and height, or neither (the camera's resolution)")
+        kind = _wr.DepthKind.PLANE if depth == "plane" else _wr.DepthKind.RANGE
+        self.scene = scene
+        self._h = scene._h.camera(camera if isinstance(camera, (str, int)) else str(camera), int(width or 0),
+                                  int(height or 0), kind, float(near), float(far), float(miss_value),
+                                  bool(exclude_own_body))
+        self.id: int = self._h.id
+        self.name: str = self._h.name
+        # The adapter's all-zero mount is the identity (wr.h); said as one here.
+        self.camera = _Camera._from_desc(self._h.desc).replace(mount_rotation=(1.0, 0.0, 0.0, 0.0))
+        groups = [g for g in range(32) if self._h.exclude_groups >> g & 1]
+        self.sensor = Sensor(scene.scene, self.camera, int(num_envs), pipeline=pipeline, exclude_groups=groups)
+        self._cam = _Poses(1, self.sensor.num_envs, self._h.fill_poses, "cam_xpos", "cam_xmat")
+        self._inst = _Poses(scene.num_slots, self.sensor.num_envs, scene._h.fill_instance_poses, "geom_xpos",
+                            "geom_xmat")
+
+    @property
+    def num_envs(self) -> int:
+        return self.sensor.num_envs
+
+    @property
+    def shape(self) -> Tuple[int, int, int]:
+        return self.sensor.shape
+
+    def poses(self, data: Any = None, *, cam_xpos: Any = None, cam_xmat: Any = None) -> np.ndarray:
+        """(N, 7) float32 camera poses (the sensor's own buffer, rewritten) from `data` or the arrays."""
+        where = "mujoco.CameraSensor.poses"
+        out = self._cam.from_data(data, where) if data is not None else self._cam.from_arrays(cam_xpos, cam_xmat,
+                                                                                              where)
+        return out.reshape(self.num_envs, 7)
+
+    def render(self, data: Any = None, out: Any = None, *, geom_xpos: Any = None, geom_xmat: Any = None,
+               cam_xpos: Any = None, cam_xmat: Any = None, **render_args: Any) -> Any:
+        """Renders every env: (N, height, width) (or the pipeline's output), as
+        :meth:`warp_raycaster.Sensor.render` returns it, from `data` (N MjData, or mujoco_warp's Data)
+        or the batch arrays (geom_xpos / geom_xmat needed only when the model has moving geoms)."""
+        where = "mujoco.CameraSensor.render"
+        if self.scene.context.is_cuda:
+            raise _invalid(where, "the context is on a GPU: warp_raycaster.mujoco converts poses on the host and "
+                                  "serves CPU contexts only so far")
+        if data is not None:
+            if any(a is not None for a in (geom_xpos, geom_xmat, cam_xpos, cam_xmat)):
+                raise _invalid(where, "give data or the pose arrays, not both")
+            poses = self._cam.from_data(data, where)
+            inst = self._inst.from_data(data, where) if self.scene.num_slots else None
+        else:
+            poses = self._cam.from_arrays(cam_xpos, cam_xmat, where)
+            inst = self._inst.from_arrays(geom_xpos, geom_xmat, where) if self.scene.num_slots else None
+        return self.sensor.render(poses.reshape(self.num_envs, 7), out, instance_poses=inst, **render_args)
+
+    def __repr__(self) -> str:
+        label = repr(self.name) if self.name else f"camera {self.id}"
+        h, w = self.shape[1], self.shape[2]
+        return f"warp_raycaster.mujoco.CameraSensor({label}, {self.num_envs} envs, {w} x {h})"
+
+
+class Frame:
+    """A site's or a body's frame for a pattern sensor: ``poses(data)`` (N, 7) wxyz, and
+    ``exclude_groups`` for :class:`warp_raycaster.RaySensor` (its body, when exclude_own_body)."""
+
+    def __init__(self, scene: Scene, which: Union[str, int], site: bool, num_envs: int,
+                 exclude_own_body: bool) -> None:
+        self.scene = scene
+        self._h = scene._h.frame(which, bool(site), bool(exclude_own_body))
+        self.is_site: bool = self._h.is_site
+        self.id: int = self._h.id
+        self.name: str = self._h.name
+        self.body: int = self._h.body
+        self.exclude_groups: Tuple[int, ...] = tuple(g for g in range(32) if self._h.exclude_groups >> g & 1)
+        pos, mat = ("site_xpos", "site_xmat") if site else ("xpos", "xmat")
+        self._poses = _Poses(1, int(num_envs), self._h.fill_poses, pos, mat)
+        self._inst = _Poses(scene.num_slots, int(num_envs), scene._h.fill_instance_poses, "geom_xpos", "geom_xmat")
+
+    def poses(self, data: Any = None, *, xpos: Any = None, xmat: Any = None) -> np.ndarray:
+        """(N, 7) float32 frame poses (x, y, z, w, qx, qy, qz; this frame's own buffer, rewritten) from
+        `data` (N MjData, or mujoco_warp's Data) or site_xpos / site_xmat (xpos / xmat for a body)
+        batch arrays."""
+        where = "mujoco.Frame.poses"
+        out = self._poses.from_data(data, where) if data is not None else self._poses.from_arrays(xpos, xmat, where)
+        return out.reshape(out.shape[0], 7)
+
+    def instance_poses(self, data: Any = None, *, geom_xpos: Any = None, geom_xmat: Any = None) -> Any:
+        """(N, num_slots, 7) float32: the scene's instance poses (this frame's own buffer, rewritten) from
+        the same `data` or the batch arrays, for the pattern sensor's render; None without moving geoms."""
+        if not self.scene.num_slots:
+            return None
+        where = "mujoco.Frame.instance_poses"
+        return self._inst.from_data(data, where) if data is not None else self._inst.from_arrays(geom_xpos, geom_xmat,
+                                                                                                  where)
