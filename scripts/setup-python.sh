@@ -7,9 +7,12 @@
 # Needs only python3 (>= 3.9, with venv), CMake, a C++17 compiler and the library's own build
 # needs (nvcc for the CUDA backend); no Debian package of its own.
 #   WR_PYTHON=<interpreter> chooses the interpreter .venv/ is made from (default: python3).
+#   --mjlab: makes .venv-mjlab/ instead, with mjlab (which pins its own MuJoCo and mujoco-warp) and
+#   pytest, for warp_raycaster.mjlab's tests (python/tests/test_mjlab.py; scripts/setup.sh --mjlab).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 venv=.venv
+[ "${1:-}" = "--mjlab" ] && venv=.venv-mjlab
 py="$venv/bin/python"
 # torch from PyPI (with its CUDA runtime wheels, which a CPU-only machine loads too);
 # nanobind and scikit-build-core build the package without build isolation, from .venv/;
@@ -17,9 +20,11 @@ py="$venv/bin/python"
 # tests (its own mj_ray) and what the MuJoCo integration builds on; mujoco-warp (with warp-lang) is
 # the batched simulator whose Data warp_raycaster.mujoco reads (its tests run it on the CPU).
 requirements=(numpy torch pytest matplotlib nanobind "scikit-build-core>=0.10" "mujoco>=4.0" "mujoco-warp>=4.0")
+# mjlab 1.6 (the Isaac Lab API on mujoco_warp) brings torch, warp-lang, mujoco and mujoco-warp 3.11.
+[ "$venv" = .venv-mjlab ] && requirements=("mjlab==1.6.0" pytest nanobind "scikit-build-core>=0.10")
 
 if [ ! -x "$py" ]; then
-  echo "setup: creating $venv (numpy, torch, pytest, matplotlib, mujoco, mujoco-warp)" >&2
+  echo "setup: creating $venv (${requirements[*]})" >&2
   "${WR_PYTHON:-python3}" -m venv "$venv"
 fi
 # The requirements, installed once per list: the list itself is the stamp.

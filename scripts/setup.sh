@@ -5,11 +5,17 @@
 # this tree. Idempotent and quiet when everything is already there. Needs root (or sudo) only
 # when a Debian package has to be installed. Nothing is downloaded at configure or build time:
 # this is the one place dependencies come from.
-#   usage: scripts/setup.sh [--no-python]
+#   usage: scripts/setup.sh [--no-python | --mjlab]
+# --mjlab also makes .venv-mjlab/ (mjlab 1.6 and its pinned MuJoCo 3.11, for warp_raycaster.mjlab's
+# tests; a few GB from PyPI, so not part of the default set-up).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 with_python=1
 [ "${1:-}" = "--no-python" ] && with_python=0
+if [ "${1:-}" = "--mjlab" ]; then
+  bash "$0"
+  exec bash scripts/setup-python.sh --mjlab
+fi
 
 packages=(
   cmake g++ make               # build

@@ -34,7 +34,9 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     # so that CTest reports it skipped rather than passed.
     code = os.environ.get("WR_PYTEST_SKIP_CODE")
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
-    if code and exitstatus == 0 and reporter is not None:
+    # (A file skipped as a whole at import, pytest.importorskip at module level, ends as "no tests
+    # collected", exit status 5.)
+    if code and exitstatus in (0, 5) and reporter is not None:
         stats = reporter.stats
         if stats.get("skipped") and not stats.get("passed") and not stats.get("failed"):
             session.exitstatus = int(code)
