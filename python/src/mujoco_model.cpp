@@ -108,16 +108,15 @@ class MujocoModel {
   HostArray array(const char* name) const {
     if (!arrays_.contains(name)) invalid_argument("mujoco.Model", std::string("the model has no array '") + name + "'");
     HostArray a;
-    if (!nb::try_cast(arrays_[name], a))
-      invalid_argument("mujoco.Model", std::string(name) + " is not a host array");
+    if (!nb::try_cast(arrays_[name], a)) invalid_argument("mujoco.Model", std::string(name) + " is not a host array");
     return a;
   }
   // The number of items of `per` elements in the array `name`.
   int count(const char* name, int per) const {
     const size_t n = array(name).size();
     if (n % per != 0 || n / per > size_t(INT32_MAX))
-      invalid_argument("mujoco.Model", std::string(name) + " has " + std::to_string(n) + " elements: not a multiple of " +
-                                           std::to_string(per) + " below 2^31");
+      invalid_argument("mujoco.Model", std::string(name) + " has " + std::to_string(n) +
+                                           " elements: not a multiple of " + std::to_string(per) + " below 2^31");
     return static_cast<int>(n / per);
   }
   template <typename T>
@@ -177,7 +176,8 @@ PoseInput take_poses(nb::handle xpos, nb::handle xmat, int count, const char* fu
   take(xmat, mat_name, keep_mat);
   const HostArray& p = *keep_pos;
   const HostArray& r = *keep_mat;
-  if (p.dtype() != r.dtype()) invalid_argument(function, std::string(pos_name) + " and " + mat_name + " differ in dtype");
+  if (p.dtype() != r.dtype())
+    invalid_argument(function, std::string(pos_name) + " and " + mat_name + " differ in dtype");
   const auto shape_text = [](const HostArray& a) {
     std::string s = "(";
     for (size_t i = 0; i < a.ndim(); ++i) s += (i ? ", " : "") + std::to_string(a.shape(i));
@@ -303,8 +303,8 @@ void register_mujoco(nb::module_& m) {
                    })
       .def_prop_ro("skipped", [](const MujocoScene& s) { return s.scene.skipped(); })
       .def(
-          "body_group", [](const MujocoScene& s, int body) { return guarded([&] { return s.scene.body_group(body); }); },
-          "body"_a)
+          "body_group",
+          [](const MujocoScene& s, int body) { return guarded([&] { return s.scene.body_group(body); }); }, "body"_a)
       .def(
           "fill_instance_poses",
           [](const MujocoScene& s, nb::handle xpos, nb::handle xmat, nb::handle out) {
@@ -326,8 +326,7 @@ void register_mujoco(nb::module_& m) {
             return guarded([&] {
               if (nb::isinstance<nb::int_>(camera))
                 return MujocoCamera{wr_mujoco::Camera::from_model(v, s.scene, nb::cast<int>(camera), o)};
-              return MujocoCamera{
-                  wr_mujoco::Camera::from_model(v, s.scene, nb::cast<std::string>(camera).c_str(), o)};
+              return MujocoCamera{wr_mujoco::Camera::from_model(v, s.scene, nb::cast<std::string>(camera).c_str(), o)};
             });
           },
           "camera"_a, "width"_a, "height"_a, "depth"_a, "near"_a, "far"_a, "miss_value"_a, "exclude_own_body"_a)

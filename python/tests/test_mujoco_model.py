@@ -220,6 +220,20 @@ def test_mujoco_warp_data_on_the_cpu(cpu: wr.Context) -> None:
     # mujoco_warp's float32 kinematics against MuJoCo's mj_ray on its double states.
     for e, d in enumerate(datas):
         assert agreement(from_warp[e], mj_image(m, d, cam), atol=1e-4) >= 0.99, e
+    # The same poses in all three inputs (MjData's, rounded to float32 where the others hold float32):
+    # the same images, bit for bit.
+    names = ("geom_xpos", "geom_xmat", "cam_xpos", "cam_xmat")
+    for d in datas:
+        for k in names:
+            getattr(d, k)[:] = getattr(d, k).astype(np.float32)
+    with wp.ScopedDevice("cpu"):
+        for k in names:
+            getattr(data, k).assign(np.stack([getattr(d, k) for d in datas]).astype(np.float32).reshape(
+                getattr(data, k).numpy().shape))
+    from_mjdata = cam.render(datas).copy()
+    np.testing.assert_array_equal(cam.render(data), from_mjdata)
+    np.testing.assert_array_equal(cam.render(**{k: np.stack([getattr(d, k) for d in datas]) for k in names}),
+                                  from_mjdata)
 
 
 def test_renders_reuse_the_sensors_buffers_and_leave_the_inputs_alone(cpu: wr.Context) -> None:
@@ -252,6 +266,30 @@ def test_a_site_frame_for_a_height_scan(cpu: wr.Context) -> None:
         q *= np.sign(q[0]) * np.sign(poses[e, 3]) if q[0] != 0 else 1.0
         np.testing.assert_allclose(poses[e, 3:], q, atol=1e-6)
     assert frame.instance_poses(datas).shape == (2, scene.num_slots, 7)
+
+
+def test_a_height_scan_and_a_lidar_on_a_site_agree_with_mj_ray(cpu: wr.Context) -> None:
+    m = mujoco.MjModel.from_xml_string(exact_model().replace(
+        '<camera name="eye"', '<site name="scan" pos="0.05 0.02 0.3" euler="0 10 25"/><camera name="eye"'))
+    datas = states(m, 2, seed=10)
+    scene = wrm.Scene(cpu, m)
+    frame = scene.frame(site="scan", num_envs=2, exclude_own_body=True)
+    head = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_BODY, "head")
+    for pattern in (wr.Pattern.grid((1.2, 0.8), 0.1), wr.Pattern.spherical(channels=8, horizontal_resolution=3.0)):
+        sensor = wr.RaySensor(scene.scene, pattern, 2, exclude_groups=frame.exclude_groups)
+        t = sensor.render(frame.poses(datas), instance_poses=frame.instance_poses(datas))
+        starts, dirs = pattern.rays()
+        for e, d in enumerate(datas):
+            r = d.site_xmat[frame.id].reshape(3, 3)
+            origins = d.site_xpos[frame.id] + starts.astype(np.float64) @ r.T
+            world = dirs.astype(np.float64) @ r.T
+            geomid = np.zeros(1, np.int32)
+            ref = np.array([mujoco.mj_ray(m, d, o, v, None, 1, head, geomid) for o, v in zip(origins, world)])
+            ref = np.where(ref < 0, np.inf, ref)
+            hit = np.isfinite(ref)
+            assert hit.mean() > 0.25  # a LiDAR's upper rays see the sky
+            np.testing.assert_array_equal(np.isfinite(t[e]), hit)
+            np.testing.assert_allclose(t[e][hit], ref[hit], rtol=1e-4, atol=1e-5)
 
 
 def test_errors_name_their_argument(cpu: wr.Context) -> None:
