@@ -455,8 +455,17 @@ class CudaDevice final : public DeviceBackend {
     return std::make_unique<CudaInstances>(function, ordinal_, table);
   }
   uint32_t num_threads() const override { return 1; }
+  bool reads_host_memory() const override { return false; }
   void set_cpu_path(const char* function, int) override { no_cpu_path(function); }
   int cpu_path(const char* function) const override { no_cpu_path(function); }
+  void gather_poses(const char* function, const PoseGather& g, void* stream) override {
+    const CurrentDevice device(function, ordinal_);
+    require_device_pointer(function, g.positions, "desc->positions", ordinal_);
+    require_device_pointer(function, g.matrices, "desc->matrices", ordinal_);
+    require_device_pointer(function, g.indices, "desc->indices", ordinal_);
+    require_device_pointer(function, g.out, "out", ordinal_);
+    check(function, "launching the pose gather kernel", launch_gather_poses(g, static_cast<cudaStream_t>(stream)));
+  }
 
  private:
   [[noreturn]] static void no_cpu_path(const char* function) {

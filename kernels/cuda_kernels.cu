@@ -48,6 +48,8 @@ __global__ void WR_KERNEL_BOUNDS intersect_kernel(typename Terrain::View terrain
   intersect_thread<Terrain>(global_thread(), terrain, rays);
 }
 
+__global__ void WR_KERNEL_BOUNDS gather_poses_kernel(PoseGather gather) { gather_pose_thread(global_thread(), gather); }
+
 template <class F, bool kShared>
 __global__ void WR_KERNEL_BOUNDS camera_kernel(typename F::Terrain::View terrain, const TemplateRay* __restrict__ rays,
                                                PipelineParams p, PipelineCall c, WarpTiles tiles, PipelineState s,
@@ -146,6 +148,13 @@ cudaError_t launch_intersect(const TerrainView& terrain, const ExplicitRays& ray
     using T = decltype(kind);
     intersect_kernel<T><<<grid, kBlockThreads, 0, stream>>>(view_of(kind, terrain), rays);
   });
+  return cudaGetLastError();
+}
+
+cudaError_t launch_gather_poses(const PoseGather& gather, cudaStream_t stream) {
+  const uint64_t blocks = blocks_for(uint64_t(gather.num_batches) * gather.count);
+  if (blocks == 0) return cudaSuccess;
+  gather_poses_kernel<<<static_cast<unsigned>(blocks), kBlockThreads, 0, stream>>>(gather);
   return cudaGetLastError();
 }
 

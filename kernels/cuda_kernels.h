@@ -12,6 +12,7 @@
 #include "core/camera.h"
 #include "core/depth_pipeline.h"
 #include "core/explicit_rays.h"
+#include "core/pose_gather.h"
 #include "warp_tiles.h"
 
 namespace wr {
@@ -20,6 +21,10 @@ namespace cuda {
 // The intersect kernel of the terrain's kind over rays.count rays (0: the warm-up launch of scene
 // creation), device pointers throughout.
 cudaError_t launch_intersect(const TerrainView& terrain, const ExplicitRays& rays, cudaStream_t stream);
+
+// The pose gather kernel (wr_gather_poses): one thread per pose, num_batches x count of them (the API
+// bounds them below 2^31).
+cudaError_t launch_gather_poses(const PoseGather& gather, cudaStream_t stream);
 
 // The launches of one render, all enqueued on `stream`, each kernel the instantiation for
 // `features` (core/render_features.h): the bad-env count cleared (where asked), the camera-image

@@ -14,6 +14,7 @@
 #include "core/depth_pipeline.h"
 #include "core/explicit_rays.h"
 #include "core/pixel_pipeline.h"
+#include "core/pose_gather.h"
 #include "core/traversal_variant.h"
 #include "cuda_tuning.h"
 #include "warp_tiles.h"
@@ -33,6 +34,12 @@ template <class Terrain = BvhTerrain>
 WR_HD void intersect_thread(uint64_t i, const typename Terrain::View& terrain, const ExplicitRays& rays) {
   if (i >= rays.count) return;
   intersect_explicit_ray<CudaTraversal, Terrain>(terrain, rays, i, false);
+}
+
+// Thread `i` of the pose gather kernel (wr_gather_poses on a CUDA context): pose i of the gather.
+WR_HD void gather_pose_thread(uint64_t i, const PoseGather& g) {
+  if (i >= uint64_t(g.num_batches) * g.count) return;
+  gather_pose(g, i);
 }
 
 // ---- the render: up to four kernels per render ---------------------------------------------------

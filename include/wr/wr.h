@@ -695,5 +695,7 @@ WR_API wr_status wr_scene_intersect_ex(wr_scene scene, const wr_intersect_args* 
 
 /* Height scanners and LiDARs: ray patterns and the sensors that trace them (part of this API). */
 #include "wr/wr_patterns.h"
+/* Poses from rotation matrices, on the host or the context's device (part of this API). */
+#include "wr/wr_poses.h"
 
 #endif /* WR_WR_H */

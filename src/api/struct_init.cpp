@@ -56,4 +56,10 @@ void wr_ray_sensor_desc_init(wr_ray_sensor_desc* desc) {
   desc->miss_value = INFINITY;
 }
 
+void wr_pose_gather_desc_init(wr_pose_gather_desc* desc) {
+  if (!desc) return;
+  std::memset(desc, 0, sizeof *desc);
+  desc->struct_size = sizeof *desc;
+}
+
 }  // extern "C"

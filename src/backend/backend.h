@@ -17,6 +17,7 @@
 
 #include "core/depth_pipeline.h"
 #include "core/explicit_rays.h"
+#include "core/pose_gather.h"
 #include "scene/bvh_builder.h"
 #include "sensor/render_call.h"
 
@@ -82,12 +83,18 @@ class DeviceBackend {
   // An instanced scene's table where this device reads it (its bytes in table's ledger); `table`
   // outlives it.
   virtual std::unique_ptr<InstancesBackend> create_instances(const char* function, InstanceTable& table) = 0;
+  // Whether its calls read and write host memory (the CPU) or the device's own (a GPU).
+  virtual bool reads_host_memory() const = 0;
   // Threads a render runs on (wr_context_num_threads): the CPU pool's, 1 for a GPU's host side.
   virtual uint32_t num_threads() const = 0;
   // The CPU tracing path (a wr_cpu_path value) of this device's renders. A device that has none
   // throws WR_ERROR_INVALID_ARGUMENT; a path this CPU cannot run, WR_ERROR_UNSUPPORTED.
   virtual void set_cpu_path(const char* function, int path) = 0;
   virtual int cpu_path(const char* function) const = 0;  // never WR_CPU_PATH_AUTO
+  // Poses from matrices (wr_gather_poses; core/pose_gather.h), arguments already checked (on the
+  // host: every index too). CPU: on the calling thread, done on return. CUDA: checks that the
+  // pointers are device memory, enqueues on `stream`, allocates and synchronises nothing.
+  virtual void gather_poses(const char* function, const PoseGather& gather, void* stream) = 0;
 };
 
 // A CPU device with num_threads threads (0: one per hardware thread). src/cpu/cpu_backend.cpp.

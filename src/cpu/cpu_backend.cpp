@@ -47,6 +47,7 @@ class CpuDevice final : public DeviceBackend {
   std::unique_ptr<SceneBackend> create_scene(const char* function, SceneTerrain& scene) override;
   std::unique_ptr<InstancesBackend> create_instances(const char* function, InstanceTable& table) override;
   uint32_t num_threads() const override { return pool_->num_threads(); }
+  bool reads_host_memory() const override { return true; }
 
   void set_cpu_path(const char* function, int path) override {
     if (path < WR_CPU_PATH_AUTO || path > WR_CPU_PATH_AVX512)
@@ -59,6 +60,10 @@ class CpuDevice final : public DeviceBackend {
     path_.store(path);
   }
   int cpu_path(const char*) const override { return tracing_path(); }
+  void gather_poses(const char*, const PoseGather& gather, void*) override {
+    const uint64_t n = uint64_t(gather.num_batches) * gather.count;
+    for (uint64_t i = 0; i < n; ++i) gather_pose(gather, i);
+  }
 
   // The path a render that starts now traces with (never WR_CPU_PATH_AUTO).
   wr_cpu_path tracing_path() const {
