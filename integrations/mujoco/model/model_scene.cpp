@@ -6,6 +6,7 @@
 #include <cstring>
 #include <map>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 
 #include "geom_shapes.h"
@@ -29,52 +30,6 @@ bool seen_by_mj_ray(const ModelView& m, int g, const SceneOptions& o) {
 }
 
 bool is_static(const ModelView& m, int g) { return m.body_weldid[m.geom_bodyid[g]] == 0; }
-
-// The unit quaternion (w, x, y, z) of the rotation whose row-major matrix is r, in double:
-// Shepperd's method (S. W. Shepperd, "Quaternion from rotation matrix", J. Guidance and Control
-// 1(3), 1978): the largest of 4 w^2, 4 x^2, 4 y^2, 4 z^2 (the trace and the diagonal) gives one
-// component through a square root far from 0, the others come from the off-diagonal sums and
-// differences; normalised, as the matrices of float simulators are orthonormal only to rounding.
-void quat_of_matrix(const double r[9], double q[4]) {
-  const double tr = r[0] + r[4] + r[8];
-  if (tr >= r[0] && tr >= r[4] && tr >= r[8]) {
-    const double s = 2.0 * std::sqrt(std::max(0.0, 1.0 + tr));  // 4 w
-    q[0] = 0.25 * s;
-    q[1] = (r[7] - r[5]) / s;
-    q[2] = (r[2] - r[6]) / s;
-    q[3] = (r[3] - r[1]) / s;
-  } else if (r[0] >= r[4] && r[0] >= r[8]) {
-    const double s = 2.0 * std::sqrt(std::max(0.0, 1.0 + r[0] - r[4] - r[8]));  // 4 x
-    q[0] = (r[7] - r[5]) / s;
-    q[1] = 0.25 * s;
-    q[2] = (r[1] + r[3]) / s;
-    q[3] = (r[2] + r[6]) / s;
-  } else if (r[4] >= r[8]) {
-    const double s = 2.0 * std::sqrt(std::max(0.0, 1.0 + r[4] - r[0] - r[8]));  // 4 y
-    q[0] = (r[2] - r[6]) / s;
-    q[1] = (r[1] + r[3]) / s;
-    q[2] = 0.25 * s;
-    q[3] = (r[5] + r[7]) / s;
-  } else {
-    const double s = 2.0 * std::sqrt(std::max(0.0, 1.0 + r[8] - r[0] - r[4]));  // 4 z
-    q[0] = (r[3] - r[1]) / s;
-    q[1] = (r[2] + r[6]) / s;
-    q[2] = (r[5] + r[7]) / s;
-    q[3] = 0.25 * s;
-  }
-  const double n = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-  for (int i = 0; i < 4; ++i) q[i] = n > 0 ? q[i] / n : (i == 0 ? 1.0 : 0.0);
-}
-
-// pos, w x y z (7 floats) of the pose whose position is pos and row-major rotation matrix mat.
-template <typename T>
-void pose_from(const T pos[3], const T mat[9], float* out) {
-  double r[9], q[4];
-  for (int i = 0; i < 9; ++i) r[i] = static_cast<double>(mat[i]);
-  quat_of_matrix(r, q);
-  for (int i = 0; i < 3; ++i) out[i] = static_cast<float>(pos[i]);
-  for (int i = 0; i < 4; ++i) out[3 + i] = static_cast<float>(q[i]);
-}
 
 // Every pipeline option off, but the instance groups a sensor does not see.
 wr_sensor_options options_excluding(uint32_t groups) {
@@ -100,6 +55,7 @@ Scene& Scene::operator=(Scene&& o) noexcept {
     ngeom_ = o.ngeom_;
     nbody_ = o.nbody_;
     slots_ = std::move(o.slots_);
+    slot_geom_ids_ = std::move(o.slot_geom_ids_);
     body_group_ = std::move(o.body_group_);
     body_overflow_ = std::move(o.body_overflow_);
     body_has_static_ = std::move(o.body_has_static_);
@@ -248,6 +204,7 @@ Scene Scene::build(wr_context ctx, const ModelView& m, const SceneOptions& optio
     terrain_vertices.assign(9, 0.0f);
     terrain_indices = {0, 1, 2};
   }
+  for (const Slot& slot : scene.slots_) scene.slot_geom_ids_.push_back(static_cast<uint32_t>(slot.geom));
   scene.num_terrain_triangles_ = terrain_indices.size() / 3;
   wr_scene terrain = nullptr;
   check(wr_scene_create(ctx, terrain_vertices.data(), terrain_vertices.size() / 3, terrain_indices.data(),
@@ -319,55 +276,43 @@ Scene Scene::build(wr_context ctx, const ModelView& m, const SceneOptions& optio
 
 namespace {
 
-// [nsim x ids.size() x 7] poses of items `ids` (of `count` per simulation) from `a`, each through
-// `convert` (pose_from, or the camera's frame change).
-template <typename T, typename Convert>
-void fill_batch(const PoseArrays<T>& a, int count, const int* ids, size_t num_ids, float* out, const char* where,
-                const char* pos_name, const char* mat_name, Convert convert) {
+// [nsim x num_ids x 7] poses of items `ids` (of `count` per simulation) from `a`, through
+// wr_gather_poses on the host (the library's one conversion of matrices into quaternions), turned
+// by `frame` (NULL: none).
+template <typename T>
+void fill_batch(const PoseArrays<T>& a, int count, const uint32_t* ids, size_t num_ids, float* out, const char* where,
+                const char* pos_name, const char* mat_name, const float* frame) {
   if (a.nsim < 0) fail(where, "nsim = " + std::to_string(a.nsim) + ": must be >= 0");
   if (num_ids == 0 || a.nsim == 0) return;
   if (!a.xpos) fail(where, std::string(pos_name) + " is NULL");
   if (!a.xmat) fail(where, std::string(mat_name) + " is NULL");
   if (!out) fail(where, "out is NULL");
-  for (int e = 0; e < a.nsim; ++e) {
-    const T* xpos = a.xpos + size_t(e) * 3 * count;
-    const T* xmat = a.xmat + size_t(e) * 9 * count;
-    for (size_t i = 0; i < num_ids; ++i)
-      convert(xpos + 3 * ids[i], xmat + 9 * ids[i], out + 7 * (size_t(e) * num_ids + i));
-  }
-}
-
-// The library's camera frame from MuJoCo's: forward = -cam_z, left = -cam_x, up = +cam_y.
-template <typename T>
-void camera_pose(const T pos[3], const T xmat[9], float* out) {
-  double r[9];
-  for (int i = 0; i < 3; ++i) {
-    r[3 * i + 0] = -static_cast<double>(xmat[3 * i + 2]);
-    r[3 * i + 1] = -static_cast<double>(xmat[3 * i + 0]);
-    r[3 * i + 2] = static_cast<double>(xmat[3 * i + 1]);
-  }
-  const double p[3] = {static_cast<double>(pos[0]), static_cast<double>(pos[1]), static_cast<double>(pos[2])};
-  pose_from(p, r, out);
-}
-
-template <typename T>
-void fill_slots(const std::vector<Slot>& slots, int ngeom, const PoseArrays<T>& a, float* out) {
-  std::vector<int> geoms(slots.size());
-  for (size_t i = 0; i < slots.size(); ++i) geoms[i] = slots[i].geom;
-  fill_batch(a, ngeom, geoms.data(), geoms.size(), out, "Scene::fill_instance_poses_batch", "geom_xpos", "geom_xmat",
-             [](const T* p, const T* r, float* o) { pose_from(p, r, o); });
+  wr_pose_gather_desc d;
+  wr_pose_gather_desc_init(&d);
+  d.scalar_type = std::is_same<T, double>::value ? WR_SCALAR_FLOAT64 : WR_SCALAR_FLOAT32;
+  d.positions = a.xpos;
+  d.matrices = a.xmat;
+  d.num_batches = static_cast<uint32_t>(a.nsim);
+  d.items_per_batch = static_cast<uint32_t>(count);
+  d.indices = ids;
+  d.count = static_cast<uint32_t>(num_ids);
+  if (frame) std::memcpy(d.frame, frame, sizeof d.frame);
+  d.quat_order = WR_QUAT_WXYZ;
+  check(wr_gather_poses(nullptr, &d, out), where, "wr_gather_poses");
 }
 
 }  // namespace
 
 void Scene::fill_instance_poses_batch(const double* geom_xpos, const double* geom_xmat, int nsim, float* out) const {
-  fill_slots(slots_, ngeom_, PoseArrays<double>{geom_xpos, geom_xmat, nsim}, out);
+  fill_instance_poses_batch(PoseArrays<double>{geom_xpos, geom_xmat, nsim}, out);
 }
 void Scene::fill_instance_poses_batch(const PoseArrays<double>& geoms, float* out) const {
-  fill_slots(slots_, ngeom_, geoms, out);
+  fill_batch(geoms, ngeom_, slot_geom_ids_.data(), slot_geom_ids_.size(), out, "Scene::fill_instance_poses_batch",
+             "geom_xpos", "geom_xmat", nullptr);
 }
 void Scene::fill_instance_poses_batch(const PoseArrays<float>& geoms, float* out) const {
-  fill_slots(slots_, ngeom_, geoms, out);
+  fill_batch(geoms, ngeom_, slot_geom_ids_.data(), slot_geom_ids_.size(), out, "Scene::fill_instance_poses_batch",
+             "geom_xpos", "geom_xmat", nullptr);
 }
 
 // ---- Camera ----
@@ -463,8 +408,8 @@ wr_sensor_options Camera::sensor_options() const { return options_excluding(excl
 namespace {
 template <typename T>
 void fill_camera(int id, int ncam, const PoseArrays<T>& a, float* out) {
-  fill_batch(a, ncam, &id, 1, out, "Camera::fill_pose_batch", "cam_xpos", "cam_xmat",
-             [](const T* p, const T* r, float* o) { camera_pose(p, r, o); });
+  const uint32_t item = static_cast<uint32_t>(id);
+  fill_batch(a, ncam, &item, 1, out, "Camera::fill_pose_batch", "cam_xpos", "cam_xmat", kCameraFrame);
 }
 }  // namespace
 
@@ -543,8 +488,9 @@ template <typename T>
 void fill_frame(const SensorFrame& f, int count, const PoseArrays<T>& a, float* out) {
   const char* where = "SensorFrame::fill_pose_batch";
   if (f.id < 0) fail(where, "the frame is not of a model: make it with at_site or at_body");
-  fill_batch(a, count, &f.id, 1, out, where, f.is_site ? "site_xpos" : "xpos", f.is_site ? "site_xmat" : "xmat",
-             [](const T* p, const T* r, float* o) { pose_from(p, r, o); });
+  const uint32_t item = static_cast<uint32_t>(f.id);
+  fill_batch(a, count, &item, 1, out, where, f.is_site ? "site_xpos" : "xpos", f.is_site ? "site_xmat" : "xmat",
+             nullptr);
 }
 }  // namespace
 

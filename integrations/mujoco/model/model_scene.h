@@ -172,6 +172,11 @@ struct PoseArrays {
   int nsim = 0;
 };
 
+// The rotation that turns a MuJoCo camera's axes (cam_xmat: it looks along its -Z with +Y up) into the
+// library's camera frame (+X forward, +Y left, +Z up), applied on the right of cam_xmat (row-major:
+// forward = -cam_z, left = -cam_x, up = +cam_y): wr_pose_gather_desc.frame of a camera's poses.
+constexpr float kCameraFrame[9] = {0, -1, 0, 0, 0, 1, -1, 0, 0};
+
 // One slot of each env: a moving geom.
 struct Slot {
   int geom;            // geom id
@@ -239,6 +244,7 @@ class Scene {
   int ngeom_ = 0;
   int nbody_ = 0;
   std::vector<Slot> slots_;
+  std::vector<uint32_t> slot_geom_ids_;   // (num_slots) slots_[i].geom: the pose gather's index table
   std::vector<uint32_t> body_group_;      // (nbody)
   std::vector<uint8_t> body_overflow_;    // (nbody) a moving camera body past the 31 groups
   std::vector<uint8_t> body_has_static_;  // (nbody) a static body with geoms in the terrain
