@@ -61,6 +61,7 @@ const char* dtype_name(Dtype d) {
     case Dtype::kUInt16: return "uint16";
     case Dtype::kUInt8: return "uint8";
     case Dtype::kBool: return "bool";
+    case Dtype::kFloat64: return "float64";
   }
   return "?";
 }
@@ -69,7 +70,8 @@ bool matches(Dtype d, uint8_t code, uint8_t bits, uint16_t lanes) {
   if (lanes != 1 || bits != 8 * element_bytes(d)) return false;
   switch (d) {
     case Dtype::kFloat32:
-    case Dtype::kFloat16: return code == 2;
+    case Dtype::kFloat16:
+    case Dtype::kFloat64: return code == 2;
     case Dtype::kInt32: return code == 0;
     case Dtype::kUInt32:
     case Dtype::kUInt16:

@@ -29,10 +29,11 @@ struct DeviceSpec {
 /// "cpu" or "cuda:<ordinal>", as torch names devices.
 std::string device_name(const DeviceSpec& spec);
 
-enum class Dtype { kFloat32, kInt32, kUInt32, kFloat16, kUInt16, kUInt8, kBool };
+enum class Dtype { kFloat32, kInt32, kUInt32, kFloat16, kUInt16, kUInt8, kBool, kFloat64 };
 
 /// Bytes of one element.
 inline int element_bytes(Dtype d) {
+  if (d == Dtype::kFloat64) return 8;
   return d == Dtype::kUInt8 || d == Dtype::kBool ? 1 : (d == Dtype::kFloat16 || d == Dtype::kUInt16) ? 2 : 4;
 }
 

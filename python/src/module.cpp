@@ -31,6 +31,7 @@
 #include "arrays.h"
 #include "mujoco_model.h"
 #include "objects.h"
+#include "poses.h"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -1076,6 +1077,7 @@ NB_MODULE(_wr, m) {
           },
           "wr_sensor_memory and wr_sensor_memory_tag for every tag, as a dict.");
 
-  // ---- MuJoCo models (warp_raycaster.mujoco) ----
+  // ---- poses from rotation matrices, and MuJoCo models (warp_raycaster.mujoco) ----
+  wrpy::register_poses(m);
   wrpy::register_mujoco(m);
 }

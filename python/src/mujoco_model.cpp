@@ -145,93 +145,6 @@ class MujocoModel {
   ModelView view_;
 };
 
-// ---- per-env pose arrays: positions (N, count, 3) and matrices (N, count, 9) or (N, count, 3, 3) ----
-
-struct PoseInput {
-  bool is_double = true;
-  const void* xpos = nullptr;
-  const void* xmat = nullptr;
-  int nsim = 0;
-};
-
-// Takes the positions and matrices of `count` items per simulation (one simulation without the
-// leading axis), float32 or float64, C-contiguous host arrays, naming `function`'s arguments.
-PoseInput take_poses(nb::handle xpos, nb::handle xmat, int count, const char* function, const char* pos_name,
-                     const char* mat_name, HostArray* keep_pos, HostArray* keep_mat) {
-  const auto take = [&](nb::handle obj, const char* name, HostArray* keep) {
-    if (!nb::try_cast(obj, *keep))
-      invalid_argument(function, std::string(name) + " is a " + nb::type_name(obj.type()).c_str() +
-                                     ": expected a host array (NumPy, a CPU tensor, a Warp CPU array)");
-    const HostArray& a = *keep;
-    if (a.dtype() != nb::dtype<float>() && a.dtype() != nb::dtype<double>())
-      invalid_argument(function, std::string(name) + " must be float32 or float64");
-    int64_t expect = 1;
-    for (size_t i = a.ndim(); i-- > 0 && a.size() > 0;) {
-      if (a.shape(i) > 1 && a.stride(i) != expect)
-        invalid_argument(function, std::string(name) + " is not C-contiguous");
-      expect *= static_cast<int64_t>(a.shape(i));
-    }
-  };
-  take(xpos, pos_name, keep_pos);
-  take(xmat, mat_name, keep_mat);
-  const HostArray& p = *keep_pos;
-  const HostArray& r = *keep_mat;
-  if (p.dtype() != r.dtype())
-    invalid_argument(function, std::string(pos_name) + " and " + mat_name + " differ in dtype");
-  const auto shape_text = [](const HostArray& a) {
-    std::string s = "(";
-    for (size_t i = 0; i < a.ndim(); ++i) s += (i ? ", " : "") + std::to_string(a.shape(i));
-    return s + (a.ndim() == 1 ? ",)" : ")");
-  };
-  // positions: (count, 3) or (N, count, 3)
-  const bool batched = p.ndim() == 3;
-  if (!((p.ndim() == 2 || p.ndim() == 3) && p.shape(p.ndim() - 1) == 3 && int64_t(p.shape(p.ndim() - 2)) == count))
-    invalid_argument(function, std::string(pos_name) + " has shape " + shape_text(p) + ": expected (num_envs, " +
-                                   std::to_string(count) + ", 3) or (" + std::to_string(count) + ", 3)");
-  const int64_t nsim = batched ? static_cast<int64_t>(p.shape(0)) : 1;
-  // matrices: the same leading axes, then 9 or 3 x 3
-  const size_t lead = batched ? 2 : 1;
-  const bool flat = r.ndim() == lead + 1 && r.shape(lead) == 9;
-  const bool square = r.ndim() == lead + 2 && r.shape(lead) == 3 && r.shape(lead + 1) == 3;
-  if (!(flat || square) || int64_t(r.shape(lead - 1)) != count || (batched && int64_t(r.shape(0)) != nsim))
-    invalid_argument(function, std::string(mat_name) + " has shape " + shape_text(r) + ": expected " +
-                                   (batched ? "(" + std::to_string(nsim) + ", " : std::string("(")) +
-                                   std::to_string(count) + ", 9) or (..., 3, 3), matching " + pos_name + " " +
-                                   shape_text(p));
-  if (nsim > INT32_MAX) invalid_argument(function, std::string(pos_name) + " has more than 2^31 - 1 envs");
-  PoseInput in;
-  in.is_double = p.dtype() == nb::dtype<double>();
-  in.xpos = p.data();
-  in.xmat = r.data();
-  in.nsim = static_cast<int>(nsim);
-  return in;
-}
-
-// out: (N, items, 7) float32, writable, on the host.
-float* take_out(nb::handle out, const char* function, int64_t nsim, int64_t items) {
-  const Array a = take_array(out, {function, "out", true, {Dtype::kFloat32}, {nsim, items, 7}, "(num_envs, items, 7)"},
-                             DeviceSpec{WR_DEVICE_CPU, 0});
-  return static_cast<float*>(a.data);
-}
-
-template <typename Fill>
-void fill(nb::handle xpos, nb::handle xmat, nb::handle out, int count, int64_t items, const char* function,
-          const char* pos_name, const char* mat_name, Fill&& f) {
-  HostArray keep_pos, keep_mat;
-  const PoseInput in = take_poses(xpos, xmat, count, function, pos_name, mat_name, &keep_pos, &keep_mat);
-  float* o = take_out(out, function, in.nsim, items);
-  guarded([&] {
-    if (in.is_double)
-      f(wr_mujoco::PoseArrays<double>{static_cast<const double*>(in.xpos), static_cast<const double*>(in.xmat),
-                                      in.nsim},
-        o);
-    else
-      f(wr_mujoco::PoseArrays<float>{static_cast<const float*>(in.xpos), static_cast<const float*>(in.xmat), in.nsim},
-        o);
-    return 0;
-  });
-}
-
 // ---- scene, camera, frame ----
 
 struct MujocoScene {
@@ -253,6 +166,10 @@ const wr_mujoco::ModelView& view_of(const MujocoScene& s) { return nb::cast<cons
 }  // namespace
 
 void register_mujoco(nb::module_& m) {
+  // wr_pose_gather_desc.frame of a MuJoCo camera's poses (model_scene.h): its axes into the library's.
+  nb::list frame;
+  for (float v : wr_mujoco::kCameraFrame) frame.append(v);
+  m.attr("MUJOCO_CAMERA_FRAME") = nb::tuple(frame);
   nb::class_<MujocoModel>(m, "MujocoModel",
                           "A MuJoCo model's arrays (wr_mujoco::ModelView): warp_raycaster.mujoco builds it from "
                           "a mujoco.MjModel.")
@@ -292,6 +209,7 @@ void register_mujoco(nb::module_& m) {
           "sensor_bodies"_a)
       .def_prop_ro("scene", [](const MujocoScene& s) { return s.handle; })
       .def_prop_ro("num_slots", [](const MujocoScene& s) { return s.scene.num_slots(); })
+      .def_prop_ro("num_geoms", [](const MujocoScene& s) { return s.scene.model_ngeom(); })
       .def_prop_ro("num_prototypes", [](const MujocoScene& s) { return s.scene.num_prototypes(); })
       .def_prop_ro("num_static_geoms", [](const MujocoScene& s) { return s.scene.num_static_geoms(); })
       .def_prop_ro("num_terrain_triangles", [](const MujocoScene& s) { return s.scene.num_terrain_triangles(); })
@@ -305,15 +223,6 @@ void register_mujoco(nb::module_& m) {
       .def(
           "body_group",
           [](const MujocoScene& s, int body) { return guarded([&] { return s.scene.body_group(body); }); }, "body"_a)
-      .def(
-          "fill_instance_poses",
-          [](const MujocoScene& s, nb::handle xpos, nb::handle xmat, nb::handle out) {
-            fill(xpos, xmat, out, s.scene.model_ngeom(), s.scene.num_slots(), "mujoco.Scene.instance_poses",
-                 "geom_xpos", "geom_xmat", [&](const auto& a, float* o) { s.scene.fill_instance_poses_batch(a, o); });
-          },
-          "geom_xpos"_a, "geom_xmat"_a, "out"_a,
-          "out (N, num_slots, 7) = each slot's geom pose (x, y, z, w, qx, qy, qz) from geom_xpos (N, ngeom, 3) and "
-          "geom_xmat (N, ngeom, 9 or 3, 3), float32 or float64.")
       .def(
           "camera",
           [](const MujocoScene& s, nb::handle camera, uint32_t width, uint32_t height, wr_depth_kind depth,
@@ -354,32 +263,14 @@ void register_mujoco(nb::module_& m) {
       .def_prop_ro("name", [](const MujocoCamera& c) { return c.camera.name; })
       .def_prop_ro("body", [](const MujocoCamera& c) { return c.camera.body; })
       .def_prop_ro("exclude_groups", [](const MujocoCamera& c) { return c.camera.exclude_groups; })
-      .def(
-          "fill_poses",
-          [](const MujocoCamera& c, nb::handle xpos, nb::handle xmat, nb::handle out) {
-            fill(xpos, xmat, out, c.camera.model_ncam(), 1, "mujoco.Camera.poses", "cam_xpos", "cam_xmat",
-                 [&](const auto& a, float* o) { c.camera.fill_pose_batch(a, o); });
-          },
-          "cam_xpos"_a, "cam_xmat"_a, "out"_a,
-          "out (N, 1, 7) = the camera's pose in the library's camera frame from cam_xpos (N, ncam, 3) and "
-          "cam_xmat (N, ncam, 9 or 3, 3).");
-
+      .def_prop_ro("num_cameras", [](const MujocoCamera& c) { return c.camera.model_ncam(); });
   nb::class_<MujocoFrame>(m, "MujocoFrame", "wr_mujoco::SensorFrame: a site's or a body's frame.")
       .def_prop_ro("is_site", [](const MujocoFrame& f) { return f.frame.is_site; })
       .def_prop_ro("id", [](const MujocoFrame& f) { return f.frame.id; })
       .def_prop_ro("name", [](const MujocoFrame& f) { return f.frame.name; })
       .def_prop_ro("body", [](const MujocoFrame& f) { return f.frame.body; })
       .def_prop_ro("exclude_groups", [](const MujocoFrame& f) { return f.frame.exclude_groups; })
-      .def(
-          "fill_poses",
-          [](const MujocoFrame& f, nb::handle xpos, nb::handle xmat, nb::handle out) {
-            fill(xpos, xmat, out, f.frame.model_count(), 1, "mujoco.Frame.poses",
-                 f.frame.is_site ? "site_xpos" : "xpos", f.frame.is_site ? "site_xmat" : "xmat",
-                 [&](const auto& a, float* o) { f.frame.fill_pose_batch(a, o); });
-          },
-          "xpos"_a, "xmat"_a, "out"_a,
-          "out (N, 1, 7) = the frame's pose from site_xpos / site_xmat (or xpos / xmat) (N, count, 3) and "
-          "(N, count, 9 or 3, 3).");
+      .def_prop_ro("num_items", [](const MujocoFrame& f) { return f.frame.model_count(); });
 }
 
 }  // namespace wrpy

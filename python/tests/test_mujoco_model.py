@@ -306,10 +306,12 @@ def test_errors_name_their_argument(cpu: wr.Context) -> None:
     arrays = {k: np.stack([getattr(d, k) for d in datas]) for k in ("geom_xpos", "geom_xmat", "cam_xpos", "cam_xmat")}
     with pytest.raises(wr.Error, match=r"geom_xmat has shape \(2, 8, 8\)"):
         cam.render(**dict(arrays, geom_xmat=np.zeros((2, 8, 8))))
-    with pytest.raises(wr.Error, match="cam_xpos must be float32 or float64"):
+    with pytest.raises(wr.Error, match="cam_xpos has dtype int32, expected float32 or float64"):
         cam.render(**dict(arrays, cam_xpos=arrays["cam_xpos"].astype(np.int32)))
     with pytest.raises(wr.Error, match="geom_xpos is not C-contiguous"):
         cam.render(**dict(arrays, geom_xpos=np.asfortranarray(arrays["geom_xpos"])))
+    with pytest.raises(wr.Error, match=r"geom_xpos has shape \(2, 5, 3\): the model has 8 of them"):
+        cam.render(**dict(arrays, geom_xpos=arrays["geom_xpos"][:, :5].copy()))
     with pytest.raises(wr.Error, match="give data or the pose arrays, not both"):
         cam.render(datas, geom_xpos=arrays["geom_xpos"])
     with pytest.raises(wr.Error, match="exclude_own_body.*welded to the world|exclude_own_body"):
@@ -320,3 +322,32 @@ def test_errors_name_their_argument(cpu: wr.Context) -> None:
         wrm.Scene(cpu, m, geomgroup=(1, 1, 1))
     with pytest.raises(wr.Error, match="options.tolerance"):
         wrm.Scene(cpu, m, tolerance=0.0)
+
+
+def test_mujoco_warp_data_on_a_gpu_equals_the_cpu() -> None:
+    """Where a GPU is lent: mujoco_warp's Data on it, the poses gathered and the image rendered there,
+    equal to a CPU context's render of the same arrays bit for bit (the library's CPU / GPU parity)."""
+    torch = pytest.importorskip("torch")
+    wp = pytest.importorskip("warp")
+    mjw = pytest.importorskip("mujoco_warp")
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA device")
+    try:
+        gpu = wr.Context("cuda", device=0)
+    except wr.Error as e:
+        pytest.skip(f"no CUDA context: {e}")
+    wp.config.quiet = True
+    m = mujoco.MjModel.from_xml_string(exact_model())
+    datas = states(m, 3, seed=11)
+    with wp.ScopedDevice("cuda:0"):
+        model = mjw.put_model(m)
+        data = mjw.put_data(m, datas[0], nworld=3)
+        data.qpos.assign(np.stack([d.qpos for d in datas]).astype(np.float32))
+        mjw.kinematics(model, data)
+        mjw.com_pos(model, data)
+        mjw.camlight(model, data)
+    on_gpu = wrm.Scene(gpu, m).camera("fixed", num_envs=3, depth="range").render(data)
+    torch.cuda.synchronize()
+    host = {k: getattr(data, k).numpy() for k in ("geom_xpos", "geom_xmat", "cam_xpos", "cam_xmat")}
+    on_cpu = wrm.Scene(wr.Context("cpu"), m).camera("fixed", num_envs=3, depth="range").render(**host)
+    np.testing.assert_array_equal(on_gpu.cpu().numpy(), on_cpu)

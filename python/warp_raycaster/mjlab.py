@@ -21,9 +21,10 @@ mjlab's own: ``DepthCameraCfg`` those of ``CameraSensorCfg`` (a new camera on ``
 ``GridPatternCfg`` (mjlab's ray count and order, its yaw rule, rays from the frame's origin,
 ``max_distance``, ``exclude_parent_body``, ``include_geom_groups``).
 
-Simulations on a GPU are not served yet: warp_raycaster.mujoco converts poses on the host, and
-``initialize`` refuses a CUDA device by name. The tests run where mjlab is installed
-(``scripts/setup.sh --mjlab`` makes ``.venv-mjlab``; mjlab pins its own MuJoCo).
+On a GPU (mjlab's device 'cuda:n') the sensors render on that GPU from the Data's device arrays
+(wr_gather_poses converts the poses there), into tensors on it. The tests run where mjlab is
+installed (``scripts/setup.sh --mjlab`` makes ``.venv-mjlab``; mjlab pins its own MuJoCo), on the
+CPU; a GPU run is the GPU check's.
 """
 
 from __future__ import annotations
@@ -32,7 +33,6 @@ import math
 from dataclasses import dataclass
 from typing import Any, Optional, Tuple
 
-import numpy as np
 import torch
 
 try:
@@ -62,10 +62,18 @@ def _geomgroup(groups: Optional[Tuple[int, ...]]) -> Tuple[int, ...]:
 
 
 def _context(device: str, threads: int, where: str) -> Context:
-    if not str(device).startswith("cpu"):
-        raise _invalid(where, f"device = {device!r}: warp_raycaster's mjlab sensors serve simulations on the CPU "
-                              f"so far (poses are converted on the host)")
-    return Context("cpu", threads=threads)
+    """The library's context for mjlab's device: 'cpu', or 'cuda' / 'cuda:<n>' (its GPU)."""
+    text = str(device)
+    if text.startswith("cpu"):
+        return Context("cpu", threads=threads)
+    if text.startswith("cuda"):
+        return Context("cuda", device=int(text.split(":")[1]) if ":" in text else 0)
+    raise _invalid(where, f"device = {device!r}: must be 'cpu' or 'cuda[:n]'")
+
+
+def _output(shape: Tuple[int, ...], context: Context) -> torch.Tensor:
+    """The sensor's output tensor, made once on its context's device (written in place every step)."""
+    return torch.empty(shape, dtype=torch.float32, device=context.device)
 
 
 @dataclass
@@ -109,8 +117,7 @@ class DepthCamera(Sensor[torch.Tensor]):
         self.scene: Optional[wrm.Scene] = None
         self.camera: Optional[wrm.CameraSensor] = None
         self._data: Any = None
-        self._out: Optional[np.ndarray] = None
-        self._tensor: Optional[torch.Tensor] = None
+        self._out: Optional[torch.Tensor] = None
 
     def edit_spec(self, scene_spec: "mujoco.MjSpec", entities: dict) -> None:
         del entities
@@ -134,15 +141,14 @@ class DepthCamera(Sensor[torch.Tensor]):
                                         near=self.cfg.near, far=self.cfg.far, miss_value=self.cfg.miss_value,
                                         exclude_own_body=self.cfg.exclude_parent_body, **size)
         self._data = getattr(data, "struct", data)  # mjlab's DataBridge wraps mujoco_warp's Data
-        self._out = np.empty(self.camera.shape, np.float32)
-        self._tensor = torch.from_numpy(self._out)  # the same memory: no copy per step
+        self._out = _output(self.camera.shape, ctx)
 
     def _compute_data(self) -> torch.Tensor:
         if self.camera is None:
             raise RuntimeError(f"DepthCameraCfg {self.cfg.name!r}: the sensor is not initialised (add it to a "
                                f"scene's sensors)")
         self.camera.render(self._data, out=self._out)
-        return self._tensor
+        return self._out
 
 
 @dataclass
@@ -180,8 +186,7 @@ class HeightScan(Sensor[torch.Tensor]):
         self.frame: Optional[wrm.Frame] = None
         self.sensor: Optional[RaySensor] = None
         self._data: Any = None
-        self._out: Optional[np.ndarray] = None
-        self._tensor: Optional[torch.Tensor] = None
+        self._out: Optional[torch.Tensor] = None
 
     def edit_spec(self, scene_spec: "mujoco.MjSpec", entities: dict) -> None:
         del scene_spec, entities  # the frame is the model's own body or site
@@ -210,8 +215,7 @@ class HeightScan(Sensor[torch.Tensor]):
                                 max_distance=cfg.max_distance, value=cfg.value, miss_value=miss,
                                 exclude_groups=self.frame.exclude_groups)
         self._data = getattr(data, "struct", data)  # mjlab's DataBridge wraps mujoco_warp's Data
-        self._out = np.empty(self.sensor.shape, np.float32)
-        self._tensor = torch.from_numpy(self._out)
+        self._out = _output(self.sensor.shape, ctx)
 
     def _compute_data(self) -> torch.Tensor:
         if self.sensor is None or self.frame is None:
@@ -219,5 +223,6 @@ class HeightScan(Sensor[torch.Tensor]):
                                f"scene's sensors)")
         poses = self.frame.poses(self._data)
         instances = self.frame.instance_poses(self._data)
-        self.sensor.render(poses, out=self._out, instance_poses=instances)
-        return self._tensor
+        stream = self.frame.stream(self._data) if self.scene is not None and self.scene.context.is_cuda else None
+        self.sensor.render(poses, out=self._out, instance_poses=instances, stream=stream)
+        return self._out

@@ -22,12 +22,13 @@ frames holds here word for word.
     depth = head.render(datas)                 # (N, height, width) float32
 
 Poses come from, per render: a list of N ``MjData`` (or one for N = 1); mujoco_warp's ``Data``
-(``nworld`` = N; its Warp arrays are read where they lie, on the CPU); or the batch arrays as
+(``nworld`` = N; its Warp arrays are read where they lie, on the CPU or the context's GPU); or the batch arrays as
 keywords, ``geom_xpos`` (N, ngeom, 3), ``geom_xmat`` (N, ngeom, 9 or 3, 3), ``cam_xpos``,
-``cam_xmat`` (N, ncam, ...), NumPy or CPU tensors, float32 or float64. The poses go into buffers the
-sensor made once (no allocation per render); the inputs are read in place, never copied.
-Contexts on a GPU are not served here yet: the poses are converted on the host (see the note in
-docs/porting.md).
+``cam_xmat`` (N, ncam, ...), NumPy or tensors, float32 or float64. The matrices become poses through
+``wr_gather_poses`` into buffers the sensor made once (no allocation per render), on the host for a
+CPU context and on the GPU for a CUDA one, where mujoco_warp's Data (or tensors) on that GPU are read
+in place; the inputs are never copied. On a GPU the poses are gathered and the image rendered on the
+caller's ``stream=``, else on mujoco_warp's stream for its Data, else on torch's current stream.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from typing import Any, Dict, Iterable, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from . import _wr
+from . import _frameworks, _wr
 from . import Camera as _Camera
 from . import Context, Error, Scene as _Scene, Sensor
 from ._errors import Error as _Error
@@ -99,37 +100,62 @@ def _mjdata_list(data: Any, num_envs: int, where: str) -> Sequence[Any]:
     return datas
 
 
-def _warp_array(data: Any, name: str, where: str) -> Any:
-    a = getattr(data, name)
-    device = str(getattr(a, "device", "cpu"))
-    if not device.startswith("cpu"):
-        raise _invalid(where, f"data.{name} is on {device}: mujoco_warp's Data is read on the CPU here; poses on a "
-                              f"GPU are not served by warp_raycaster.mujoco yet")
-    return a
+_IDENTITY = (0.0,) * 9  # wr_pose_gather_desc.frame: all zero is the identity
+
+
+def _stream_for(data: Any, ref: Any, context: Context) -> int:
+    """The CUDA stream a render of `data` goes on when the caller names none: mujoco_warp's own (Warp's
+    current stream on the context's GPU) for its Data, so that the poses are read after the simulation
+    wrote them; else the one Sensor.render would take (torch's current stream). 0 on a CPU context."""
+    if not context.is_cuda:
+        return 0
+    if _is_warp_data(data):
+        import warp as wp
+
+        return int(wp.get_stream(context.device).cuda_stream)
+    return _frameworks.default_stream(ref, context.device)
 
 
 class _Poses:
-    """A sensor's own pose buffers and how each input form fills them."""
+    """A sensor's own pose buffer (num_envs, count, 7) on its context's device, the index table of its
+    items (geoms, a camera, a site or body) and how each input form fills it: through
+    wr_gather_poses, on the host for a CPU context, on the GPU for a CUDA one."""
 
-    def __init__(self, count: int, num_envs: int, fill: Any, pos: str, mat: str) -> None:
-        self.out = np.zeros((num_envs, count, 7), np.float32)
-        self._fill, self._pos, self._mat = fill, pos, mat
+    def __init__(self, context: Context, items: Sequence[int], num_items: int, num_envs: int, pos: str, mat: str,
+                 frame: Sequence[float] = _IDENTITY) -> None:
+        self._ctx, self._num_items, self._pos, self._mat = context, int(num_items), pos, mat
+        self._frame = tuple(float(v) for v in frame)
+        if context.is_cuda:
+            import torch  # the buffers of a GPU context live in torch's memory on its device
 
-    def from_data(self, data: Any, where: str) -> np.ndarray:
+            self.out = torch.zeros((num_envs, len(items), 7), dtype=torch.float32, device=context.device)
+            self._indices = torch.tensor(list(items), dtype=torch.int32, device=context.device)
+        else:
+            self.out = np.zeros((num_envs, len(items), 7), np.float32)
+            self._indices = np.asarray(list(items), np.uint32)
+
+    def _gather(self, xpos: Any, xmat: Any, out: Any, where: str, stream: int = 0) -> None:
+        _wr.gather_poses(self._ctx._h, xpos, xmat, self._indices, out, self._frame, _wr.QuatOrder.WXYZ, stream,
+                         self._num_items, where, self._pos, self._mat)
+
+    def from_data(self, data: Any, where: str, stream: int = 0) -> Any:
         n = self.out.shape[0]
         if _is_warp_data(data):
             if int(data.nworld) != n:
                 raise _invalid(where, f"data.nworld = {data.nworld}: the sensor has num_envs = {n}")
-            self._fill(_warp_array(data, self._pos, where), _warp_array(data, self._mat, where), self.out)
+            self._gather(getattr(data, self._pos), getattr(data, self._mat), self.out, where, stream)
             return self.out
+        if self._ctx.is_cuda:
+            raise _invalid(where, "MjData lives in host memory and the context is on a GPU: give mujoco_warp's Data "
+                                  "or batch arrays on that GPU")
         for e, d in enumerate(_mjdata_list(data, n, where)):
-            self._fill(getattr(d, self._pos), getattr(d, self._mat), self.out[e:e + 1])
+            self._gather(getattr(d, self._pos), getattr(d, self._mat), self.out[e:e + 1], where)
         return self.out
 
-    def from_arrays(self, xpos: Any, xmat: Any, where: str) -> np.ndarray:
+    def from_arrays(self, xpos: Any, xmat: Any, where: str, stream: int = 0) -> Any:
         if xpos is None or xmat is None:
             raise _invalid(where, f"give data, or both {self._pos} and {self._mat}")
-        self._fill(xpos, xmat, self.out)
+        self._gather(xpos, xmat, self.out, where, stream)
         return self.out
 
 
@@ -192,17 +218,17 @@ class Scene:
         where = "mujoco.Scene.instance_poses"
         if data is not None:
             n = int(data.nworld) if _is_warp_data(data) else 1 if hasattr(data, "geom_xpos") else len(data)
-            poses = _Poses(self.num_slots, n, self._h.fill_instance_poses, "geom_xpos", "geom_xmat")
-            if out is not None:
-                poses.out = out
-            return poses.from_data(data, where)
-        if geom_xpos is None or geom_xmat is None:
+        elif geom_xpos is None or geom_xmat is None:
             raise _invalid(where, "give data, or both geom_xpos and geom_xmat")
-        n = int(np.shape(geom_xpos)[0]) if np.ndim(geom_xpos) == 3 else 1
-        if out is None:
-            out = np.zeros((n, self.num_slots, 7), np.float32)
-        self._h.fill_instance_poses(geom_xpos, geom_xmat, out)
-        return out
+        else:
+            n = int(np.shape(geom_xpos)[0]) if np.ndim(geom_xpos) == 3 else 1
+        poses = self._slot_poses(n)
+        if out is not None:
+            poses.out = out
+        return poses.from_data(data, where) if data is not None else poses.from_arrays(geom_xpos, geom_xmat, where)
+
+    def _slot_poses(self, num_envs: int) -> _Poses:
+        return _Poses(self.context, self.slot_geoms, self._h.num_geoms, num_envs, "geom_xpos", "geom_xmat")
 
     def camera(self, camera: Union[str, int], num_envs: int = 1, *, width: Optional[int] = None,
                height: Optional[int] = None, depth: str = "plane", near: float = 0.0, far: float = math.inf,
@@ -254,9 +280,9 @@ class CameraSensor:
         self.camera = _Camera._from_desc(self._h.desc).replace(mount_rotation=(1.0, 0.0, 0.0, 0.0))
         groups = [g for g in range(32) if self._h.exclude_groups >> g & 1]
         self.sensor = Sensor(scene.scene, self.camera, int(num_envs), pipeline=pipeline, exclude_groups=groups)
-        self._cam = _Poses(1, self.sensor.num_envs, self._h.fill_poses, "cam_xpos", "cam_xmat")
-        self._inst = _Poses(scene.num_slots, self.sensor.num_envs, scene._h.fill_instance_poses, "geom_xpos",
-                            "geom_xmat")
+        self._cam = _Poses(scene.context, [self.id], self._h.num_cameras, self.sensor.num_envs, "cam_xpos", "cam_xmat",
+                           _wr.MUJOCO_CAMERA_FRAME)
+        self._inst = scene._slot_poses(self.sensor.num_envs)
 
     @property
     def num_envs(self) -> int:
@@ -279,18 +305,22 @@ class CameraSensor:
         :meth:`warp_raycaster.Sensor.render` returns it, from `data` (N MjData, or mujoco_warp's Data)
         or the batch arrays (geom_xpos / geom_xmat needed only when the model has moving geoms)."""
         where = "mujoco.CameraSensor.render"
-        if self.scene.context.is_cuda:
-            raise _invalid(where, "the context is on a GPU: warp_raycaster.mujoco converts poses on the host and "
-                                  "serves CPU contexts only so far")
+        # On a GPU the poses are gathered, and the image rendered, on the caller's stream (stream=), else
+        # on mujoco_warp's own for its Data, else the default stream.
+        ctx = self.scene.context
+        stream = render_args.pop("stream", None)
+        handle = (_frameworks.stream_handle(stream, where) if stream is not None
+                  else _stream_for(data, cam_xpos if data is None else data, ctx))
         if data is not None:
             if any(a is not None for a in (geom_xpos, geom_xmat, cam_xpos, cam_xmat)):
                 raise _invalid(where, "give data or the pose arrays, not both")
-            poses = self._cam.from_data(data, where)
-            inst = self._inst.from_data(data, where) if self.scene.num_slots else None
+            poses = self._cam.from_data(data, where, handle)
+            inst = self._inst.from_data(data, where, handle) if self.scene.num_slots else None
         else:
-            poses = self._cam.from_arrays(cam_xpos, cam_xmat, where)
-            inst = self._inst.from_arrays(geom_xpos, geom_xmat, where) if self.scene.num_slots else None
-        return self.sensor.render(poses.reshape(self.num_envs, 7), out, instance_poses=inst, **render_args)
+            poses = self._cam.from_arrays(cam_xpos, cam_xmat, where, handle)
+            inst = self._inst.from_arrays(geom_xpos, geom_xmat, where, handle) if self.scene.num_slots else None
+        return self.sensor.render(poses.reshape(self.num_envs, 7), out, instance_poses=inst,
+                                  stream=handle if ctx.is_cuda else None, **render_args)
 
     def __repr__(self) -> str:
         label = repr(self.name) if self.name else f"camera {self.id}"
@@ -312,15 +342,22 @@ class Frame:
         self.body: int = self._h.body
         self.exclude_groups: Tuple[int, ...] = tuple(g for g in range(32) if self._h.exclude_groups >> g & 1)
         pos, mat = ("site_xpos", "site_xmat") if site else ("xpos", "xmat")
-        self._poses = _Poses(1, int(num_envs), self._h.fill_poses, pos, mat)
-        self._inst = _Poses(scene.num_slots, int(num_envs), scene._h.fill_instance_poses, "geom_xpos", "geom_xmat")
+        self._poses = _Poses(scene.context, [self.id], self._h.num_items, int(num_envs), pos, mat)
+        self._inst = scene._slot_poses(int(num_envs))
 
-    def poses(self, data: Any = None, *, xpos: Any = None, xmat: Any = None) -> np.ndarray:
+    def stream(self, data: Any = None) -> int:
+        """On a GPU, the CUDA stream to render this frame's sensor on for `data` (mujoco_warp's own for its
+        Data, else torch's current one), as :meth:`poses` gathers on it; 0 on the CPU."""
+        return _stream_for(data, data, self.scene.context)
+
+    def poses(self, data: Any = None, *, xpos: Any = None, xmat: Any = None) -> Any:
         """(N, 7) float32 frame poses (x, y, z, w, qx, qy, qz; this frame's own buffer, rewritten) from
         `data` (N MjData, or mujoco_warp's Data) or site_xpos / site_xmat (xpos / xmat for a body)
-        batch arrays."""
+        batch arrays; on a GPU, gathered on :meth:`stream`."""
         where = "mujoco.Frame.poses"
-        out = self._poses.from_data(data, where) if data is not None else self._poses.from_arrays(xpos, xmat, where)
+        stream = self.stream(data if data is not None else xpos)
+        out = (self._poses.from_data(data, where, stream) if data is not None
+               else self._poses.from_arrays(xpos, xmat, where, stream))
         return out.reshape(out.shape[0], 7)
 
     def instance_poses(self, data: Any = None, *, geom_xpos: Any = None, geom_xmat: Any = None) -> Any:
@@ -329,5 +366,6 @@ class Frame:
         if not self.scene.num_slots:
             return None
         where = "mujoco.Frame.instance_poses"
-        return self._inst.from_data(data, where) if data is not None else self._inst.from_arrays(geom_xpos, geom_xmat,
-                                                                                                  where)
+        stream = self.stream(data if data is not None else geom_xpos)
+        return (self._inst.from_data(data, where, stream) if data is not None
+                else self._inst.from_arrays(geom_xpos, geom_xmat, where, stream))
