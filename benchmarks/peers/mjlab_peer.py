@@ -25,7 +25,6 @@ import datetime
 import pathlib
 import platform
 import statistics
-import subprocess
 import sys
 import time
 
@@ -42,6 +41,8 @@ from mjlab.terrains.config import ROUGH_TERRAINS_CFG
 
 import warp_raycaster as wr
 from warp_raycaster.mjlab import DepthCameraCfg, HeightScanCfg
+
+import peer_report  # noqa: E402  (beside this file)
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 W, H = 106, 60
@@ -161,14 +162,8 @@ def main() -> None:
         r["peer_per_env"] = (r["context_bytes"] - one["context_bytes"]) / max(args.envs - 1, 1)
         rows[kind] = r
     import mjlab
-    commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
-                            text=True).stdout.strip() or "unknown"
-    cpu_name = "unknown CPU"
-    try:
-        cpu_name = next(line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo")
-                        if line.startswith("model name"))
-    except (OSError, StopIteration):
-        pass
+    commit = peer_report.commit()
+    cpu_name = peer_report.cpu_name()
     lines = [f"# warp_raycaster.mjlab vs mjlab's own sensors, from Python — {datetime.date.today()}", ""]
     lines.append(f"- Device: cpu ({cpu_name}, one thread for each); Python {platform.python_version()}, mjlab "
                  f"{getattr(mjlab, '__version__', '1.6.0')}, mujoco {mujoco.__version__}, warp-lang {wp.config.version}, "
@@ -194,10 +189,7 @@ def main() -> None:
                  "Ours: each env's pose (28 B) and its robot's instance poses (28 B each) kept by the wrapper, and "
                  "the output; the library's own per-env bytes as its ledger reports them. Time: mjlab's "
                  "`sim.sense()` and the read of the sensor's data, against our sensor's render (its `data`).")
-    text = "\n".join(lines) + "\n"
-    print(text)
-    if args.out:
-        pathlib.Path(args.out).write_text(text)
+    peer_report.emit(lines, args.out)
 
 
 if __name__ == "__main__":

@@ -27,7 +27,6 @@ import datetime
 import pathlib
 import platform
 import statistics
-import subprocess
 import sys
 import time
 
@@ -38,6 +37,8 @@ import warp as wp
 
 import warp_raycaster as wr
 from warp_raycaster import mujoco as wrm
+
+import peer_report  # noqa: E402  (beside this file)
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 MODEL = REPO / "assets" / "mujoco" / "quadruped_parkour.xml"
@@ -159,14 +160,8 @@ def main() -> None:
     mem = head.sensor.memory()
     ours_per_env = 28 + 28 * scene.num_slots + 4 * w * h
 
-    cpu_name = "unknown CPU"
-    try:
-        cpu_name = next(line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo")
-                        if line.startswith("model name"))
-    except (OSError, StopIteration):
-        pass
-    commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
-                            text=True).stdout.strip() or "unknown"
+    cpu_name = peer_report.cpu_name()
+    commit = peer_report.commit()
     lines = [f"# warp-raycaster vs mujoco_warp's batched depth renderer, from Python — {datetime.date.today()}", ""]
     lines.append(f"- Device: cpu ({cpu_name}, one thread for each); Python {platform.python_version()}, mujoco "
                  f"{mujoco.__version__}, mujoco-warp {getattr(mjw, '__version__', '4.0.0')}, warp-lang "
@@ -200,10 +195,7 @@ def main() -> None:
                  f"{n}; one more world costs the difference over {n - 1}. This library holds "
                  f"{mem['per_env_bytes']} B per env inside; the wrapper keeps each env's camera pose and its "
                  f"{scene.num_slots} instance poses (float32 x 7), and the image is the caller's.")
-    text = "\n".join(lines) + "\n"
-    print(text)
-    if args.out:
-        pathlib.Path(args.out).write_text(text)
+    peer_report.emit(lines, args.out)
 
 
 if __name__ == "__main__":

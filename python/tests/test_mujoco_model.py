@@ -83,6 +83,20 @@ def states(m, n: int, seed: int):
     return datas
 
 
+def warp_data(wp, mjw, m, datas, device: str):
+    """mujoco_warp's Data of len(datas) worlds on `device`, each world at its MjData's qpos, with the
+    positions computed (kinematics, com_pos, camlight: geom, site and camera poses)."""
+    wp.config.quiet = True
+    with wp.ScopedDevice(device):
+        model = mjw.put_model(m)
+        data = mjw.put_data(m, datas[0], nworld=len(datas))
+        data.qpos.assign(np.stack([d.qpos for d in datas]).astype(np.float32))
+        mjw.kinematics(model, data)
+        mjw.com_pos(model, data)
+        mjw.camlight(model, data)
+    return data
+
+
 def mj_image(m, d, sensor: "wrm.CameraSensor", bodyexclude: int = -1, geomgroup=None) -> np.ndarray:
     """mj_ray's distance (inf on a miss) for every pixel ray of the sensor's camera, the rays as the
     library states them: d_cam = normalize(1, -(u + 0.5 - cx) / fx, -(v + 0.5 - cy) / fy) in the
@@ -199,16 +213,9 @@ def test_the_same_images_from_mjdata_batch_arrays_and_tensors(cpu: wr.Context) -
 def test_mujoco_warp_data_on_the_cpu(cpu: wr.Context) -> None:
     wp = pytest.importorskip("warp")
     mjw = pytest.importorskip("mujoco_warp")
-    wp.config.quiet = True
     m = mujoco.MjModel.from_xml_string(exact_model())
     datas = states(m, 3, seed=6)
-    with wp.ScopedDevice("cpu"):
-        model = mjw.put_model(m)
-        data = mjw.put_data(m, datas[0], nworld=3)
-        data.qpos.assign(np.stack([d.qpos for d in datas]).astype(np.float32))
-        mjw.kinematics(model, data)
-        mjw.com_pos(model, data)
-        mjw.camlight(model, data)
+    data = warp_data(wp, mjw, m, datas, "cpu")
     cam = wrm.Scene(cpu, m).camera("fixed", num_envs=3, depth="range")
     before = data.geom_xpos.numpy().copy()
     from_warp = cam.render(data).copy()
@@ -336,16 +343,9 @@ def test_mujoco_warp_data_on_a_gpu_equals_the_cpu() -> None:
         gpu = wr.Context("cuda", device=0)
     except wr.Error as e:
         pytest.skip(f"no CUDA context: {e}")
-    wp.config.quiet = True
     m = mujoco.MjModel.from_xml_string(exact_model())
     datas = states(m, 3, seed=11)
-    with wp.ScopedDevice("cuda:0"):
-        model = mjw.put_model(m)
-        data = mjw.put_data(m, datas[0], nworld=3)
-        data.qpos.assign(np.stack([d.qpos for d in datas]).astype(np.float32))
-        mjw.kinematics(model, data)
-        mjw.com_pos(model, data)
-        mjw.camlight(model, data)
+    data = warp_data(wp, mjw, m, datas, "cuda:0")
     on_gpu = wrm.Scene(gpu, m).camera("fixed", num_envs=3, depth="range").render(data)
     torch.cuda.synchronize()
     host = {k: getattr(data, k).numpy() for k in ("geom_xpos", "geom_xmat", "cam_xpos", "cam_xmat")}

@@ -48,12 +48,20 @@ WR_HD float fmax_(float a, float b) {
 }
 WR_HD float fabs_(float a) { return a < 0.0f ? -a : a; }
 
-// Correctly rounded on both sides (IEEE square root; nvcc's default -prec-sqrt=true).
+// Correctly rounded on both sides (IEEE square root; nvcc's default -prec-sqrt=true), in float and
+// in double.
 WR_HD float sqrt_(float a) {
 #if defined(__CUDA_ARCH__)
   return sqrtf(a);
 #else
   return __builtin_sqrtf(a);
+#endif
+}
+WR_HD double sqrt_(double a) {
+#if defined(__CUDA_ARCH__)
+  return sqrt(a);
+#else
+  return __builtin_sqrt(a);
 #endif
 }
 

@@ -24,14 +24,6 @@ struct PoseGather {
   float* out;       // (num_batches x count x 7)
 };
 
-WR_HD double pose_sqrt(double x) {
-#if defined(__CUDA_ARCH__)
-  return sqrt(x);
-#else
-  return __builtin_sqrt(x);
-#endif
-}
-
 // The unit quaternion (w, x, y, z) of the row-major rotation matrix r: Shepperd's method
 // (S. W. Shepperd, "Quaternion from rotation matrix", J. Guidance and Control 1(3), 1978). The
 // largest of 4w^2, 4x^2, 4y^2, 4z^2 (from the trace and the diagonal) gives its component through a
@@ -41,34 +33,34 @@ WR_HD double pose_sqrt(double x) {
 WR_HD void quat_from_rotation(const double r[9], double q[4]) {
   const double tr = r[0] + r[4] + r[8];
   if (tr >= r[0] && tr >= r[4] && tr >= r[8]) {
-    const double s = 2.0 * pose_sqrt(1.0 + tr > 0.0 ? 1.0 + tr : 0.0);  // 4 w
+    const double s = 2.0 * sqrt_(1.0 + tr > 0.0 ? 1.0 + tr : 0.0);  // 4 w
     q[0] = 0.25 * s;
     q[1] = (r[7] - r[5]) / s;
     q[2] = (r[2] - r[6]) / s;
     q[3] = (r[3] - r[1]) / s;
   } else if (r[0] >= r[4] && r[0] >= r[8]) {
     const double t = 1.0 + r[0] - r[4] - r[8];
-    const double s = 2.0 * pose_sqrt(t > 0.0 ? t : 0.0);  // 4 x
+    const double s = 2.0 * sqrt_(t > 0.0 ? t : 0.0);  // 4 x
     q[0] = (r[7] - r[5]) / s;
     q[1] = 0.25 * s;
     q[2] = (r[1] + r[3]) / s;
     q[3] = (r[2] + r[6]) / s;
   } else if (r[4] >= r[8]) {
     const double t = 1.0 + r[4] - r[0] - r[8];
-    const double s = 2.0 * pose_sqrt(t > 0.0 ? t : 0.0);  // 4 y
+    const double s = 2.0 * sqrt_(t > 0.0 ? t : 0.0);  // 4 y
     q[0] = (r[2] - r[6]) / s;
     q[1] = (r[1] + r[3]) / s;
     q[2] = 0.25 * s;
     q[3] = (r[5] + r[7]) / s;
   } else {
     const double t = 1.0 + r[8] - r[0] - r[4];
-    const double s = 2.0 * pose_sqrt(t > 0.0 ? t : 0.0);  // 4 z
+    const double s = 2.0 * sqrt_(t > 0.0 ? t : 0.0);  // 4 z
     q[0] = (r[3] - r[1]) / s;
     q[1] = (r[2] + r[6]) / s;
     q[2] = (r[5] + r[7]) / s;
     q[3] = 0.25 * s;
   }
-  const double n = pose_sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+  const double n = sqrt_(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
   for (int i = 0; i < 4; ++i) q[i] = q[i] / n;
 }
 

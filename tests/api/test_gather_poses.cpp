@@ -3,6 +3,7 @@
 // rotations back to their quaternions, float and double inputs, the frame applied on the right (a
 // MuJoCo camera's axes), both quaternion orders, the index table; NULL and CPU contexts giving the
 // same bits; every bad argument refused by name with nothing written.
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -15,17 +16,16 @@
 #include <wr/wr.h>
 
 #include "api_test_support.h"
+#include "rotation_test_support.h"
 
 namespace {
 
 constexpr double kPi = 3.14159265358979323846;
 
-// The row-major rotation matrix of the unit quaternion (w, x, y, z) (the textbook formula).
+// The row-major rotation matrix of the quaternion (w, x, y, z), as a vector.
 std::vector<double> matrix_of(const double q[4]) {
-  const double w = q[0], x = q[1], y = q[2], z = q[3];
-  return {1 - 2 * (y * y + z * z), 2 * (x * y - w * z),     2 * (x * z + w * y),
-          2 * (x * y + w * z),     1 - 2 * (x * x + z * z), 2 * (y * z - w * x),
-          2 * (x * z - w * y),     2 * (y * z + w * x),     1 - 2 * (x * x + y * y)};
+  const std::array<double, 9> m = wr_test::rotation_matrix_of(q);
+  return std::vector<double>(m.begin(), m.end());
 }
 
 // Poses of every item of `batches` batches (items_per_batch each) in order.
@@ -85,12 +85,10 @@ TEST_CASE("wr_gather_poses: random rotations come back as their quaternions, flo
   const uint32_t batches = 3, items = 5;
   std::vector<double> pos, mat, quats;
   for (uint32_t i = 0; i < batches * items; ++i) {
-    double q[4] = {g(rng), g(rng), g(rng), g(rng)};
-    const double n = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-    for (double& c : q) c /= n;
-    const std::vector<double> m = matrix_of(q);
+    const std::array<double, 4> q = wr_test::random_unit_quaternion(rng);
+    const std::vector<double> m = matrix_of(q.data());
     mat.insert(mat.end(), m.begin(), m.end());
-    quats.insert(quats.end(), q, q + 4);
+    quats.insert(quats.end(), q.begin(), q.end());
     for (int k = 0; k < 3; ++k) pos.push_back(g(rng));
   }
   const std::vector<uint32_t> indices = {4, 0, 2, 2};  // any order, repeats allowed

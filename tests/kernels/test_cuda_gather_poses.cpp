@@ -2,6 +2,7 @@
 // as the host for float and double inputs and both quaternion orders; an index past the items gets a
 // NaN pose (the host refuses it); host pointers are refused by name and nothing is written. Skips
 // without a GPU (cuda_test_support.h).
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -16,6 +17,7 @@
 
 #include "api_test_support.h"
 #include "cuda_test_support.h"
+#include "rotation_test_support.h"
 
 using namespace wr_test::cuda_tests;
 
@@ -27,14 +29,8 @@ void random_poses(uint32_t n, std::vector<T>* pos, std::vector<T>* mat) {
   std::mt19937 rng(3);
   std::normal_distribution<double> g(0.0, 1.0);
   for (uint32_t i = 0; i < n; ++i) {
-    double q[4] = {g(rng), g(rng), g(rng), g(rng)};
-    const double l = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-    for (double& c : q) c /= l;
-    const double w = q[0], x = q[1], y = q[2], z = q[3];
-    const double m[9] = {1 - 2 * (y * y + z * z), 2 * (x * y - w * z),     2 * (x * z + w * y),
-                         2 * (x * y + w * z),     1 - 2 * (x * x + z * z), 2 * (y * z - w * x),
-                         2 * (x * z - w * y),     2 * (y * z + w * x),     1 - 2 * (x * x + y * y)};
-    mat->insert(mat->end(), m, m + 9);
+    const std::array<double, 9> m = wr_test::rotation_matrix_of(wr_test::random_unit_quaternion(rng).data());
+    for (double v : m) mat->push_back(static_cast<T>(v));
     for (int k = 0; k < 3; ++k) pos->push_back(static_cast<T>(4.0 * g(rng)));
   }
 }

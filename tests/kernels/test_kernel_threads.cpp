@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdlib>
 #include <atomic>
@@ -30,6 +31,7 @@
 #include "kernel_threads.h"
 #include "legged_gym_trimesh.h"
 #include "random_scenes.h"
+#include "rotation_test_support.h"
 #include "scene/bvh_builder.h"
 #include "scene/grid_builder.h"
 #include "scene/grid_mesh_builder.h"
@@ -397,14 +399,8 @@ TEST_CASE("an emulated pose gather launch equals the CPU backend bit for bit, an
   std::vector<double> pos(3 * batches * items), mat(9 * batches * items);
   for (double& p : pos) p = 3.0 * g(rng);
   for (size_t i = 0; i < batches * items; ++i) {
-    double q[4] = {g(rng), g(rng), g(rng), g(rng)};
-    const double n = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-    for (double& c : q) c /= n;
-    const double w = q[0], x = q[1], y = q[2], z = q[3];
-    const double m[9] = {1 - 2 * (y * y + z * z), 2 * (x * y - w * z),     2 * (x * z + w * y),
-                         2 * (x * y + w * z),     1 - 2 * (x * x + z * z), 2 * (y * z - w * x),
-                         2 * (x * z - w * y),     2 * (y * z + w * x),     1 - 2 * (x * x + y * y)};
-    std::copy(m, m + 9, mat.begin() + 9 * i);
+    const std::array<double, 9> m = wr_test::rotation_matrix_of(wr_test::random_unit_quaternion(rng).data());
+    std::copy(m.begin(), m.end(), mat.begin() + 9 * i);
   }
   const std::vector<float> posf(pos.begin(), pos.end()), matf(mat.begin(), mat.end());
   const std::vector<uint32_t> indices = {10, 0, 3, 3, 7};
