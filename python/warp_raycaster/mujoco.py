@@ -22,9 +22,9 @@ frames holds here word for word.
     depth = head.render(datas)                 # (N, height, width) float32
 
 Poses come from, per render: a list of N ``MjData`` (or one for N = 1); mujoco_warp's ``Data``
-(``nworld`` = N; its Warp arrays are read where they lie, on the CPU or the context's GPU); or the batch arrays as
-keywords, ``geom_xpos`` (N, ngeom, 3), ``geom_xmat`` (N, ngeom, 9 or 3, 3), ``cam_xpos``,
-``cam_xmat`` (N, ncam, ...), NumPy or tensors, float32 or float64. The matrices become poses through
+(``nworld`` = N; its Warp arrays are read where they lie, on the CPU or the context's GPU); or the
+batch arrays as keywords, ``geom_xpos`` (N, ngeom, 3), ``geom_xmat`` (N, ngeom, 9 or 3, 3),
+``cam_xpos``, ``cam_xmat`` (N, ncam, ...), NumPy or tensors, float32 or float64. The matrices become poses through
 ``wr_gather_poses`` into buffers the sensor made once (no allocation per render), on the host for a
 CPU context and on the GPU for a CUDA one, where mujoco_warp's Data (or tensors) on that GPU are read
 in place; the inputs are never copied. On a GPU the poses are gathered and the image rendered on the
