@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 [ $# -gt 0 ] && shift
 harnesses=("$@")
-[ ${#harnesses[@]} -eq 0 ] && harnesses=(fuzz_obj_loader fuzz_scene_create fuzz_heightfield fuzz_sensor_render fuzz_pipeline_render fuzz_instances fuzz_pattern_sensor)
+[ ${#harnesses[@]} -eq 0 ] && harnesses=(fuzz_obj_loader fuzz_scene_create fuzz_heightfield fuzz_sensor_render fuzz_pipeline_render fuzz_instances fuzz_pattern_sensor fuzz_gather_poses)
 bash scripts/setup.sh
 jobs=$(nproc 2>/dev/null || echo 2)
 cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 \
