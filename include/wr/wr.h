@@ -583,116 +583,14 @@ WR_API void wr_render_args_init(wr_render_args* args);
    the noise in a graph, update the kernel nodes' parameters or capture one graph per frame phase. */
 WR_API wr_status wr_sensor_render_ex(wr_sensor sensor, const wr_render_args* args);
 
-/* ---- Memory accounting ----------------------------------------------------- */
-
-/* Bytes an object holds, as recorded by the library's one allocator (every host and
-   device allocation goes through it, tagged). Caller-owned buffers (poses, depth) are
-   never counted. */
-typedef struct wr_memory_stats {
-  uint64_t host_bytes;    /* host memory the object holds now */
-  uint64_t device_bytes;  /* device memory the object holds now */
-  uint64_t shared_bytes;  /* the part that does not grow with num_envs (BVH, triangles, template) */
-  uint64_t per_env_bytes; /* what each env adds inside the library (caller-owned poses/outputs excluded) */
-} wr_memory_stats;
-
-/* A scene's own memory: BVH nodes, triangles in leaf order, parent links (or a grid's samples
-   and pyramid), the object itself; on a CUDA context both the host copy and the device copy. */
-WR_API wr_status wr_scene_memory(wr_scene scene, wr_memory_stats* out);
-
-/* A sensor's own memory, its scene's excluded: the ray template (host, and device on a
-   CUDA context), counters and the object itself. */
-WR_API wr_status wr_sensor_memory(wr_sensor sensor, wr_memory_stats* out);
-
-/* What the bytes of wr_memory_stats are, one kind of allocation at a time. */
-typedef enum wr_memory_tag {
-  WR_MEMORY_OBJECTS = 0,         /* the handle and object structs themselves */
-  WR_MEMORY_BVH_NODES = 1,       /* BVH nodes, 32 bytes each */
-  WR_MEMORY_BVH_TRIANGLES = 2,   /* triangles, as leaf blocks: 12 bytes per distinct corner of a
-                                    leaf and 8 per triangle (corner indices, id) */
-  WR_MEMORY_BVH_PARENTS = 3,     /* a parent index per node (exact stack-overflow fallback) */
-  WR_MEMORY_RAY_TEMPLATE = 4,    /* a direction per pixel, shared by every env */
-  WR_MEMORY_COUNTERS = 5,        /* small device counters */
-  WR_MEMORY_BUILD_SCRATCH = 6,   /* BVH build working arrays: 0 once the scene exists */
-  WR_MEMORY_HISTORY = 7,         /* per env: the pipeline's history ring (history_length frames of the
-                                    output) and its frame count (4 bytes) */
-  WR_MEMORY_CAMERA_IMAGES = 8,   /* per env, CUDA: the crop's samples (4 bytes a pixel) a resampled or
-                                    edge-dropout output is made from, and with edge dropout the clean
-                                    depth of the crop and one pixel around it */
-  WR_MEMORY_RENDER_SCRATCH = 9,  /* shared, CPU: the same per render thread instead of per env, and on an
-                                    instanced scene each thread's place for an env's posed instances */
-  WR_MEMORY_INSTANCE_TABLE = 10, /* shared: an instanced scene's table: on the host 32 bytes per prototype
-                                    (its BVH's view and its handle) and 8 per instance; on a CUDA
-                                    context's device 24 per prototype and 8 per instance */
-  WR_MEMORY_GRID_SAMPLES = 11,   /* a grid terrain's vertices: a height field's sample z (4 bytes each)
-                                    and column x and row y; a grid mesh's vertices (12 bytes each),
-                                    where rows and columns of cells reach (16 bytes per row and column),
-                                    and a bit per triangle where some have zero area */
-  WR_MEMORY_GRID_PYRAMID = 12,   /* a grid terrain's min-max pyramid above its cells: a height field's
-                                    8 bytes per node, a grid mesh's 24 (about a third of the cells) */
-  WR_MEMORY_TAG_COUNT = 13
-} wr_memory_tag;
-
-/* Static name of a tag, e.g. "bvh_nodes"; "unknown" outside the enum. Never NULL. */
-WR_API const char* wr_memory_tag_string(wr_memory_tag tag);
-
-/* Host and device bytes of one tag in a scene's or a sensor's memory (either output may be
-   NULL, not both). The tags' bytes add up to wr_scene_memory / wr_sensor_memory. */
-WR_API wr_status wr_scene_memory_tag(wr_scene scene, wr_memory_tag tag, uint64_t* out_host_bytes,
-                                     uint64_t* out_device_bytes);
-WR_API wr_status wr_sensor_memory_tag(wr_sensor sensor, wr_memory_tag tag, uint64_t* out_host_bytes,
-                                      uint64_t* out_device_bytes);
-
-/* ---- Explicit rays ------------------------------------------------------------- */
-
-/* Nearest hit of each of `count` (>= 1, at most 2^40; on a CUDA context at most 2^31 - 1
-   blocks of the kernel's, about 2^38) rays, for height scanners, LiDAR patterns and
-   probes.
-     origins, directions: (count x 3) float. Directions need not be unit; t is in units
-                          of |direction|. Both faces of every triangle are hit.
-     tmax:         (count) float, the farthest t to accept (inclusive), or NULL for +inf.
-     out_t:        (count) float: t of the nearest hit in [0, tmax], +inf where nothing is hit.
-     out_triangle: (count) uint32: index into the scene's input triangles, UINT32_MAX where
-                   nothing is hit; or NULL.
-   CPU context: host pointers, returns when done; a non-finite origin or direction, a zero
-   direction or a negative/NaN tmax fails with WR_ERROR_INVALID_ARGUMENT naming the ray and
-   writes nothing. CUDA context: device pointers, enqueued on stream (a cudaStream_t);
-   such a ray gets out_t = NaN there. Capture-safe on a CUDA context (Conventions). */
-WR_API wr_status wr_scene_intersect(wr_scene scene, const float* origins, const float* directions, const float* tmax,
-                                    uint64_t count, float* out_t, uint32_t* out_triangle, void* stream);
-
-/* Explicit rays through an instanced scene (or any scene): as wr_scene_intersect, the rays being
-   num_envs consecutive blocks of count / num_envs rays, block e seeing the terrain, env e's slots
-   and the global instances (a height scanner that must see the obstacles of its env). */
-typedef struct wr_intersect_args {
-  uint32_t struct_size;        /* sizeof(wr_intersect_args) */
-  const float* origins;        /* (count x 3) */
-  const float* directions;     /* (count x 3) */
-  const float* tmax;           /* (count), or NULL: +inf */
-  uint64_t count;              /* as wr_scene_intersect's; a multiple of num_envs */
-  uint32_t num_envs;           /* 0: 1 */
-  const float* instance_poses; /* (num_envs x num_slots x 7), needed when the scene has slots */
-  const float* global_poses;   /* (num_globals x 7), needed when it has global instances */
-  wr_quat_order quat_order;    /* of both */
-  uint32_t exclude_groups;     /* bit g set: instances of group g are not seen */
-  float* out_t;                /* (count) */
-  uint32_t* out_triangle;      /* (count) the triangle id within the mesh hit (the terrain's or the
-                                  instance's prototype's), UINT32_MAX for a miss; or NULL */
-  uint32_t* out_instance;      /* (count) the instance hit, UINT32_MAX for the terrain or a miss; or NULL */
-  void* stream;                /* cudaStream_t on a CUDA context */
-} wr_intersect_args;
-
-/* Zeroes args and sets struct_size. A NULL args does nothing. */
-WR_API void wr_intersect_args_init(wr_intersect_args* args);
-
-/* On a CPU context a bad ray, or a bad instance pose (not finite, zero quaternion), fails naming it
-   ("args->instance_poses of env 2, slot 3 ...") and writes nothing; on a CUDA context the rays of
-   an env with a bad pose get out_t = NaN. Capture-safe on a CUDA context. */
-WR_API wr_status wr_scene_intersect_ex(wr_scene scene, const wr_intersect_args* args);
-
 #ifdef __cplusplus
 }
 #endif
 
+/* The bytes scenes and sensors hold, by kind (part of this API). */
+#include "wr/wr_memory.h"
+/* Explicit rays through a scene: probes, custom patterns (part of this API). */
+#include "wr/wr_intersect.h"
 /* Height scanners and LiDARs: ray patterns and the sensors that trace them (part of this API). */
 #include "wr/wr_patterns.h"
 /* Poses from rotation matrices, on the host or the context's device (part of this API). */

@@ -9,6 +9,7 @@
 #include "errors/field_checks.h"
 #include "api/sized_struct.h"
 #include "api/handles.h"
+#include "api/scene_checks.h"
 #include "scene/heightfield.h"
 #include "scene/obj_loader.h"
 #include "sensor/render_call.h"
@@ -18,6 +19,7 @@ using wr::fail;
 using wr::require_array;
 using wr::require_element_aligned;
 using wr::require_non_null;
+using wr_api::require_no_instance_poses;
 
 namespace {
 
@@ -29,16 +31,6 @@ void retain(Handle h) {
 template <class Handle>
 bool drop(Handle h) {  // true when this was the last reference
   return h->refs.fetch_sub(1, std::memory_order_acq_rel) == 1;
-}
-
-// Refuses a call that takes no instance poses (`instead` names the one that does) on a scene whose
-// table has instances.
-void require_no_instance_poses(const char* function, wr_scene scene, const char* instead) {
-  const wr::InstanceView v = scene->instances_view();
-  if (wr::num_instances(v) != 0)
-    fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": the scene has " + std::to_string(v.num_slots) +
-                                        " instance slots per env and " + std::to_string(v.num_globals) +
-                                        " global instances, whose poses this call cannot take: use " + instead);
 }
 
 // A context around the device that make() returns.
@@ -197,72 +189,6 @@ wr_status wr_context_num_threads(wr_context context, uint32_t* out) {
     require_non_null(fn, context, "context");
     require_non_null(fn, out, "out");
     *out = context->device->num_threads();
-  });
-}
-
-wr_status wr_gather_poses(wr_context ctx, const wr_pose_gather_desc* desc_in, float* out) {
-  const char* fn = "wr_gather_poses";
-  return api_guard(fn, [&] {
-    require_non_null(fn, desc_in, "desc");
-    const wr_pose_gather_desc d = wr::read_sized_struct(fn, desc_in, "desc");
-    int type, order;
-    std::memcpy(&type, &d.scalar_type, sizeof type);
-    std::memcpy(&order, &d.quat_order, sizeof order);
-    if (type != WR_SCALAR_FLOAT32 && type != WR_SCALAR_FLOAT64)
-      fail(WR_ERROR_INVALID_ARGUMENT, std::string(fn) + ": desc->scalar_type = " + std::to_string(type) +
-                                          ": must be WR_SCALAR_FLOAT32 (0) or WR_SCALAR_FLOAT64 (1)");
-    if (order != WR_QUAT_WXYZ && order != WR_QUAT_XYZW)
-      fail(WR_ERROR_INVALID_ARGUMENT, std::string(fn) + ": desc->quat_order = " + std::to_string(order) +
-                                          ": must be WR_QUAT_WXYZ (0) or WR_QUAT_XYZW (1)");
-    const uint64_t n = uint64_t(d.num_batches) * d.count;
-    if (n >= (uint64_t(1) << 31))
-      fail(WR_ERROR_INVALID_ARGUMENT, std::string(fn) + ": desc->num_batches x desc->count = " + std::to_string(n) +
-                                          ": must be below 2^31");
-    wr::PoseGather g{};
-    g.f64 = type == WR_SCALAR_FLOAT64;
-    g.num_batches = d.num_batches;
-    g.items_per_batch = d.items_per_batch;
-    g.count = d.count;
-    g.xyzw = order == WR_QUAT_XYZW;
-    bool zero = true;
-    for (int k = 0; k < 9; ++k) {
-      wr::require_finite_field(fn, "desc->frame[" + std::to_string(k) + "]", d.frame[k]);
-      zero = zero && d.frame[k] == 0.0f;
-    }
-    for (int k = 0; k < 9; ++k) g.frame[k] = zero ? (k % 4 == 0 ? 1.0 : 0.0) : static_cast<double>(d.frame[k]);
-    if (n == 0) return;  // nothing to write
-    if (d.items_per_batch == 0)
-      fail(WR_ERROR_INVALID_ARGUMENT, std::string(fn) + ": desc->items_per_batch = 0 with desc->count = " +
-                                          std::to_string(d.count) + ": there is no item to gather");
-    const uint64_t elements = uint64_t(d.num_batches) * d.items_per_batch * 9;
-    if (elements > (uint64_t(1) << 60))
-      fail(WR_ERROR_INVALID_ARGUMENT, std::string(fn) + ": desc->num_batches x desc->items_per_batch is too large");
-    require_non_null(fn, d.positions, "desc->positions");
-    require_non_null(fn, d.matrices, "desc->matrices");
-    const uintptr_t align = g.f64 ? sizeof(double) : sizeof(float);
-    if (reinterpret_cast<uintptr_t>(d.positions) % align || reinterpret_cast<uintptr_t>(d.matrices) % align)
-      fail(WR_ERROR_INVALID_ARGUMENT, std::string(fn) + ": desc->positions and desc->matrices must be aligned to " +
-                                          std::to_string(align) + " bytes (their scalar type)");
-    require_array(fn, d.indices, "desc->indices");
-    require_array(fn, out, "out");
-    g.positions = d.positions;
-    g.matrices = d.matrices;
-    g.indices = d.indices;
-    g.out = out;
-    const bool on_host = !ctx || ctx->device->reads_host_memory();
-    if (on_host) {
-      // Every index checked before anything is written (a device gather writes NaN instead).
-      for (uint32_t i = 0; i < d.count; ++i)
-        if (d.indices[i] >= d.items_per_batch)
-          fail(WR_ERROR_INVALID_ARGUMENT, std::string(fn) + ": desc->indices[" + std::to_string(i) + "] = " +
-                                              std::to_string(d.indices[i]) + ": must be < desc->items_per_batch = " +
-                                              std::to_string(d.items_per_batch));
-    }
-    if (!ctx) {
-      for (uint64_t i = 0; i < n; ++i) wr::gather_pose(g, i);
-      return;
-    }
-    ctx->device->gather_poses(fn, g, d.stream);
   });
 }
 
@@ -542,77 +468,6 @@ wr_status wr_sensor_memory_tag(wr_sensor sensor, wr_memory_tag tag, uint64_t* ou
   return api_guard(fn, [&] {
     require_non_null(fn, sensor, "sensor");
     memory_of_tag(fn, sensor->sensor->ledger(), tag, out_host_bytes, out_device_bytes);
-  });
-}
-
-namespace {
-
-// The checks every explicit-ray call makes (null, alignment, count) and the call itself.
-void intersect(const char* fn, wr_scene scene, const wr::ExplicitRays& rays, void* stream) {
-  require_array(fn, rays.origins, "origins");
-  require_array(fn, rays.directions, "directions");
-  if (rays.tmax) require_element_aligned(fn, rays.tmax, "tmax");
-  require_array(fn, rays.out_t, "out_t");
-  if (rays.out_triangle) require_element_aligned(fn, rays.out_triangle, "out_triangle");
-  if (rays.out_instance) require_element_aligned(fn, rays.out_instance, "out_instance");
-  if (rays.count == 0) fail(WR_ERROR_INVALID_ARGUMENT, std::string(fn) + ": count is 0: must be at least 1");
-  if (rays.count > (1ull << 40))
-    fail(WR_ERROR_INVALID_ARGUMENT, std::string(fn) + ": count = " + std::to_string(rays.count) + " exceeds 2^40 rays");
-  scene->terrain_device().intersect(fn, wr::IntersectCall{rays, stream});
-}
-
-}  // namespace
-
-wr_status wr_scene_intersect(wr_scene scene, const float* origins, const float* directions, const float* tmax,
-                             uint64_t count, float* out_t, uint32_t* out_triangle, void* stream) {
-  const char* fn = "wr_scene_intersect";
-  return api_guard(fn, [&] {
-    require_non_null(fn, scene, "scene");
-    require_no_instance_poses(fn, scene, "wr_scene_intersect_ex with args->instance_poses / global_poses");
-    wr::ExplicitRays rays{};
-    rays.origins = origins;
-    rays.directions = directions;
-    rays.tmax = tmax;
-    rays.count = count;
-    rays.rays_per_env = count ? count : 1;
-    rays.out_t = out_t;
-    rays.out_triangle = out_triangle;
-    intersect(fn, scene, rays, stream);
-  });
-}
-
-wr_status wr_scene_intersect_ex(wr_scene scene, const wr_intersect_args* args_in) {
-  const char* fn = "wr_scene_intersect_ex";
-  return api_guard(fn, [&] {
-    require_non_null(fn, scene, "scene");
-    require_non_null(fn, args_in, "args");
-    const wr_intersect_args a = wr::read_sized_struct(fn, args_in, "args");
-    const uint32_t envs = a.num_envs ? a.num_envs : 1u;
-    if (a.count % envs != 0)
-      fail(WR_ERROR_INVALID_ARGUMENT, std::string(fn) + ": args->count = " + std::to_string(a.count) +
-                                          " is not a multiple of args->num_envs = " + std::to_string(envs));
-    int order;
-    std::memcpy(&order, &a.quat_order, sizeof order);
-    if (order != WR_QUAT_WXYZ && order != WR_QUAT_XYZW)
-      fail(WR_ERROR_INVALID_ARGUMENT, std::string(fn) + ": args->quat_order = " + std::to_string(order) +
-                                          ": must be WR_QUAT_WXYZ (0) or WR_QUAT_XYZW (1)");
-    wr::ExplicitRays rays{};
-    rays.origins = a.origins;
-    rays.directions = a.directions;
-    rays.tmax = a.tmax;
-    rays.count = a.count;
-    rays.instances = scene->instances_view();
-    if (rays.instances.num_slots) require_array(fn, a.instance_poses, "args->instance_poses");
-    if (rays.instances.num_globals) require_array(fn, a.global_poses, "args->global_poses");
-    rays.instance_poses = rays.instances.num_slots ? a.instance_poses : nullptr;
-    rays.global_poses = rays.instances.num_globals ? a.global_poses : nullptr;
-    rays.quat_order = order == WR_QUAT_XYZW ? wr::kQuatXYZW : wr::kQuatWXYZ;
-    rays.exclude_groups = a.exclude_groups;
-    rays.rays_per_env = a.count / envs ? a.count / envs : 1;
-    rays.out_t = a.out_t;
-    rays.out_triangle = a.out_triangle;
-    rays.out_instance = a.out_instance;
-    intersect(fn, scene, rays, a.stream);
   });
 }
 

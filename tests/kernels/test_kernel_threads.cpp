@@ -6,19 +6,15 @@
 // that a bad pose poisons only its own env, and what the intersect kernel does with the rays the CPU rejects.
 #include <catch2/catch.hpp>
 
-#include <algorithm>
-#include <array>
 #include <cmath>
 #include <cstdlib>
 #include <atomic>
 #include <cstring>
-#include <memory>
 #include <random>
 #include <string>
 #include <type_traits>
 #include <vector>
 
-#include "backend/backend.h"
 #include "cpu/cpu_intersect.h"
 #include "cpu/cpu_render.h"
 #include "cpu/host_data_checks.h"
@@ -26,12 +22,12 @@
 #include "cuda_policy.h"
 #include "deep_chain_bvh.h"
 #include "emulated_launch.h"
+#include "kernel_output_guards.h"
 #include "kernel_test_scenes.h"
 #include "float_bits.h"
 #include "kernel_threads.h"
 #include "legged_gym_trimesh.h"
 #include "random_scenes.h"
-#include "rotation_test_support.h"
 #include "scene/bvh_builder.h"
 #include "scene/grid_builder.h"
 #include "scene/grid_mesh_builder.h"
@@ -54,20 +50,6 @@ using wr_test::bits;
 using wr_test::same_bits;
 
 constexpr float kNaN = NAN;
-constexpr uint32_t kSentinel = 0xFFFFFFFFu;  // bits no kernel writes (its NaN is 0x7fc00000)
-constexpr size_t kGuard = 64;                // sentinel elements after each output: must stay
-
-std::vector<float> sentinel_floats(size_t n) {
-  std::vector<float> v(n + kGuard);
-  for (float& f : v) std::memcpy(&f, &kSentinel, sizeof f);
-  return v;
-}
-
-size_t guards_touched(const std::vector<float>& v, size_t n) {
-  size_t touched = 0;
-  for (size_t i = n; i < v.size(); ++i) touched += bits(v[i]) != kSentinel;
-  return touched;
-}
 
 // The plain render's output kernel (no pipeline stage, no instances) over `tiles`: the kernel the
 // plain depth image of wr_sensor_render runs. Returns the overflows its threads report.
@@ -389,70 +371,6 @@ void emulated_pipeline(const PipelineRig& r, const wr::PipelineCall& c, Pipeline
 }
 
 }  // namespace
-
-TEST_CASE("an emulated pose gather launch equals the CPU backend bit for bit, and a bad index gets NaN") {
-  // MuJoCo-like poses: 7 batches of 11 items, float and double, random rotations (with the rounding
-  // of a float simulator), gathered at an index table with repeats, with a camera frame.
-  std::mt19937 rng(21);
-  std::normal_distribution<double> g(0.0, 1.0);
-  const uint32_t batches = 7, items = 11;
-  std::vector<double> pos(3 * batches * items), mat(9 * batches * items);
-  for (double& p : pos) p = 3.0 * g(rng);
-  for (size_t i = 0; i < batches * items; ++i) {
-    const std::array<double, 9> m = wr_test::rotation_matrix_of(wr_test::random_unit_quaternion(rng).data());
-    std::copy(m.begin(), m.end(), mat.begin() + 9 * i);
-  }
-  const std::vector<float> posf(pos.begin(), pos.end()), matf(mat.begin(), mat.end());
-  const std::vector<uint32_t> indices = {10, 0, 3, 3, 7};
-  std::unique_ptr<wr::DeviceBackend> cpu = wr::make_cpu_backend("test", 1);
-  for (const bool f64 : {false, true})
-    for (const bool xyzw : {false, true}) {
-      INFO((f64 ? "double" : "float") << ", " << (xyzw ? "x y z w" : "w x y z"));
-      wr::PoseGather gather{};
-      gather.positions = f64 ? static_cast<const void*>(pos.data()) : posf.data();
-      gather.matrices = f64 ? static_cast<const void*>(mat.data()) : matf.data();
-      gather.f64 = f64;
-      gather.num_batches = batches;
-      gather.items_per_batch = items;
-      gather.indices = indices.data();
-      gather.count = static_cast<uint32_t>(indices.size());
-      const double frame[9] = {0, -1, 0, 0, 0, 1, -1, 0, 0};
-      std::copy(frame, frame + 9, gather.frame);
-      gather.xyzw = xyzw;
-      const size_t n = 7 * size_t(batches) * indices.size();
-      std::vector<float> want = sentinel_floats(n), got = sentinel_floats(n);
-      gather.out = want.data();
-      cpu->gather_poses("test", gather, nullptr);
-      gather.out = got.data();
-      const uint64_t threads = wr::cuda::blocks_for(uint64_t(batches) * indices.size()) * wr::cuda::kBlockThreads;
-      for (uint64_t t = 0; t < threads; ++t) wr::cuda::gather_pose_thread(t, gather);
-      size_t different = 0;
-      for (size_t i = 0; i < n; ++i) different += !same_bits(got[i], want[i]);
-      CHECK(different == 0);
-      CHECK(guards_touched(got, n) == 0);
-      for (size_t i = 0; i < n; ++i) CHECK(std::isfinite(want[i]));
-    }
-  // An index past the items (which the host refuses before writing) gets a NaN pose on the device.
-  const std::vector<uint32_t> bad = {1, items};
-  wr::PoseGather gather{};
-  gather.positions = pos.data();
-  gather.matrices = mat.data();
-  gather.f64 = true;
-  gather.num_batches = 2;
-  gather.items_per_batch = items;
-  gather.indices = bad.data();
-  gather.count = 2;
-  gather.frame[0] = gather.frame[4] = gather.frame[8] = 1.0;
-  std::vector<float> out(28, 0.0f);
-  gather.out = out.data();
-  for (uint64_t t = 0; t < wr::cuda::kBlockThreads; ++t) wr::cuda::gather_pose_thread(t, gather);
-  for (int k = 0; k < 7; ++k) {
-    CHECK(std::isfinite(out[k]));
-    CHECK(std::isnan(out[7 + k]));
-    CHECK(std::isfinite(out[14 + k]));
-    CHECK(std::isnan(out[21 + k]));
-  }
-}
 
 TEST_CASE("an emulated launch of the pipeline's kernels equals the CPU backend's pipeline bit for bit") {
   const wr::Mesh mesh = small_terrain();
