@@ -187,7 +187,7 @@ void register_mujoco(nb::module_& m) {
       .def_static(
           "build",
           [](const ContextObj& context, nb::object model, std::vector<int> geomgroup, double tolerance,
-             double plane_half_extent, bool skip_unsupported, std::vector<std::string> sensor_bodies) {
+             double plane_half_extent, bool skip_unsupported, std::vector<std::string> sensor_bodies, int terrain) {
             const MujocoModel& mm = nb::cast<const MujocoModel&>(model);
             wr_mujoco::SceneOptions o;
             if (geomgroup.size() != o.geomgroup.size())
@@ -198,6 +198,7 @@ void register_mujoco(nb::module_& m) {
             o.plane_half_extent = plane_half_extent;
             o.skip_unsupported = skip_unsupported;
             o.sensor_bodies = std::move(sensor_bodies);
+            std::memcpy(&o.terrain, &terrain, sizeof terrain);  // Scene::build names a bad value
             wr_mujoco::Scene scene = guarded([&] {
               nb::gil_scoped_release release;
               return wr_mujoco::Scene::build(context.context.get(), mm.view(), o);
@@ -206,9 +207,11 @@ void register_mujoco(nb::module_& m) {
             return MujocoScene{std::move(model), std::move(scene), nb::cast(std::move(obj))};
           },
           "context"_a, "model"_a, "geomgroup"_a, "tolerance"_a, "plane_half_extent"_a, "skip_unsupported"_a,
-          "sensor_bodies"_a)
+          "sensor_bodies"_a, "terrain"_a = 0)
       .def_prop_ro("scene", [](const MujocoScene& s) { return s.handle; })
       .def_prop_ro("num_slots", [](const MujocoScene& s) { return s.scene.num_slots(); })
+      .def_prop_ro("num_globals", [](const MujocoScene& s) { return s.scene.num_globals(); })
+      .def_prop_ro("grid_geom", [](const MujocoScene& s) { return s.scene.grid_geom(); })
       .def_prop_ro("num_geoms", [](const MujocoScene& s) { return s.scene.model_ngeom(); })
       .def_prop_ro("num_prototypes", [](const MujocoScene& s) { return s.scene.num_prototypes(); })
       .def_prop_ro("num_static_geoms", [](const MujocoScene& s) { return s.scene.num_static_geoms(); })

@@ -116,6 +116,21 @@ def mj_image(m, d, sensor: "wrm.CameraSensor", bodyexclude: int = -1, geomgroup=
     return np.where(dist < 0, np.inf, dist).reshape(c.height, c.width)
 
 
+def mj_pattern(m, d, frame: "wrm.Frame", pattern: wr.Pattern, bodyexclude: int = -1):
+    """mj_ray's distance (inf on a miss) and geom (-1) for each ray of `pattern` at the frame's site in d."""
+    starts, dirs = pattern.rays()
+    r = d.site_xmat[frame.id].reshape(3, 3)
+    origins = d.site_xpos[frame.id] + starts.astype(np.float64) @ r.T
+    world = dirs.astype(np.float64) @ r.T
+    geomid = np.zeros(1, np.int32)
+    t, geoms = [], []
+    for o, v in zip(origins, world):
+        t.append(mujoco.mj_ray(m, d, o, v, None, 1, bodyexclude, geomid))
+        geoms.append(int(geomid[0]))
+    t = np.asarray(t)
+    return np.where(t < 0, np.inf, t), geoms
+
+
 def agreement(t_wr: np.ndarray, t_mj: np.ndarray, atol: float = 0.0) -> float:
     """The fraction of pixels where both miss, or both hit within 1e-4 relative (plus atol)."""
     both_miss = ~np.isfinite(t_wr) & ~np.isfinite(t_mj)
@@ -285,18 +300,59 @@ def test_a_height_scan_and_a_lidar_on_a_site_agree_with_mj_ray(cpu: wr.Context) 
     for pattern in (wr.Pattern.grid((1.2, 0.8), 0.1), wr.Pattern.spherical(channels=8, horizontal_resolution=3.0)):
         sensor = wr.RaySensor(scene.scene, pattern, 2, exclude_groups=frame.exclude_groups)
         t = sensor.render(frame.poses(datas), instance_poses=frame.instance_poses(datas))
-        starts, dirs = pattern.rays()
         for e, d in enumerate(datas):
-            r = d.site_xmat[frame.id].reshape(3, 3)
-            origins = d.site_xpos[frame.id] + starts.astype(np.float64) @ r.T
-            world = dirs.astype(np.float64) @ r.T
-            geomid = np.zeros(1, np.int32)
-            ref = np.array([mujoco.mj_ray(m, d, o, v, None, 1, head, geomid) for o, v in zip(origins, world)])
-            ref = np.where(ref < 0, np.inf, ref)
+            ref, _ = mj_pattern(m, d, frame, pattern, head)
             hit = np.isfinite(ref)
             assert hit.mean() > 0.25  # a LiDAR's upper rays see the sky
             np.testing.assert_array_equal(np.isfinite(t[e]), hit)
             np.testing.assert_allclose(t[e][hit], ref[hit], rtol=1e-4, atol=1e-5)
+
+
+def test_a_static_hfield_as_a_grid_terrain_agrees_with_mj_ray(cpu: wr.Context) -> None:
+    # The exact model with its static hfield unturned (the grid's axes are the world's) and a scan site
+    # above it, whose rays meet the hfield and, past its edges, the floor beside it (none on a sample row
+    # or column, where mj_ray's own hfield test can miss a cell).
+    m = mujoco.MjModel.from_xml_string(exact_model().replace('pos="1.3 1.2 0" euler="0 0 15"', 'pos="1.3 1.2 0"')
+                                       .replace('<camera name="fixed"', '<site name="scan" pos="1.33 1.213 1.5"/>'
+                                                '<camera name="fixed"'))
+    datas = states(m, 2, seed=12)
+    scene = wrm.Scene(cpu, m, terrain="grid")
+    assert scene.grid_geom == mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_GEOM, "terrain")
+    assert scene.scene.terrain_kind == "grid"
+    assert (scene.num_static_geoms, scene.num_slots) == (4, 4)
+    np.testing.assert_array_equal(scene.global_poses, [[0, 0, 0, 1, 0, 0, 0]])
+    assert "as a grid" in repr(scene)
+    for name in ("fixed", "eye"):
+        cam = scene.camera(name, num_envs=2, depth="range", exclude_own_body=(name == "eye"))
+        images = cam.render(datas)
+        head = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_BODY, "head") if name == "eye" else -1
+        for e, d in enumerate(datas):
+            assert agreement(images[e], mj_image(m, d, cam, bodyexclude=head)) >= 0.999, (name, e)
+    # A height scan over the grid and the static geoms beside it, per ray against mj_ray.
+    frame = scene.frame(site="scan", num_envs=2)
+    pattern = wr.Pattern.grid((2.6, 1.9), 0.1)
+    sensor = wr.RaySensor(scene.scene, pattern, 2)
+    t = sensor.render(frame.poses(datas), instance_poses=frame.instance_poses(datas),
+                      global_poses=frame.scene.global_poses)
+    for e, d in enumerate(datas):
+        ref, geoms = mj_pattern(m, d, frame, pattern)
+        assert geoms.count(scene.grid_geom) > len(geoms) // 2 and geoms.count(0) > 0  # the grid and the floor
+        np.testing.assert_array_equal(np.isfinite(t[e]), np.isfinite(ref))
+        np.testing.assert_allclose(t[e], ref, rtol=1e-4, atol=1e-5)
+    # The same images as the model's one BVH, within rounding (the grid makes its vertices itself).
+    bvh = wrm.Scene(cpu, m, terrain="bvh")
+    assert bvh.grid_geom == -1 and bvh.global_poses is None and bvh.scene.terrain_kind == "bvh"
+    a = scene.camera("fixed", num_envs=2, depth="range").render(datas)
+    b = bvh.camera("fixed", num_envs=2, depth="range").render(datas)
+    np.testing.assert_array_equal(np.isfinite(a), np.isfinite(b))
+    np.testing.assert_allclose(a[np.isfinite(a)], b[np.isfinite(b)], rtol=1e-5)
+    # What cannot be a grid: a turned hfield, a model without one, a bad name.
+    with pytest.raises(wr.Error, match="'terrain' \\(hfield\\) is turned.*WR_TERRAIN_BVH"):
+        wrm.Scene(cpu, mujoco.MjModel.from_xml_string(exact_model()), terrain="grid")
+    with pytest.raises(wr.Error, match="no static hfield"):
+        wrm.Scene(cpu, mujoco.MjModel.from_xml_string(curved_model()), terrain="grid")
+    with pytest.raises(wr.Error, match="terrain = 'mesh': must be 'auto', 'bvh' or 'grid'"):
+        wrm.Scene(cpu, m, terrain="mesh")
 
 
 def test_errors_name_their_argument(cpu: wr.Context) -> None:

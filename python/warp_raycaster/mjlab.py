@@ -224,5 +224,6 @@ class HeightScan(Sensor[torch.Tensor]):
         poses = self.frame.poses(self._data)
         instances = self.frame.instance_poses(self._data)
         stream = self.frame.stream(self._data) if self.scene is not None and self.scene.context.is_cuda else None
-        self.sensor.render(poses, out=self._out, instance_poses=instances, stream=stream)
+        self.sensor.render(poses, out=self._out, instance_poses=instances, global_poses=self.frame.scene.global_poses,
+                           stream=stream)
         return self._out

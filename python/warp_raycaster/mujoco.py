@@ -169,19 +169,37 @@ class Scene:
     skip_unsupported: leave SDF geoms out (listed in ``skipped``) rather than fail.
     sensor_bodies: moving bodies (by name) given a group of their own, so that a frame on them can
     exclude them (a height scanner on the base, as mjlab's exclude_parent_body).
+    terrain: ``"auto"`` or ``"bvh"``: the static geoms merged into one BVH; ``"grid"``: the largest
+    static hfield (unturned) traced as a grid (about a tenth of the BVH's memory, height scans looked up
+    by cell), the other static geoms beside it as one global instance (:attr:`global_poses`).
     """
+
+    _TERRAINS = {"auto": 0, "bvh": 1, "grid": 2}
 
     def __init__(self, context: Context, model: Any, *, geomgroup: Optional[Sequence[int]] = None,
                  tolerance: float = 1e-3, plane_half_extent: float = 0.0, skip_unsupported: bool = False,
-                 sensor_bodies: Iterable[str] = ()) -> None:
+                 sensor_bodies: Iterable[str] = (), terrain: str = "auto") -> None:
         if not isinstance(context, Context):
             raise _invalid("mujoco.Scene", f"context is a {type(context).__name__}, not a warp_raycaster.Context")
+        if terrain not in self._TERRAINS:
+            raise _invalid("mujoco.Scene", f"terrain = {terrain!r}: must be 'auto', 'bvh' or 'grid'")
         groups = [1] * 6 if geomgroup is None else [int(g) for g in geomgroup]
         self.context = context
         self.model = model
         self._m = model_arrays(model)
         self._h = _wr.MujocoScene.build(context._h, self._m, groups, float(tolerance), float(plane_half_extent),
-                                        bool(skip_unsupported), [str(b) for b in sensor_bodies])
+                                        bool(skip_unsupported), [str(b) for b in sensor_bodies],
+                                        self._TERRAINS[terrain])
+        # The global instances' poses (the identity), on the context's device, made once.
+        self._globals: Any = None
+        if self._h.num_globals:
+            identity = [[0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0]] * self._h.num_globals
+            if context.is_cuda:
+                import torch
+
+                self._globals = torch.tensor(identity, dtype=torch.float32, device=context.device)
+            else:
+                self._globals = np.asarray(identity, np.float32)
         # The wr.Scene that sensors render (instanced where the model has moving geoms).
         scene = _Scene.__new__(_Scene)
         scene.context = context
@@ -193,6 +211,18 @@ class Scene:
     def num_slots(self) -> int:
         """Moving geoms seen: each env's instances (slot i is geom ``slot_geoms[i]``)."""
         return self._h.num_slots
+
+    @property
+    def global_poses(self) -> Any:
+        """(num_globals, 7) float32 on the context's device, or None: the global instance of the static geoms
+        beside a grid terrain, at the identity; pass it as ``global_poses`` to a render of this scene
+        (:meth:`CameraSensor.render` does)."""
+        return self._globals
+
+    @property
+    def grid_geom(self) -> int:
+        """The hfield geom traced as the grid (``terrain="grid"``), else -1."""
+        return self._h.grid_geom
 
     @property
     def slot_geoms(self) -> Tuple[int, ...]:
@@ -249,8 +279,9 @@ class Scene:
         return Frame(self, site if site is not None else body, site is not None, num_envs, exclude_own_body)
 
     def __repr__(self) -> str:
+        grid = f", geom {self.grid_geom} as a grid" if self.grid_geom >= 0 else ""
         return (f"warp_raycaster.mujoco.Scene({self._counts['ngeom']} geoms: {self.num_static_geoms} static in the "
-                f"terrain, {self.num_slots} moving slots)")
+                f"terrain{grid}, {self.num_slots} moving slots)")
 
 
 class CameraSensor:
@@ -320,7 +351,8 @@ class CameraSensor:
             poses = self._cam.from_arrays(cam_xpos, cam_xmat, where, handle)
             inst = self._inst.from_arrays(geom_xpos, geom_xmat, where, handle) if self.scene.num_slots else None
         return self.sensor.render(poses.reshape(self.num_envs, 7), out, instance_poses=inst,
-                                  stream=handle if ctx.is_cuda else None, **render_args)
+                                  global_poses=self.scene.global_poses, stream=handle if ctx.is_cuda else None,
+                                  **render_args)
 
     def __repr__(self) -> str:
         label = repr(self.name) if self.name else f"camera {self.id}"
@@ -330,7 +362,8 @@ class CameraSensor:
 
 class Frame:
     """A site's or a body's frame for a pattern sensor: ``poses(data)`` (N, 7) wxyz, and
-    ``exclude_groups`` for :class:`warp_raycaster.RaySensor` (its body, when exclude_own_body)."""
+    ``exclude_groups`` for :class:`warp_raycaster.RaySensor` (its body, when exclude_own_body). Render
+    with ``instance_poses=frame.instance_poses(data)`` and ``global_poses=frame.scene.global_poses``."""
 
     def __init__(self, scene: Scene, which: Union[str, int], site: bool, num_envs: int,
                  exclude_own_body: bool) -> None:

@@ -482,6 +482,7 @@ int run(const Options& opt) {
   wr_render_args_init(&args);
   args.body_poses = poses.data();
   args.instance_poses = S ? inst.data() : nullptr;
+  args.global_poses = scene.global_poses();
   args.out = depth.data(), args.out_bytes = pixels * sizeof(float);
   const auto render = [&] {
     cam.fill_pose_batch(outputs, poses.data());

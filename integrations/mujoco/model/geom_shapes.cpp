@@ -392,6 +392,9 @@ void check_options(const SceneOptions& o, const char* where) {
   if (!(o.plane_half_extent >= 0.0) || !std::isfinite(o.plane_half_extent))
     fail(where,
          "options.plane_half_extent = " + num(o.plane_half_extent) + ": must be finite and >= 0 (0: from the model)");
+  if (o.terrain != WR_TERRAIN_AUTO && o.terrain != WR_TERRAIN_BVH && o.terrain != WR_TERRAIN_GRID)
+    fail(where, "options.terrain = " + std::to_string(static_cast<int>(o.terrain)) +
+                    ": must be WR_TERRAIN_AUTO, WR_TERRAIN_BVH or WR_TERRAIN_GRID");
 }
 
 Mesh build_geom_mesh(const ModelView& m, int g, const SceneOptions& o, double* deviation, const char* caller) {

@@ -39,6 +39,55 @@ wr_sensor_options options_excluding(uint32_t groups) {
   return opts;
 }
 
+// wr.h's parameterisation of hfield p (MuJoCo's triangulation, its base included) in the geom's
+// frame, moved by `offset` (a static, unturned geom's position; zero for a prototype), as `kind`.
+wr_heightfield_desc hfield_desc(const HfieldParams& p, const double offset[3], wr_terrain_kind kind) {
+  wr_heightfield_desc hd;
+  wr_heightfield_desc_init(&hd);
+  hd.heights = p.data;
+  hd.num_x = static_cast<uint32_t>(p.ncol);
+  hd.num_y = static_cast<uint32_t>(p.nrow);
+  hd.layout = WR_HEIGHTFIELD_X_FASTEST;  // hfield_data: row r (y) after row, column c (x) fastest
+  hd.spacing_x = static_cast<float>(2.0 * p.size[0] / (p.ncol - 1));
+  hd.spacing_y = static_cast<float>(2.0 * p.size[1] / (p.nrow - 1));
+  hd.z_scale = static_cast<float>(p.size[2]);
+  hd.origin[0] = static_cast<float>(offset[0] - p.size[0]);
+  hd.origin[1] = static_cast<float>(offset[1] - p.size[1]);
+  hd.origin[2] = static_cast<float>(offset[2]);
+  hd.base_depth = static_cast<float>(p.size[3]);
+  hd.terrain = kind;
+  return hd;
+}
+
+// SceneOptions::terrain = WR_TERRAIN_GRID: the static hfield geom seen with the most samples (the
+// lowest id on a tie), which must be unturned; an Error where there is none.
+int grid_hfield_geom(const ModelView& m, const SceneOptions& o, const char* where) {
+  int best = -1;
+  int64_t best_samples = -1;
+  for (int g = 0; g < m.ngeom; ++g) {
+    if (m.geom_type[g] != kGeomHfield || !is_static(m, g) || !seen_by_mj_ray(m, g, o)) continue;
+    int64_t samples = 0;
+    try {
+      const HfieldParams p = hfield_params(m, g);
+      samples = int64_t(p.nrow) * p.ncol;
+    } catch (const ShapeError& e) {
+      fail(where, e.what());
+    }
+    if (samples > best_samples) best = g, best_samples = samples;
+  }
+  if (best < 0)
+    fail(where,
+         "options.terrain = WR_TERRAIN_GRID: the model has no static hfield geom seen (the grid kind traces a "
+         "height field; use WR_TERRAIN_BVH)");
+  const double* r = m.geom_xmat0 + 9 * best;
+  for (int k = 0; k < 9; ++k)
+    if (std::fabs(r[k] - (k % 4 == 0 ? 1.0 : 0.0)) > 1e-9)
+      fail(where, "options.terrain = WR_TERRAIN_GRID: " + geom_label(m, best) +
+                      " (hfield) is turned (geom_xmat0 is not the identity): the grid kind traces a height field "
+                      "along the world's axes (use WR_TERRAIN_BVH)");
+  return best;
+}
+
 }  // namespace
 
 // ---- Scene ----
@@ -52,6 +101,8 @@ Scene& Scene::operator=(Scene&& o) noexcept {
     num_prototypes_ = o.num_prototypes_;
     num_static_geoms_ = o.num_static_geoms_;
     num_terrain_triangles_ = o.num_terrain_triangles_;
+    grid_geom_ = o.grid_geom_;
+    global_poses_ = std::move(o.global_poses_);
     ngeom_ = o.ngeom_;
     nbody_ = o.nbody_;
     slots_ = std::move(o.slots_);
@@ -133,6 +184,8 @@ Scene Scene::build(wr_context ctx, const ModelView& m, const SceneOptions& optio
   if (m.ngeom > 0 && (!m.geom_xpos0 || !m.geom_xmat0))
     fail(where, "the model's geom poses at qpos0 (geom_xpos0, geom_xmat0) are missing");
 
+  if (options.terrain == WR_TERRAIN_GRID) scene.grid_geom_ = grid_hfield_geom(m, options, where);
+
   std::vector<float> terrain_vertices;
   std::vector<uint32_t> terrain_indices;
   struct Prototype {
@@ -150,6 +203,11 @@ Scene Scene::build(wr_context ctx, const ModelView& m, const SceneOptions& optio
       continue;
     }
     const bool fixed = is_static(m, g);
+    if (g == scene.grid_geom_) {  // the terrain itself, made below
+      scene.num_static_geoms_++;
+      scene.body_has_static_[m.geom_bodyid[g]] = 1;
+      continue;
+    }
     if (fixed) {
       double deviation;
       const Mesh mesh = build_geom_mesh(m, g, options, &deviation, where);
@@ -199,18 +257,40 @@ Scene Scene::build(wr_context ctx, const ModelView& m, const SceneOptions& optio
     fail(where, "the model has " + std::to_string(scene.slots_.size()) +
                     " moving geoms seen: an instanced scene takes at most 65536 per env");
 
-  if (terrain_indices.empty()) {
-    // wr_scene_create needs a triangle; a zero-area one is never hit (wr.h).
-    terrain_vertices.assign(9, 0.0f);
-    terrain_indices = {0, 1, 2};
-  }
   for (const Slot& slot : scene.slots_) scene.slot_geom_ids_.push_back(static_cast<uint32_t>(slot.geom));
-  scene.num_terrain_triangles_ = terrain_indices.size() / 3;
-  wr_scene terrain = nullptr;
-  check(wr_scene_create(ctx, terrain_vertices.data(), terrain_vertices.size() / 3, terrain_indices.data(),
-                        terrain_indices.size() / 3, &terrain),
-        where, "wr_scene_create (the terrain: " + std::to_string(scene.num_static_geoms_) + " static geoms)");
-  if (scene.slots_.empty()) {
+  // The terrain: the merged static geoms (a BVH), or the grid's hfield with the others beside it as
+  // the one global instance (`rest`, a prototype in world coordinates posed by the identity).
+  wr_scene terrain = nullptr, rest = nullptr;
+  const std::string merged = std::to_string(scene.num_static_geoms_) + " static geoms";
+  if (scene.grid_geom_ >= 0) {
+    const int g = scene.grid_geom_;
+    const wr_heightfield_desc hd = hfield_desc(hfield_params(m, g), m.geom_xpos0 + 3 * g, WR_TERRAIN_GRID);
+    check(wr_scene_create_heightfield(ctx, &hd, &terrain), where,
+          "wr_scene_create_heightfield (the terrain: " + geom_label(m, g) + " as a grid)");
+    if (!terrain_indices.empty()) {
+      const wr_status st = wr_scene_create(ctx, terrain_vertices.data(), terrain_vertices.size() / 3,
+                                           terrain_indices.data(), terrain_indices.size() / 3, &rest);
+      if (st != WR_SUCCESS) wr_scene_release(terrain);
+      check(st, where,
+            "wr_scene_create (the " + std::to_string(scene.num_static_geoms_ - 1) + " static geoms beside " +
+                geom_label(m, g) + ")");
+      scene.global_poses_ = {0.0f, 0.0f, 0.0f, 1.0f, 0.0f, 0.0f, 0.0f};
+    }
+    uint64_t grid_triangles = 0;
+    wr_scene_num_triangles(terrain, &grid_triangles);
+    scene.num_terrain_triangles_ = grid_triangles + terrain_indices.size() / 3;
+  } else {
+    if (terrain_indices.empty()) {
+      // wr_scene_create needs a triangle; a zero-area one is never hit (wr.h).
+      terrain_vertices.assign(9, 0.0f);
+      terrain_indices = {0, 1, 2};
+    }
+    scene.num_terrain_triangles_ = terrain_indices.size() / 3;
+    check(wr_scene_create(ctx, terrain_vertices.data(), terrain_vertices.size() / 3, terrain_indices.data(),
+                          terrain_indices.size() / 3, &terrain),
+          where, "wr_scene_create (the terrain: " + merged + ")");
+  }
+  if (scene.slots_.empty() && !rest) {
     scene.scene_ = terrain;
     return scene;
   }
@@ -218,6 +298,7 @@ Scene Scene::build(wr_context ctx, const ModelView& m, const SceneOptions& optio
   std::vector<wr_scene> handles(prototypes.size(), nullptr);
   const auto release_all = [&]() {
     for (wr_scene h : handles) wr_scene_release(h);
+    wr_scene_release(rest);
     wr_scene_release(terrain);
   };
   try {
@@ -225,21 +306,9 @@ Scene Scene::build(wr_context ctx, const ModelView& m, const SceneOptions& optio
       const Prototype& proto = prototypes[i];
       if (proto.hfield_geom >= 0) {
         const int g = proto.hfield_geom;
-        const HfieldParams p = hfield_params(m, g);  // checked above
-        wr_heightfield_desc hd;
-        wr_heightfield_desc_init(&hd);
-        hd.heights = p.data;
-        hd.num_x = static_cast<uint32_t>(p.ncol);
-        hd.num_y = static_cast<uint32_t>(p.nrow);
-        hd.layout = WR_HEIGHTFIELD_X_FASTEST;  // hfield_data: row r (y) after row, column c (x) fastest
-        hd.spacing_x = static_cast<float>(2.0 * p.size[0] / (p.ncol - 1));
-        hd.spacing_y = static_cast<float>(2.0 * p.size[1] / (p.nrow - 1));
-        hd.z_scale = static_cast<float>(p.size[2]);
-        hd.origin[0] = static_cast<float>(-p.size[0]);
-        hd.origin[1] = static_cast<float>(-p.size[1]);
-        hd.origin[2] = 0.0f;
-        hd.base_depth = static_cast<float>(p.size[3]);
-        hd.terrain = WR_TERRAIN_BVH;  // a prototype is traced in its own frame through its BVH (wr.h)
+        const double zero[3] = {0.0, 0.0, 0.0};
+        // A prototype is traced in its own frame through its BVH (wr.h).
+        const wr_heightfield_desc hd = hfield_desc(hfield_params(m, g), zero, WR_TERRAIN_BVH);  // checked above
         check(wr_scene_create_heightfield(ctx, &hd, &handles[i]), where,
               "wr_scene_create_heightfield (the prototype of " + geom_label(m, g) + ")");
       } else {
@@ -256,6 +325,8 @@ Scene Scene::build(wr_context ctx, const ModelView& m, const SceneOptions& optio
       slot_prototypes.push_back(s.prototype);
       slot_groups.push_back(s.group);
     }
+    if (rest) handles.push_back(rest);  // the global instance's prototype, after the slots'
+    const uint32_t rest_prototype = static_cast<uint32_t>(handles.size() - 1);
     wr_instanced_scene_desc desc;
     wr_instanced_scene_desc_init(&desc);
     desc.terrain = terrain;
@@ -264,6 +335,9 @@ Scene Scene::build(wr_context ctx, const ModelView& m, const SceneOptions& optio
     desc.slot_prototypes = slot_prototypes.data();
     desc.slot_groups = slot_groups.data();
     desc.num_slots = static_cast<uint32_t>(slot_prototypes.size());
+    desc.global_prototypes = rest ? &rest_prototype : nullptr;
+    desc.num_globals = rest ? 1u : 0u;
+    if (rest) rest = nullptr;  // released with handles from here
     check(wr_scene_create_instanced(ctx, &desc, &scene.scene_), where, "wr_scene_create_instanced");
   } catch (...) {
     release_all();

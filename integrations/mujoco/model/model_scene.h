@@ -5,7 +5,10 @@
 //
 // What a MuJoCo model becomes:
 //   - the terrain: one mesh scene of every STATIC geom (of a body welded to the world:
-//     body_weldid[geom_bodyid] == 0), in world coordinates at qpos0, merged;
+//     body_weldid[geom_bodyid] == 0), in world coordinates at qpos0, merged; or, with
+//     SceneOptions::terrain = WR_TERRAIN_GRID, the largest static hfield as a grid terrain (its
+//     samples and a min-max pyramid, wr.h's wr_heightfield_desc) and the other static geoms, merged,
+//     beside it as one global instance posed by the identity (Scene::global_poses);
 //   - moving geometry: every other geom is a slot of an instanced scene (wr_scene_create_instanced),
 //     its prototype the geom's shape in the geom's own frame (geoms of the same type, size and
 //     mesh/hfield share one prototype), posed per env from mjData.geom_xpos / geom_xmat
@@ -143,6 +146,13 @@ struct SceneOptions {
   // pattern sensor on them can exclude them (SensorFrame's exclude_own_body: a height scanner on the
   // base ignores the base, as mj_ray's bodyexclude and mjlab's exclude_parent_body do).
   std::vector<std::string> sensor_bodies;
+  // How the static geoms are traced. WR_TERRAIN_AUTO (the default) and WR_TERRAIN_BVH: all merged
+  // into one BVH. WR_TERRAIN_GRID: the model's largest static hfield seen (most samples; the lowest
+  // geom id on a tie), which must not be turned (geom_xmat0 the identity within 1e-9), is the
+  // scene's terrain as a grid (wr_heightfield_desc.terrain: about a tenth of the BVH's bytes, height
+  // scans looked up by cell); the other static geoms, merged as above, are one global instance at
+  // the identity (render with global_poses(), below). An Error where the model has no such hfield.
+  wr_terrain_kind terrain = WR_TERRAIN_AUTO;
 };
 
 // The triangles built for one geom, in the geom's frame (what Scene::build poses or instances).
@@ -212,6 +222,13 @@ class Scene {
   // geoms gets one zero-area triangle, never hit: wr_scene_create needs one).
   uint32_t num_static_geoms() const { return num_static_geoms_; }
   uint64_t num_terrain_triangles() const { return num_terrain_triangles_; }
+  // SceneOptions::terrain = WR_TERRAIN_GRID: the hfield geom traced as the grid, else -1.
+  int grid_geom() const { return grid_geom_; }
+  // The global instances (0 or 1: the static geoms beside the grid's hfield) and their poses
+  // [num_globals x 7], the identity, for wr_render_args.global_poses / wr_intersect_args.global_poses
+  // (copy them to the GPU once for a CUDA context); NULL where there are none.
+  uint32_t num_globals() const { return static_cast<uint32_t>(global_poses_.size() / 7); }
+  const float* global_poses() const { return global_poses_.empty() ? nullptr : global_poses_.data(); }
   // The group of body's slots: 0, or the body's own group when it is a moving body carrying a
   // camera (rule above); 1u << body_group(b) in exclude_groups hides body b.
   uint32_t body_group(int body) const;
@@ -241,6 +258,8 @@ class Scene {
   uint32_t num_prototypes_ = 0;
   uint32_t num_static_geoms_ = 0;
   uint64_t num_terrain_triangles_ = 0;
+  int grid_geom_ = -1;
+  std::vector<float> global_poses_;
   int ngeom_ = 0;
   int nbody_ = 0;
   std::vector<Slot> slots_;

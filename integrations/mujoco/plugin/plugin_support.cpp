@@ -321,6 +321,7 @@ bool render(const char* plugin, const mjModel* m, mjData* d, PluginInstance* in,
     wr_render_args_init(&args);
     args.body_poses = in->pose.data();
     args.instance_poses = scene.num_slots() ? in->instance_poses.data() : nullptr;
+    args.global_poses = scene.global_poses();
     args.out = in->values.data();
     args.out_bytes = in->values.size() * sizeof(float);
     if (wr_sensor_render_ex(in->sensor, &args) == WR_SUCCESS) {

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,22 @@ inline Data forward(const mjModel* m, const std::vector<double>& qpos = {}) {
   for (size_t i = 0; i < qpos.size() && i < static_cast<size_t>(m->nq); ++i) d->qpos[i] = qpos[i];
   mj_forward(m, d.get());
   return d;
+}
+
+// qpos of two envs: the movers at qpos0 (env 0) and moved and turned (env 1).
+inline std::vector<std::vector<double>> two_states(const mjModel* m, unsigned seed) {
+  std::vector<double> q0(m->qpos0, m->qpos0 + m->nq), q1 = q0;
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> shift(-0.3, 0.3), angle(-1.0, 1.0);
+  for (int j = 0; j < m->njnt; ++j) {
+    if (m->jnt_type[j] != mjJNT_FREE) continue;
+    double* q = q1.data() + m->jnt_qposadr[j];
+    for (int i = 0; i < 3; ++i) q[i] += shift(rng);
+    double quat[4] = {1, angle(rng), angle(rng), angle(rng)};
+    const double n = std::sqrt(quat[0] * quat[0] + quat[1] * quat[1] + quat[2] * quat[2] + quat[3] * quat[3]);
+    for (int i = 0; i < 4; ++i) q[3 + i] = quat[i] / n;
+  }
+  return {q0, q1};
 }
 
 struct Context {
@@ -148,6 +165,7 @@ inline WrImages render(const wr_mujoco::Scene& scene, const wr_mujoco::Camera& c
   wr_render_args_init(&args);
   args.body_poses = poses.data();
   args.instance_poses = scene.num_slots() ? inst.data() : nullptr;
+  args.global_poses = scene.global_poses();
   args.instance_ids = scene.num_slots() ? out.ids.data() : nullptr;
   args.out = out.depth.data();
   args.out_bytes = pixels * sizeof(float);

@@ -41,22 +41,6 @@ std::string model(const std::string& assets, const std::string& statics, const s
          "</worldbody></mujoco>";
 }
 
-// qpos of two envs: the movers at qpos0 (env 0) and moved and turned (env 1).
-std::vector<std::vector<double>> two_states(const mjModel* m, unsigned seed) {
-  std::vector<double> q0(m->qpos0, m->qpos0 + m->nq), q1 = q0;
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<double> shift(-0.3, 0.3), angle(-1.0, 1.0);
-  for (int j = 0; j < m->njnt; ++j) {
-    if (m->jnt_type[j] != mjJNT_FREE) continue;
-    double* q = q1.data() + m->jnt_qposadr[j];
-    for (int i = 0; i < 3; ++i) q[i] += shift(rng);
-    double quat[4] = {1, angle(rng), angle(rng), angle(rng)};
-    const double n = std::sqrt(quat[0] * quat[0] + quat[1] * quat[1] + quat[2] * quat[2] + quat[3] * quat[3]);
-    for (int i = 0; i < 4; ++i) q[3 + i] = quat[i] / n;
-  }
-  return {q0, q1};
-}
-
 struct Rendered {
   Model m;
   std::vector<Data> ds;
