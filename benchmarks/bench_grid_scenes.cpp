@@ -3,8 +3,9 @@
 // field (wr_scene_create_heightfield, WR_TERRAIN_BVH against WR_TERRAIN_GRID) and as legged_gym's
 // grid mesh of it (wr_scene_create against wr_scene_create_grid_mesh; slope threshold 0.75).
 //   - the parkour camera (106 x 60, 87 degrees, 1.6 m up, pitched down 0.5 rad) at N = 256,
-//     wr_sensor_render: the BVH on the context's fastest path (SIMD packets where the CPU has
-//     them) and on the scalar path, the grids per ray (they have no packet path);
+//     wr_sensor_render: the BVH and the height field's grid on the context's fastest path (SIMD
+//     packets where the CPU has them), on AVX2's and on the scalar path; the grid mesh per ray
+//     (it has no packet path);
 //   - IsaacLab's height scan (GridPatternCfg(resolution=0.1, size=[1.6, 1.0]): 187 vertical rays
 //     from 20 m up, yaw-aligned) at N = 4096, wr_scene_intersect;
 //   - each scene's bytes per height sample (wr_scene_memory) and build seconds.
@@ -178,6 +179,11 @@ BENCHMARK_TEMPLATE(BM_Camera, 0, WR_CPU_PATH_SCALAR)
     ->Name("Camera_HeightField_Bvh_Scalar")
     ->Unit(benchmark::kMillisecond);
 BENCHMARK_TEMPLATE(BM_Camera, 1)->Name("Camera_HeightField_Grid")->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(BM_Camera, 1, WR_CPU_PATH_SCALAR)
+    ->Name("Camera_HeightField_Grid_Scalar")
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(BM_Camera, 0, WR_CPU_PATH_AVX2)->Name("Camera_HeightField_Bvh_Avx2")->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(BM_Camera, 1, WR_CPU_PATH_AVX2)->Name("Camera_HeightField_Grid_Avx2")->Unit(benchmark::kMillisecond);
 BENCHMARK_TEMPLATE(BM_HeightScan, 0)->Name("HeightScan_HeightField_Bvh")->Unit(benchmark::kMillisecond);
 BENCHMARK_TEMPLATE(BM_HeightScan, 1)->Name("HeightScan_HeightField_Grid")->Unit(benchmark::kMillisecond);
 BENCHMARK_TEMPLATE(BM_Memory, 2)->Name("Memory_GridMesh_Bvh")->Iterations(1);

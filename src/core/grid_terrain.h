@@ -64,13 +64,18 @@ WR_HD float grid_z(const GridView& g, uint64_t ix, uint64_t iy) {
   return load_readonly(g.zs + iy * (uint64_t(g.cells_x) + 1) + ix);
 }
 
+// The z range of a cell whose corners (ix, iy), (ix + 1, iy), (ix, iy + 1), (ix + 1, iy + 1) have z
+// a, b, c, d.
+WR_HD void grid_cell_z(float a, float b, float c, float d, float* zmin, float* zmax) {
+  const float lo0 = a < b ? a : b, lo1 = c < d ? c : d, hi0 = a < b ? b : a, hi1 = c < d ? d : c;
+  *zmin = lo0 < lo1 ? lo0 : lo1;
+  *zmax = hi0 < hi1 ? hi1 : hi0;
+}
+
 // The z range of node (level, i, j): a cell's from its four corners, a node above from the pyramid.
 WR_HD void grid_node_z(const GridView& g, uint32_t level, uint32_t i, uint32_t j, float* zmin, float* zmax) {
   if (level == 0) {
-    const float a = grid_z(g, i, j), b = grid_z(g, i + 1, j), c = grid_z(g, i, j + 1), d = grid_z(g, i + 1, j + 1);
-    const float lo0 = a < b ? a : b, lo1 = c < d ? c : d, hi0 = a < b ? b : a, hi1 = c < d ? d : c;
-    *zmin = lo0 < lo1 ? lo0 : lo1;
-    *zmax = hi0 < hi1 ? hi1 : hi0;
+    grid_cell_z(grid_z(g, i, j), grid_z(g, i + 1, j), grid_z(g, i, j + 1), grid_z(g, i + 1, j + 1), zmin, zmax);
   } else {
     const uint64_t node = g.level_offset[level] + uint64_t(j) * grid_level_size(g.cells_x, level) + i;
     *zmin = load_readonly(g.bounds + 2 * node);
@@ -113,21 +118,37 @@ WR_HD bool grid_node_hit(const GridView& g, const RayBox& rb, uint32_t level, ui
                                rb.neg[1] ? ua : ub, tmin, tmax, entry);
 }
 
+// The children of node (level, i, j), level >= 1, of a grid of cells_x x cells_y cells: the nodes
+// (ci + a, cj + b) of level c, a < cols, b < rows (the grid's edge can leave one column or row), and
+// the column and row planes they share: child (a, b) spans columns [x[a], x[a + 1]], rows [y[b], y[b + 1]].
+struct GridChildren {
+  uint32_t c, ci, cj, cols, rows;
+  uint32_t x[3], y[3];
+};
+WR_HD GridChildren grid_children(uint32_t cells_x, uint32_t cells_y, uint32_t level, uint32_t i, uint32_t j) {
+  GridChildren k;
+  k.c = level - 1;
+  const uint32_t span = 1u << k.c;
+  const uint32_t w = grid_level_size(cells_x, k.c), h = grid_level_size(cells_y, k.c);
+  k.ci = 2 * i, k.cj = 2 * j;
+  k.cols = k.ci + 1 < w ? 2 : 1, k.rows = k.cj + 1 < h ? 2 : 1;
+  k.x[0] = k.ci << k.c, k.y[0] = k.cj << k.c;
+  k.x[1] = cells_x - k.x[0] > span ? k.x[0] + span : cells_x;
+  k.y[1] = cells_y - k.y[0] > span ? k.y[0] + span : cells_y;
+  k.x[2] = k.cols == 2 && cells_x - k.x[1] > span ? k.x[1] + span : cells_x;
+  k.y[2] = k.rows == 2 && cells_y - k.y[1] > span ? k.y[1] + span : cells_y;
+  return k;
+}
+
 // The children of node (level, i, j), level >= 1, tested at once: child (2i + a, 2j + b) is bit
 // a + 2b of the result, its entry distance entry[a + 2b]. They share their planes: three columns
 // and three rows (two where the grid's edge leaves one child), each plane's distance computed once.
 template <class Variant>
 WR_HD uint32_t grid_children_hit(const GridView& g, const RayBox& rb, uint32_t level, uint32_t i, uint32_t j,
                                  float tmin, float tmax, float entry[4]) {
-  const uint32_t c = level - 1, span = 1u << c;
-  const uint32_t w = grid_level_size(g.cells_x, c), h = grid_level_size(g.cells_y, c);
-  const uint32_t ci = 2 * i, cj = 2 * j;
-  const uint32_t cols = ci + 1 < w ? 2 : 1, rows = cj + 1 < h ? 2 : 1;
-  const uint32_t x0 = ci << c, y0 = cj << c;
-  const uint32_t xm = g.cells_x - x0 > span ? x0 + span : g.cells_x;
-  const uint32_t ym = g.cells_y - y0 > span ? y0 + span : g.cells_y;
-  const uint32_t x1 = cols == 2 && g.cells_x - xm > span ? xm + span : g.cells_x;
-  const uint32_t y1 = rows == 2 && g.cells_y - ym > span ? ym + span : g.cells_y;
+  const GridChildren k = grid_children(g.cells_x, g.cells_y, level, i, j);
+  const uint32_t c = k.c, ci = k.ci, cj = k.cj, cols = k.cols, rows = k.rows;
+  const uint32_t x0 = k.x[0], xm = k.x[1], x1 = k.x[2], y0 = k.y[0], ym = k.y[1], y1 = k.y[2];
   const float tx[3] = {grid_plane_t(g.xs, x0, rb.org.x, rb.inv_dir.x), grid_plane_t(g.xs, xm, rb.org.x, rb.inv_dir.x),
                        grid_plane_t(g.xs, x1, rb.org.x, rb.inv_dir.x)};
   const float ty[3] = {grid_plane_t(g.ys, y0, rb.org.y, rb.inv_dir.y), grid_plane_t(g.ys, ym, rb.org.y, rb.inv_dir.y),
@@ -335,8 +356,21 @@ WR_HD void grid_walk_cells(const View& g, const RayBox& rb, const RayTriangle& r
   }
 }
 
-// A height field's walk for a ray that moves in x or y: the cells under its segment, found from
-// the mean spacing with a cell more on each side.
+// The cells [*lo, *hi] (of n along an axis whose first plane is `first`, per_unit cells a unit)
+// under a segment's span span2[0..1] on that axis, from the mean spacing with a cell more on each
+// side; all of them where the span is NaN.
+WR_HD void grid_span_cells(const float* span2, float first, float per_unit, uint32_t n, uint32_t* lo, uint32_t* hi) {
+  float l = (span2[0] - first) * per_unit - 1.0f;
+  float h = (span2[1] - first) * per_unit + 1.0f;
+  l = l > 0.0f ? l : 0.0f;  // NaN to 0 as well
+  h = h < float(n - 1) ? h : float(n - 1);
+  *lo = l < float(n - 1) ? uint32_t(l) : n - 1;
+  *hi = h > 0.0f ? uint32_t(h) : 0;  // NaN to 0 as well
+  if (!(h == h) || !(l == l)) *lo = 0, *hi = n - 1;
+  if (*hi < *lo) *hi = *lo;
+}
+
+// A height field's walk for a ray that moves in x or y: the cells under its segment (grid_span_cells).
 template <class Variant>
 WR_HD void grid_trace(const GridView& g, const RayBox& rb, const RayTriangle& rt, Vec3 org, Vec3 dir, float tmin,
                       TraceResult* best) {
@@ -347,19 +381,9 @@ WR_HD void grid_trace(const GridView& g, const RayBox& rb, const RayTriangle& rt
   const float bmax[3] = {load_readonly(g.xs + g.cells_x), load_readonly(g.ys + g.cells_y), zmax};
   float span[4];
   if (!grid_segment(rb, org, dir, bmin, bmax, tmin, best->t, span)) return;
-  const auto cells = [](const float* span2, float first, float per_unit, uint32_t n, uint32_t* lo, uint32_t* hi) {
-    float l = (span2[0] - first) * per_unit - 1.0f;
-    float h = (span2[1] - first) * per_unit + 1.0f;
-    l = l > 0.0f ? l : 0.0f;  // NaN to 0 as well
-    h = h < float(n - 1) ? h : float(n - 1);
-    *lo = l < float(n - 1) ? uint32_t(l) : n - 1;
-    *hi = h > 0.0f ? uint32_t(h) : 0;  // NaN to 0 as well
-    if (!(h == h) || !(l == l)) *lo = 0, *hi = n - 1;
-    if (*hi < *lo) *hi = *lo;
-  };
   uint32_t il, ih, jl, jh;
-  cells(span, load_readonly(g.xs), g.cells_per_x, g.cells_x, &il, &ih);
-  cells(span + 2, load_readonly(g.ys), g.cells_per_y, g.cells_y, &jl, &jh);
+  grid_span_cells(span, load_readonly(g.xs), g.cells_per_x, g.cells_x, &il, &ih);
+  grid_span_cells(span + 2, load_readonly(g.ys), g.cells_per_y, g.cells_y, &jl, &jh);
   grid_walk_cells<Variant>(g, rb, rt, tmin, g.top, il, ih, jl, jh, best);
 }
 

@@ -32,4 +32,13 @@ PacketTileFn packet_tile_fn(wr_cpu_path path) {
   return nullptr;
 }
 
+GridTileFn grid_tile_fn(wr_cpu_path path) {
+  if (path == WR_CPU_PATH_AUTO || !cpu_path_supported(path)) return nullptr;
+#if defined(WR_HAVE_X86_SIMD)
+  if (path == WR_CPU_PATH_AVX512) return render_grid_tile_avx512;
+  if (path == WR_CPU_PATH_AVX2) return render_grid_tile_avx2;
+#endif
+  return nullptr;
+}
+
 }  // namespace wr

@@ -23,4 +23,8 @@ wr_cpu_path best_cpu_path();
 using PacketTileFn = uint64_t (*)(const PacketTile& tile);
 PacketTileFn packet_tile_fn(wr_cpu_path path);
 
+// The grid terrain's packet tile renderer of a supported SIMD path; nullptr for the scalar path.
+using GridTileFn = uint64_t (*)(const PacketTile& tile, const GridView& grid);
+GridTileFn grid_tile_fn(wr_cpu_path path);
+
 }  // namespace wr

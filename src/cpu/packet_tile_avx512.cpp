@@ -2,10 +2,14 @@
 // (x86-64-v4: F, VL, DQ, BW): 4x4 packets, 16 lanes in one register.
 // This file alone is compiled with those instructions (src/CMakeLists.txt); cpu_simd.cpp
 // calls it only on a CPU that has them.
-#include "cpu/packet_traversal.h"
+#include "cpu/packet_grid.h"
 
 namespace wr {
 
 uint64_t render_tile_avx512(const PacketTile& tile) { return render_tile_packets(tile); }
+
+uint64_t render_grid_tile_avx512(const PacketTile& tile, const GridView& grid) {
+  return render_grid_tile_packets(tile, grid);
+}
 
 }  // namespace wr

@@ -77,6 +77,54 @@ __attribute__((always_inline)) inline LaneBits packet_hits_box(const Packet& p, 
   return le_bits(*entry, tfar * kRobustFarScale) & lanes;
 }
 
+// The corners c (num x 3 floats, world axes) taken relative to the shared origin and sheared for
+// each lane (shear_corner of ray_triangle.h): X, Y and Z (sz * (corner[kz] - oz)), per lane.
+template <bool kUniform>
+__attribute__((always_inline)) inline void packet_shear_corner(const Packet& p, const float c[3], LaneF* X, LaneF* Y,
+                                                               LaneF* Z) {
+  if (kUniform) {
+    shear_corner(c[p.ukx] - p.org[p.ukx], c[p.uky] - p.org[p.uky], c[p.ukz] - p.org[p.ukz], p.sx, p.sy, p.sz, X, Y, Z);
+  } else {
+    const float d[3] = {c[0] - p.org[0], c[1] - p.org[1], c[2] - p.org[2]};
+    const auto pick = [&d](const LaneI& axis) {
+      return axis == 0 ? splat(d[0]) : (axis == 1 ? splat(d[1]) : splat(d[2]));
+    };
+    shear_corner(pick(p.kx), pick(p.ky), pick(p.kz), p.sx, p.sy, p.sz, X, Y, Z);
+  }
+}
+
+// The watertight test (ray_triangle.h) of the triangle with sheared corners a, b, c (indices into
+// X, Y, Z) and input id `id` for the lanes `lanes`, through its steps over lanes; a lane takes the
+// hit where it is in [tmin, best_t], and closer, or as close with a lower id (intersect_leaf()).
+__attribute__((always_inline)) inline void packet_test_triangle(const LaneF* X, const LaneF* Y, const LaneF* Z,
+                                                                uint32_t ia, uint32_t ib, uint32_t ic, uint32_t id,
+                                                                LaneBits lanes, Packet* p) {
+  const LaneF zero = splat(0.0f);
+  const LaneF &Ax = X[ia], &Ay = Y[ia], &Bx = X[ib], &By = Y[ib], &Cx = X[ic], &Cy = Y[ic];
+  LaneF U, V, W;
+  edge_functions(Ax, Ay, Bx, By, Cx, Cy, &U, &V, &W);
+  LaneBits on_edge = (eq_bits(U, zero) | eq_bits(V, zero) | eq_bits(W, zero)) & lanes;
+  while (on_edge) {  // decided in double, lane by lane, as the scalar test does
+    const int l = __builtin_ctz(on_edge);
+    on_edge &= on_edge - 1;
+    float u, v, w;
+    edge_functions_exact(Ax[l], Ay[l], Bx[l], By[l], Cx[l], Cy[l], &u, &v, &w);
+    U[l] = u, V[l] = v, W[l] = w;
+  }
+  const LaneBits outside = (lt_bits(U, zero) | lt_bits(V, zero) | lt_bits(W, zero)) &
+                           (lt_bits(zero, U) | lt_bits(zero, V) | lt_bits(zero, W));
+  const LaneF det = U + V + W;
+  LaneBits hit = ~outside & ne_bits(det, zero) & lanes;
+  // No branch on `hit` from here: whether any lane is inside is as good as random, and a
+  // mispredicted branch costs more than the division (cpu-design-decisions-2026-11-30.md).
+  const LaneF t = hit_numerator(U, V, W, Z[ia], Z[ib], Z[ic]) / det;
+  const LaneU ids = LaneU{} + id;
+  hit &= le_bits(p->tmin, t) & le_bits(t, p->best_t) & lt_bits(t, splat(__builtin_inff())) &
+         (lt_bits(t, p->best_t) | bits_of(ids < p->best_id));
+  p->best_t = blend(hit, t, p->best_t);
+  p->best_id = blend(hit, ids, p->best_id);
+}
+
 // intersect_leaf() of bvh_traverse.h for the lanes `lanes`, through the steps of the watertight
 // test (ray_triangle.h) over lanes. The block's corners are shared by its triangles, so each
 // corner is taken relative to the shared origin and sheared once per leaf, not once per triangle
@@ -88,7 +136,6 @@ __attribute__((always_inline)) inline LaneBits packet_hits_box(const Packet& p, 
 template <bool kUniform>
 __attribute__((always_inline)) inline void packet_intersect_leaf(const BvhView& bvh, const BvhNode& leaf,
                                                                  LaneBits lanes, Packet* p) {
-  const LaneF zero = splat(0.0f);
   const LeafBlock block = leaf_block(bvh, leaf);
   const uint32_t num_vertices = leaf_vertex_count(leaf);
   LaneF X[3 * kMaxLeafTriangles], Y[3 * kMaxLeafTriangles];  // sheared corner, per lane
@@ -96,44 +143,12 @@ __attribute__((always_inline)) inline void packet_intersect_leaf(const BvhView& 
   for (uint32_t v = 0; v < num_vertices; ++v) {
     float c[3];
     load_leaf_vertex(block, v, c);
-    if (kUniform) {
-      shear_corner(c[p->ukx] - p->org[p->ukx], c[p->uky] - p->org[p->uky], c[p->ukz] - p->org[p->ukz], p->sx, p->sy,
-                   p->sz, &X[v], &Y[v], &Z[v]);
-    } else {
-      const float d[3] = {c[0] - p->org[0], c[1] - p->org[1], c[2] - p->org[2]};
-      const auto pick = [&d](const LaneI& axis) {
-        return axis == 0 ? splat(d[0]) : (axis == 1 ? splat(d[1]) : splat(d[2]));
-      };
-      shear_corner(pick(p->kx), pick(p->ky), pick(p->kz), p->sx, p->sy, p->sz, &X[v], &Y[v], &Z[v]);
-    }
+    packet_shear_corner<kUniform>(*p, c, &X[v], &Y[v], &Z[v]);
   }
   for (uint32_t i = 0; i < block.triangles; ++i) {
     const uint32_t corners = block.corners[i];
-    const uint32_t ia = corner_index(corners, 0), ib = corner_index(corners, 1), ic = corner_index(corners, 2);
-    const LaneF &Ax = X[ia], &Ay = Y[ia], &Bx = X[ib], &By = Y[ib], &Cx = X[ic], &Cy = Y[ic];
-    LaneF U, V, W;
-    edge_functions(Ax, Ay, Bx, By, Cx, Cy, &U, &V, &W);
-    LaneBits on_edge = (eq_bits(U, zero) | eq_bits(V, zero) | eq_bits(W, zero)) & lanes;
-    while (on_edge) {  // decided in double, lane by lane, as the scalar test does
-      const int l = __builtin_ctz(on_edge);
-      on_edge &= on_edge - 1;
-      float u, v, w;
-      edge_functions_exact(Ax[l], Ay[l], Bx[l], By[l], Cx[l], Cy[l], &u, &v, &w);
-      U[l] = u, V[l] = v, W[l] = w;
-    }
-    const LaneBits outside = (lt_bits(U, zero) | lt_bits(V, zero) | lt_bits(W, zero)) &
-                             (lt_bits(zero, U) | lt_bits(zero, V) | lt_bits(zero, W));
-    const LaneF det = U + V + W;
-    LaneBits hit = ~outside & ne_bits(det, zero) & lanes;
-    // No branch on `hit` from here: whether any lane is inside is as good as random, and a
-    // mispredicted branch costs more than the division (cpu-design-decisions-2026-11-30.md).
-    const LaneF t = hit_numerator(U, V, W, Z[ia], Z[ib], Z[ic]) / det;
-    const LaneU id = LaneU{} + block.ids[i];
-    // In [tmin, best_t], and closer, or as close with a lower id (intersect_leaf()).
-    hit &= le_bits(p->tmin, t) & le_bits(t, p->best_t) & lt_bits(t, splat(__builtin_inff())) &
-           (lt_bits(t, p->best_t) | bits_of(id < p->best_id));
-    p->best_t = blend(hit, t, p->best_t);
-    p->best_id = blend(hit, id, p->best_id);
+    packet_test_triangle(X, Y, Z, corner_index(corners, 0), corner_index(corners, 1), corner_index(corners, 2),
+                         block.ids[i], lanes, p);
   }
 }
 
@@ -282,19 +297,22 @@ bool init_packet_directions(Packet* p, const LaneF& dx, const LaneF& dy, const L
   return uniform;
 }
 
-// The packet's pixels one by one through the whole per-pixel pipeline (render_pixel): for a
-// packet whose traversal would overflow its stack, where the scalar path overflows too and
-// finishes each ray exactly. Kept out of line: inlined, it made the packets' common path longer.
-__attribute__((noinline)) uint64_t render_packet_scalar(const PacketTile& tile, const Packet& p, uint32_t u0,
-                                                        uint32_t v0) {
+// The pixels of the lanes `lanes` of the packet at (u0, v0) one by one through the whole per-pixel
+// pipeline (render_pixel) over the terrain `terrain` of the kind Terrain: for a packet whose
+// traversal would overflow its stack, where the scalar path overflows too and finishes each ray
+// exactly, or one the packet path does not take. Kept out of line: inlined, it made the packets'
+// common path longer.
+template <class Terrain>
+__attribute__((noinline)) uint64_t render_packet_pixels(const PacketTile& tile, const typename Terrain::View& terrain,
+                                                        LaneBits lanes, uint32_t u0, uint32_t v0) {
   uint64_t overflows = 0;
-  for (int l = 0; l < kLanes; ++l) {
-    if (!(p.active >> l & 1u)) continue;
+  for (; lanes; lanes &= lanes - 1) {
+    const int l = __builtin_ctz(lanes);
     const uint32_t u = u0 + l % kPacketW, v = v0 + l / kPacketW;
     bool overflowed;
     uint32_t instance;
-    tile_depth(tile, u, v) = render_pixel<HostTraversal>(tile.bvh, tile.instances, tile_ray(tile, u, v), tile.camera,
-                                                         *tile.params, &overflowed, &instance);
+    tile_depth(tile, u, v) = render_pixel<HostTraversal, Terrain>(terrain, tile.instances, tile_ray(tile, u, v),
+                                                                  tile.camera, *tile.params, &overflowed, &instance);
     set_tile_id(tile, u, v, instance);
     overflows += overflowed;
   }
@@ -373,16 +391,13 @@ uint64_t packet_trace_instances(const PacketTile& tile, const Packet& p, const u
   return overflows;
 }
 
-// Renders pixels [u0, u0 + kPacketW) x [v0, v0 + kPacketH) of the tile (clipped to it): the
-// packet's rays traced together through the terrain, then through the env's instances
-// (packet_trace_instances), then each lane's hit handed to the pipeline's value stage
+// Finishes pixels [u0, u0 + kPacketW) x [v0, v0 + kPacketH) of the tile (clipped to it), whose
+// packet p has been traced through the terrain (p.best_t, p.best_id): through the env's
+// instances (packet_trace_instances), then each lane's hit handed to the pipeline's value stage
 // (pixel_value), which everything after the trace goes through on every path.
 // `seen`, `count`: the instances the tile's rays may hit (tile_instances), or null: every one.
-uint64_t render_packet(const PacketTile& tile, uint32_t u0, uint32_t v0, const uint32_t* seen, uint32_t count) {
-  Packet p;
-  const bool uniform = setup_packet(tile, u0, v0, &p);
-  const bool done = uniform ? trace_packet<true>(tile.bvh, &p) : trace_packet<false>(tile.bvh, &p);
-  if (!done) return render_packet_scalar(tile, p, u0, v0);
+uint64_t finish_packet(const PacketTile& tile, const Packet& p, bool uniform, uint32_t u0, uint32_t v0,
+                       const uint32_t* seen, uint32_t count) {
   const TemplateRay* rays = &tile_ray(tile, u0, v0);
   float* image = &tile_depth(tile, u0, v0);
   TraceResult best[kLanes];
@@ -401,6 +416,16 @@ uint64_t render_packet(const PacketTile& tile, uint32_t u0, uint32_t v0, const u
         pixel_value(best[l].t, best[l].triangle, rays[dv * tile.rays_stride + du], *tile.params);
   }
   return overflows;
+}
+
+// Renders pixels [u0, u0 + kPacketW) x [v0, v0 + kPacketH) of the tile (clipped to it): the
+// packet's rays traced together through the terrain's BVH, then finish_packet.
+uint64_t render_packet(const PacketTile& tile, uint32_t u0, uint32_t v0, const uint32_t* seen, uint32_t count) {
+  Packet p;
+  const bool uniform = setup_packet(tile, u0, v0, &p);
+  const bool done = uniform ? trace_packet<true>(tile.bvh, &p) : trace_packet<false>(tile.bvh, &p);
+  if (!done) return render_packet_pixels<BvhTerrain>(tile, tile.bvh, p.active, u0, v0);
+  return finish_packet(tile, p, uniform, u0, v0, seen, count);
 }
 
 // At most this many instances are sorted per tile (tile_instances); a scene with more has each
@@ -448,16 +473,25 @@ uint32_t tile_instances(const PacketTile& tile, uint32_t* seen) {
   return count;
 }
 
-uint64_t render_tile_packets(const PacketTile& tile) {
-  uint32_t seen[kMaxTileInstances];
-  uint32_t count = 0;
+// The instances the tile's packets test (tile_instances into seen, *count of them), or null where
+// they test every one (no sorting for this tile: not a pinhole's, or too many instances).
+const uint32_t* sort_tile_instances(const PacketTile& tile, uint32_t* seen, uint32_t* count) {
+  *count = 0;
   const bool sorted = tile.pinhole && tile.instances && tile.instances->prepared &&
                       num_instances(tile.instances->view) <= kMaxTileInstances;
-  if (sorted) count = tile_instances(tile, seen);
+  if (!sorted) return nullptr;
+  *count = tile_instances(tile, seen);
+  return seen;
+}
+
+// The tile over a BVH terrain, packet by packet.
+uint64_t render_tile_packets(const PacketTile& tile) {
+  uint32_t seen[kMaxTileInstances];
+  uint32_t count;
+  const uint32_t* instances = sort_tile_instances(tile, seen, &count);
   uint64_t overflows = 0;
   for (uint32_t v = tile.v0; v < tile.v1; v += kPacketH)
-    for (uint32_t u = tile.u0; u < tile.u1; u += kPacketW)
-      overflows += render_packet(tile, u, v, sorted ? seen : nullptr, count);
+    for (uint32_t u = tile.u0; u < tile.u1; u += kPacketW) overflows += render_packet(tile, u, v, instances, count);
   return overflows;
 }
 

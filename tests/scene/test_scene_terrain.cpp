@@ -6,8 +6,10 @@
 // CPU's scalar path:
 //   - every pixel of cameras at 20 poses (grazing, looking up, from below the surface, along the
 //     grid's lines), plain and through the pipeline with instances over the terrain, bit for bit,
-//     with the same instance ids, on every CPU path this machine runs and on 1 and 2 threads (on
-//     CUDA, the kernels of every grid feature set);
+//     with the same instance ids, on every CPU path this machine runs (the SIMD ones trace a height
+//     field's cameras as packets, cpu/packet_grid.h) and on 1 and 2 threads (on CUDA, the kernels of
+//     every grid feature set); and small and adversarial fields (2 x 2, 2 x N, a checkerboard, a
+//     tilted plane, unequal spacings) likewise;
 //   - explicit rays (t bits and triangle ids), and a yaw-aligned 187-ray height scan (IsaacLab's
 //     GridPatternCfg(resolution=0.1, size=[1.6, 1.0])) at 10^4 poses;
 //   - counts, bounds and the ledger's tags; the grid under the 16 and 24 bytes a sample it promises;
@@ -308,6 +310,56 @@ TEST_CASE("a height field's grid renders every pixel as its BVH, on every CPU pa
       check_cameras(ctx, grid.s, reference, bvh.s);
     });
   }
+}
+
+TEST_CASE("small and adversarial height fields render every pixel as their BVH, on every CPU path", "[grid][backend]") {
+  // 2 x 2 and 2 x N samples, a 0 / 1 m checkerboard (vertical-ish walls on every grid line), a tilted
+  // plane, and a field whose spacing differs in x and y; each with and without its base.
+  struct Small {
+    const char* what;
+    uint32_t nx, ny;
+    float sx, sy;
+    float (*z)(uint32_t, uint32_t);
+  };
+  const Small fields[] = {
+      {"2 x 2", 2, 2, 2.0f, 1.5f, [](uint32_t ix, uint32_t iy) { return 0.3f * float(ix) + 0.2f * float(iy); }},
+      {"2 x 9", 2, 9, 1.0f, 0.4f, [](uint32_t ix, uint32_t iy) { return 0.1f * float((ix * 7 + iy * 3) % 5); }},
+      {"checkerboard", 24, 19, 0.25f, 0.25f, [](uint32_t ix, uint32_t iy) { return float((ix + iy) % 2); }},
+      {"tilted plane", 17, 23, 0.3f, 0.3f,
+       [](uint32_t ix, uint32_t iy) { return 0.2f * float(ix) - 0.1f * float(iy); }},
+      {"stretched", 31, 11, 0.05f, 0.6f, [](uint32_t ix, uint32_t iy) { return 0.05f * float((ix * iy) % 7); }},
+  };
+  Context reference(2);
+  REQUIRE(wr_context_set_cpu_path(reference.c, WR_CPU_PATH_SCALAR) == WR_SUCCESS);
+  for (const Small& f : fields)
+    for (const float base : {0.0f, 0.4f}) {
+      std::vector<float> h(size_t(f.nx) * f.ny);
+      for (uint32_t iy = 0; iy < f.ny; ++iy)
+        for (uint32_t ix = 0; ix < f.nx; ++ix) h[size_t(iy) * f.nx + ix] = f.z(ix, iy);
+      wr_heightfield_desc d;
+      wr_heightfield_desc_init(&d);
+      d.heights = h.data();
+      d.num_x = f.nx, d.num_y = f.ny, d.layout = WR_HEIGHTFIELD_X_FASTEST;
+      d.spacing_x = f.sx, d.spacing_y = f.sy;
+      d.origin[0] = -0.5f * f.sx * float(f.nx - 1), d.origin[1] = -0.4f * f.sy * float(f.ny - 1);
+      d.base_depth = base;
+      d.terrain = WR_TERRAIN_BVH;
+      wr_scene s = nullptr;
+      Scene bvh(checked(wr_scene_create_heightfield(reference.c, &d, &s), &s));
+      float lo[3], hi[3];
+      REQUIRE(wr_scene_bounds(bvh.s, lo, hi) == WR_SUCCESS);
+      const std::vector<float> poses = camera_poses(lo, hi);
+      const std::vector<float> want = render_plain(reference, bvh.s, poses);
+      size_t hits = 0;
+      for (float v : want) hits += v < 31.0f;
+      CHECK(hits > want.size() / 10);
+      for_each_backend_context([&](const Context& ctx, const std::string& what) {
+        INFO(f.what << ", base " << base << ", " << what);
+        d.terrain = WR_TERRAIN_GRID;
+        Scene grid(checked(wr_scene_create_heightfield(ctx.c, &d, &s), &s));
+        CHECK(bit_mismatches(render_plain(ctx, grid.s, poses), want) == 0);
+      });
+    }
 }
 
 TEST_CASE("legged_gym's grid meshes render every pixel as wr_scene_create's BVH of the same arrays",

@@ -1,0 +1,340 @@
+// Packet traversal of the grid terrain kind (core/grid_terrain.h) for the CPU backend's camera
+// tiles: the rays of a packet (packet_traversal.h: one origin, one per SIMD lane) walk the grid's
+// min-max pyramid together, as the BVH's packets walk its tree (Wald, Slusallek, Benthin, Wagner
+// 2001), and test the cells they reach with the packet's watertight test.
+//
+// Exactness: each lane computes what grid_trace computes for its ray, operation for operation: a
+// node's slab distances from the same column and row planes, its z range from the same samples or
+// pyramid floats, the robust box test with the lane's closest hit so far as tmax, and a cell's two
+// triangles from the same corner floats in the same order and with the same tie rule (grid_cell).
+// A lane takes hits only in cells whose box it enters, with every ancestor's (a node's box holds its
+// children's: the same nesting that makes grid_trace's result the BVH's, whatever the order of the
+// walk). The packet starts at the lowest level whose (up to) 2 x 2 nodes cover every lane's cells:
+// for a lane those nodes hold the ones its own walk starts from, and the cells it enters are under
+// its segment, which those hold. So every lane's t and triangle id are grid_trace's bit for bit
+// (tests/cpu/test_cpu_grid_packets.cpp checks it, every pixel, each CPU path).
+//
+// A packet with a lane whose ray has no x and y component (grid_vertical's case: a cell looked up),
+// or whose lanes differ in a direction sign, goes pixel by pixel; lanes that differ in the triangle
+// test's axis order take its mixed form (kUniform = false).
+//
+// Included only by the per-instruction-set translation units (packet_tile_*.cpp), after
+// packet_traversal.h; everything defined here has internal linkage.
+#pragma once
+
+#include "core/grid_terrain.h"
+#include "cpu/packet_traversal.h"
+
+namespace wr {
+namespace {
+
+// grid_plane_t of core/grid_terrain.h, lane by lane: (plane k - org) * 1 / direction.
+inline LaneF lane_plane_t(const float* planes, uint32_t k, float org, const LaneF& inv) {
+  return (load_readonly(planes + k) - org) * inv;
+}
+
+// grid_box_hit's robust box test, lane by lane, for the lanes `lanes`: a node of z range [zmin, zmax]
+// from its x and y slabs' interval [near_xy, far_xy] within [tmin, best_t] (slab_near_far of x, y and tmin, tmax in z's
+// place): slab_near_far takes the slabs one after the other, and tmin, tmax in z's place change nothing, so the z slab
+// taken after them gives the same bits.
+inline LaneBits packet_grid_box_z(const Packet& p, float zmin, float zmax, const LaneF& near_xy, const LaneF& far_xy,
+                                  LaneBits lanes, LaneF* entry) {
+  const bool neg_z = p.near_z != 0;
+  const LaneF nz = ((neg_z ? zmax : zmin) - p.org[2]) * p.inv_z;
+  const LaneF fz = ((neg_z ? zmin : zmax) - p.org[2]) * p.inv_z;
+  *entry = nz > near_xy ? nz : near_xy;
+  const LaneF tfar = fz < far_xy ? fz : far_xy;
+  return le_bits(*entry, tfar * kRobustFarScale) & lanes;
+}
+
+// grid_node_hit, lane by lane, for a packet whose lanes share their direction signs.
+inline LaneBits packet_grid_node(const GridView& g, const Packet& p, uint32_t level, uint32_t i, uint32_t j,
+                                 LaneBits lanes, LaneF* entry) {
+  const uint32_t x0 = i << level, y0 = j << level;
+  const uint32_t x1 = g.cells_x - x0 > (1u << level) ? x0 + (1u << level) : g.cells_x;
+  const uint32_t y1 = g.cells_y - y0 > (1u << level) ? y0 + (1u << level) : g.cells_y;
+  const LaneF ta = lane_plane_t(g.xs, x0, p.org[0], p.inv_x), tb = lane_plane_t(g.xs, x1, p.org[0], p.inv_x);
+  const LaneF ua = lane_plane_t(g.ys, y0, p.org[1], p.inv_y), ub = lane_plane_t(g.ys, y1, p.org[1], p.inv_y);
+  const bool neg_x = p.near_x != 0, neg_y = p.near_y != 0;
+  LaneF near_xy, far_xy;
+  slab_near_far(neg_x ? tb : ta, neg_x ? ta : tb, neg_y ? ub : ua, neg_y ? ua : ub, p.tmin, p.best_t, p.tmin, p.best_t,
+                &near_xy, &far_xy);
+  float zmin, zmax;
+  detail::grid_node_z(g, level, i, j, &zmin, &zmax);
+  return packet_grid_box_z(p, zmin, zmax, near_xy, far_xy, lanes, entry);
+}
+
+// Fetches into the cache what testing the children of node (level, i, j), level >= 1, reads: the
+// z of their corners (level 1: its cells' 3 x 3 samples), or their two rows of pyramid bounds (a
+// BVH packet prefetches below likewise, cpu-design-decisions-2026-11-30.md).
+inline void prefetch_grid_below(const GridView& g, uint32_t level, uint32_t i, uint32_t j) {
+  if (level == 1) {
+    const uint64_t stride = uint64_t(g.cells_x) + 1, x0 = 2 * uint64_t(i), y0 = 2 * uint64_t(j);
+    const uint64_t x1 = x0 + 2 < stride ? x0 + 2 : stride - 1, y1 = y0 + 2 <= g.cells_y ? y0 + 2 : g.cells_y;
+    for (uint64_t y = y0; y <= y1; ++y) {
+      __builtin_prefetch(g.zs + y * stride + x0);
+      __builtin_prefetch(g.zs + y * stride + x1);
+    }
+    return;
+  }
+  const uint32_t c = level - 1, w = grid_level_size(g.cells_x, c), h = grid_level_size(g.cells_y, c);
+  const uint64_t first = g.level_offset[c] + uint64_t(2 * j) * w + 2 * i;
+  __builtin_prefetch(g.bounds + 2 * first);
+  if (2 * j + 1 < h) __builtin_prefetch(g.bounds + 2 * (first + w));
+}
+
+// grid_children_hit, lane by lane: the children of node (level, i, j), level >= 1, for the lanes
+// `lanes` (those that entered it). Child (2i + a, 2j + b) is k = a + 2b: bit k of the result where
+// any lane enters it, those lanes in child_lanes[k] and their entries in entry[k].
+inline uint32_t packet_grid_children(const GridView& g, const Packet& p, uint32_t level, uint32_t i, uint32_t j,
+                                     LaneBits lanes, LaneBits child_lanes[4], LaneF entry[4]) {
+  const detail::GridChildren kids = detail::grid_children(g.cells_x, g.cells_y, level, i, j);
+  const uint32_t c = kids.c, ci = kids.ci, cj = kids.cj, cols = kids.cols, rows = kids.rows;
+  const uint32_t x0 = kids.x[0], xm = kids.x[1], x1 = kids.x[2], y0 = kids.y[0], ym = kids.y[1], y1 = kids.y[2];
+  const LaneF tx[3] = {lane_plane_t(g.xs, x0, p.org[0], p.inv_x), lane_plane_t(g.xs, xm, p.org[0], p.inv_x),
+                       lane_plane_t(g.xs, x1, p.org[0], p.inv_x)};
+  const LaneF ty[3] = {lane_plane_t(g.ys, y0, p.org[1], p.inv_y), lane_plane_t(g.ys, ym, p.org[1], p.inv_y),
+                       lane_plane_t(g.ys, y1, p.org[1], p.inv_y)};
+  const bool neg_x = p.near_x != 0, neg_y = p.near_y != 0;
+  // Children that are cells: their (up to) 3 x 3 corners' z, each loaded once.
+  float z[3][3];
+  if (c == 0)
+    for (uint32_t b = 0; b <= rows; ++b)
+      for (uint32_t a = 0; a <= cols; ++a) z[b][a] = detail::grid_z(g, ci + a, cj + b);
+  uint32_t mask = 0;
+  for (uint32_t b = 0; b < rows; ++b)
+    for (uint32_t a = 0; a < cols; ++a) {
+      const uint32_t k = a + 2 * b;
+      const LaneF &nx = neg_x ? tx[a + 1] : tx[a], &fx = neg_x ? tx[a] : tx[a + 1];
+      const LaneF &ny = neg_y ? ty[b + 1] : ty[b], &fy = neg_y ? ty[b] : ty[b + 1];
+      // x and y first: no z range is loaded for a child they keep every lane out of.
+      LaneF near_xy, far_xy;
+      slab_near_far(nx, fx, ny, fy, p.tmin, p.best_t, p.tmin, p.best_t, &near_xy, &far_xy);
+      const LaneBits pass = le_bits(near_xy, far_xy * kRobustFarScale) & lanes;
+      child_lanes[k] = 0;
+      if (!pass) continue;
+      float zmin, zmax;  // grid_node_z's
+      if (c == 0)
+        detail::grid_cell_z(z[b][a], z[b][a + 1], z[b + 1][a], z[b + 1][a + 1], &zmin, &zmax);
+      else
+        detail::grid_node_z(g, c, ci + a, cj + b, &zmin, &zmax);
+      child_lanes[k] = packet_grid_box_z(p, zmin, zmax, near_xy, far_xy, pass, &entry[k]);
+      mask |= (child_lanes[k] ? 1u : 0u) << k;
+      if (child_lanes[k] && c > 0) prefetch_grid_below(g, c, ci + a, cj + b);
+    }
+  return mask;
+}
+
+// grid_cell for the lanes `lanes`: cell (ix, iy)'s two triangles, (s00, s11, s10) and (s00, s11,
+// s01), ids 2 (iy cells_x + ix) and + 1, through the packet's watertight test.
+template <bool kUniform>
+inline void packet_grid_cell(const GridView& g, uint32_t ix, uint32_t iy, LaneBits lanes, Packet* p) {
+  const float x0 = load_readonly(g.xs + ix), x1 = load_readonly(g.xs + ix + 1);
+  const float y0 = load_readonly(g.ys + iy), y1 = load_readonly(g.ys + iy + 1);
+  const float corners[4][3] = {{x0, y0, detail::grid_z(g, ix, iy)},
+                               {x1, y1, detail::grid_z(g, ix + 1, iy + 1)},
+                               {x1, y0, detail::grid_z(g, ix + 1, iy)},
+                               {x0, y1, detail::grid_z(g, ix, iy + 1)}};
+  LaneF X[4], Y[4], Z[4];
+  for (int k = 0; k < 4; ++k) packet_shear_corner<kUniform>(*p, corners[k], &X[k], &Y[k], &Z[k]);
+  const uint32_t first = 2 * (iy * g.cells_x + ix);
+  packet_test_triangle(X, Y, Z, 0, 1, 2, first, lanes, p);
+  packet_test_triangle(X, Y, Z, 0, 1, 3, first + 1, lanes, p);
+}
+
+// The cells of node (1, i, j) for the lanes `lanes` that entered it, as grid_walk visits them: their
+// boxes tested at once (packet_grid_children), then each cell a lane enters within its closest hit so
+// far, nearest first by the lanes' shared direction signs (the order only matters for speed), through
+// its two triangles; the (up to) 3 x 3 corners sheared once for the cells that share them.
+template <bool kUniform>
+inline void packet_grid_cells(const GridView& g, uint32_t i, uint32_t j, LaneBits lanes, Packet* p) {
+  LaneBits cell_lanes[4];
+  LaneF entry[4];
+  const uint32_t mask = packet_grid_children(g, *p, 1, i, j, lanes, cell_lanes, entry);
+  if (!mask) return;
+  const uint32_t ci = 2 * i, cj = 2 * j;
+  const uint32_t cols = ci + 1 < g.cells_x ? 2 : 1, rows = cj + 1 < g.cells_y ? 2 : 1;
+  LaneF X[3][3], Y[3][3], Z[3][3];
+  for (uint32_t b = 0; b <= rows; ++b)
+    for (uint32_t a = 0; a <= cols; ++a) {
+      const float corner[3] = {load_readonly(g.xs + ci + a), load_readonly(g.ys + cj + b),
+                               detail::grid_z(g, ci + a, cj + b)};
+      packet_shear_corner<kUniform>(*p, corner, &X[b][a], &Y[b][a], &Z[b][a]);
+    }
+  // Near first: the cell on the near side of both middle planes, then the two beside it (the one
+  // across the plane the lanes cross later first), then the far one.
+  const uint32_t a0 = p->near_x != 0 && cols == 2 ? 1 : 0, b0 = p->near_y != 0 && rows == 2 ? 1 : 0;
+  const int first = __builtin_ctz(lanes);
+  const bool y_major = fabs_(p->inv_y[first]) < fabs_(p->inv_x[first]);
+  const uint32_t order[4] = {a0 + 2 * b0, y_major ? a0 + 2 * (1 - b0) : (1 - a0) + 2 * b0,
+                             y_major ? (1 - a0) + 2 * b0 : a0 + 2 * (1 - b0), (1 - a0) + 2 * (1 - b0)};
+  for (uint32_t n = 0; n < 4; ++n) {
+    const uint32_t k = order[n], a = k & 1, b = k >> 1;
+    if (!(mask >> k & 1u)) continue;
+    const LaneBits in = cell_lanes[k] & le_bits(entry[k], p->best_t * kRobustFarScale);
+    if (!in) continue;
+    // Cell (ci + a, cj + b): (s00, s11, s10) and (s00, s11, s01), as packet_grid_cell.
+    const LaneF cx[4] = {X[b][a], X[b + 1][a + 1], X[b][a + 1], X[b + 1][a]};
+    const LaneF cy[4] = {Y[b][a], Y[b + 1][a + 1], Y[b][a + 1], Y[b + 1][a]};
+    const LaneF cz[4] = {Z[b][a], Z[b + 1][a + 1], Z[b][a + 1], Z[b + 1][a]};
+    const uint32_t id = 2 * ((cj + b) * g.cells_x + ci + a);
+    packet_test_triangle(cx, cy, cz, 0, 1, 2, id, in, p);
+    packet_test_triangle(cx, cy, cz, 0, 1, 3, id + 1, in, p);
+  }
+}
+
+// grid_walk for the lanes `lanes` through node (start_level, i, j) and its subtree: a node's
+// children tested at once and visited nearest first (by the entry of their first lane: the order
+// only matters for speed), each lane dropping a child it enters beyond its closest hit so far.
+template <bool kUniform>
+void packet_grid_walk(const GridView& g, uint32_t start_level, uint32_t start_i, uint32_t start_j, LaneBits lanes,
+                      Packet* p) {
+  LaneF entry;
+  lanes = packet_grid_node(g, *p, start_level, start_i, start_j, lanes, &entry);
+  if (!lanes) return;
+  if (start_level <= 1) {
+    if (start_level == 0)
+      packet_grid_cell<kUniform>(g, start_i, start_j, lanes, p);
+    else
+      packet_grid_cells<kUniform>(g, start_i, start_j, lanes, p);
+    return;
+  }
+  struct Pending {  // the children of node (i, j) of the level above
+    LaneF entry[4];
+    LaneBits lanes[4];
+    uint32_t mask, i, j;
+  };
+  Pending pending[kMaxGridLevels - 1];
+  uint32_t level = start_level - 1;  // the level whose pending children are being visited
+  pending[level].i = start_i, pending[level].j = start_j;
+  pending[level].mask =
+      packet_grid_children(g, *p, start_level, start_i, start_j, lanes, pending[level].lanes, pending[level].entry);
+  for (;;) {
+    Pending& q = pending[level];
+    const LaneF far_hit = p->best_t * kRobustFarScale;
+    uint32_t pick = 4;
+    float pick_entry = 0.0f;
+    for (uint32_t k = 0; k < 4; ++k) {
+      if (!(q.mask >> k & 1u)) continue;
+      q.lanes[k] &= le_bits(q.entry[k], far_hit);  // as conservative as the box test
+      if (!q.lanes[k]) {
+        q.mask &= ~(1u << k);
+        continue;
+      }
+      const float e = q.entry[k][__builtin_ctz(q.lanes[k])];
+      if (pick == 4 || e < pick_entry) pick = k, pick_entry = e;
+    }
+    if (pick == 4) {
+      if (level + 1 == start_level) return;
+      ++level;
+      continue;
+    }
+    q.mask &= ~(1u << pick);
+    const uint32_t ci = 2 * q.i + (pick & 1), cj = 2 * q.j + (pick >> 1);
+    if (level == 1) {  // a node of four cells
+      packet_grid_cells<kUniform>(g, ci, cj, q.lanes[pick], p);
+      continue;
+    }
+    Pending& r = pending[level - 1];
+    r.i = ci, r.j = cj;
+    r.mask = packet_grid_children(g, *p, level, ci, cj, q.lanes[pick], r.lanes, r.entry);
+    --level;
+  }
+}
+
+// trace_terrain(GridTerrain) for the packet's lanes (left in p->best_t / p->best_id), which share
+// their direction signs (p->near_x, near_y, near_z are every lane's) and have an x or y component
+// each; kUniform: they share the triangle test's axis order too. Returns false where the base's BVH would
+// overflow its stack (the caller then traces the packet's rays one by one).
+template <bool kUniform>
+bool trace_packet_grid(const GridView& g, Packet* p) {
+  // grid_trace's segment of each lane's ray in the field's box (grid_segment, lane by lane) and the
+  // union of their cells: grid_span_cells grows with the span's ends, so the union's ends give it.
+  float zmin, zmax;
+  detail::grid_node_z(g, g.top, 0, 0, &zmin, &zmax);
+  const float bmin[3] = {load_readonly(g.xs), load_readonly(g.ys), zmin};
+  const float bmax[3] = {load_readonly(g.xs + g.cells_x), load_readonly(g.ys + g.cells_y), zmax};
+  const bool neg[3] = {p->near_x != 0, p->near_y != 0, p->near_z != 0};
+  const LaneF* inv[3] = {&p->inv_x, &p->inv_y, &p->inv_z};
+  LaneF n[3], f[3];
+  for (int a = 0; a < 3; ++a) {
+    n[a] = ((neg[a] ? bmax[a] : bmin[a]) - p->org[a]) * *inv[a];
+    f[a] = ((neg[a] ? bmin[a] : bmax[a]) - p->org[a]) * *inv[a];
+  }
+  LaneF t0, t1;
+  slab_near_far(n[0], f[0], n[1], f[1], n[2], f[2], p->tmin, p->best_t, &t0, &t1);
+  t1 = t1 * kRobustFarScale;
+  const LaneBits walk = le_bits(t0, t1) & p->active;
+  uint32_t cells[4] = {0, 0, 0, 0};  // il, ih, jl, jh
+  const LaneF* dir[2] = {&p->dir_x, &p->dir_y};
+  for (int k = 0; k < 2 && walk; ++k) {
+    const LaneF a = p->org[k] + t0 * *dir[k], b = p->org[k] + t1 * *dir[k];
+    const LaneF slack = (fabs_(p->org[k]) + lane_abs(t0 * *dir[k]) + lane_abs(t1 * *dir[k])) * 4.0e-6f;
+    const LaneF lo = (a < b ? a : b) - slack, hi = (a < b ? b : a) + slack;
+    float span[2] = {__builtin_inff(), -__builtin_inff()};
+    bool nan = false;
+    for (LaneBits m = walk; m; m &= m - 1) {
+      const int l = __builtin_ctz(m);
+      span[0] = lo[l] < span[0] ? lo[l] : span[0];
+      span[1] = hi[l] > span[1] ? hi[l] : span[1];
+      nan |= !(lo[l] == lo[l]) || !(hi[l] == hi[l]);
+    }
+    if (nan) span[0] = span[1] = __builtin_nanf("");  // every cell, as grid_span_cells gives a NaN span
+    detail::grid_span_cells(span, load_readonly(k ? g.ys : g.xs), k ? g.cells_per_y : g.cells_per_x,
+                            k ? g.cells_y : g.cells_x, &cells[2 * k], &cells[2 * k + 1]);
+  }
+  const uint32_t il = cells[0], ih = cells[1], jl = cells[2], jh = cells[3];
+  if (walk) {
+    // grid_walk_cells' start: the lowest level where at most 2 x 2 nodes cover the cells, near ones first.
+    uint32_t level = 0;
+    while (level < g.top && ((ih >> level) > (il >> level) + 1 || (jh >> level) > (jl >> level) + 1)) ++level;
+    const bool neg_x = p->near_x != 0, neg_y = p->near_y != 0;
+    const uint32_t c0 = il >> level, c1 = ih >> level, r0 = jl >> level, r1 = jh >> level;
+    const uint32_t cols[2] = {neg_x ? c1 : c0, neg_x ? c0 : c1}, rows[2] = {neg_y ? r1 : r0, neg_y ? r0 : r1};
+    const uint32_t num_cols = c1 > c0 ? 2 : 1, num_rows = r1 > r0 ? 2 : 1;
+    const int first = __builtin_ctz(walk);
+    const bool y_major = fabs_(p->inv_y[first]) < fabs_(p->inv_x[first]);
+    for (uint32_t k = 0; k < 4; ++k) {
+      const uint32_t a = y_major ? k >> 1 : k & 1, b = y_major ? k & 1 : k >> 1;
+      if (a < num_cols && b < num_rows) packet_grid_walk<kUniform>(g, level, cols[a], rows[b], walk, p);
+    }
+  }
+  if (!g.sides.nodes) return true;
+  // The base's walls and bottom, their ids after every cell's: on a tie of t the cell's stays.
+  Packet s = *p;
+  s.best_id = LaneU{} + kInvalidIndex;
+  if (!trace_packet<kUniform>(g.sides, &s)) return false;
+  const LaneU none = LaneU{} + kInvalidIndex;
+  const LaneBits take =
+      bits_of(s.best_id != none) & (bits_of(p->best_id == none) | lt_bits(s.best_t, p->best_t)) & p->active;
+  p->best_t = blend(take, s.best_t, p->best_t);
+  p->best_id = blend(take, s.best_id + g.sides_first, p->best_id);
+  return true;
+}
+
+// The tile's pixels over a grid terrain: each packet traced through the grid (trace_packet_grid),
+// then finished as render_packet finishes it; a packet the grid walk does not take (above), or
+// whose base would overflow the stack, pixel by pixel.
+uint64_t render_grid_tile_packets(const PacketTile& tile, const GridView& g) {
+  uint32_t seen[kMaxTileInstances];
+  uint32_t count;
+  const uint32_t* instances = sort_tile_instances(tile, seen, &count);
+  uint64_t overflows = 0;
+  for (uint32_t v = tile.v0; v < tile.v1; v += kPacketH)
+    for (uint32_t u = tile.u0; u < tile.u1; u += kPacketW) {
+      Packet p;
+      const bool uniform = setup_packet(tile, u, v, &p);
+      const LaneBits vertical = eq_bits(p.dir_x, splat(0.0f)) & eq_bits(p.dir_y, splat(0.0f)) & p.active;
+      const LaneBits nx = bits_of(p.neg_x) & p.active, ny = bits_of(p.neg_y) & p.active,
+                     nz = bits_of(p.neg_z) & p.active;
+      const bool one_sign = (!nx || nx == p.active) && (!ny || ny == p.active) && (!nz || nz == p.active);
+      if (one_sign && !vertical && (uniform ? trace_packet_grid<true>(g, &p) : trace_packet_grid<false>(g, &p)))
+        overflows += finish_packet(tile, p, uniform, u, v, instances, count);
+      else
+        overflows += render_packet_pixels<GridTerrain>(tile, g, p.active, u, v);
+    }
+  return overflows;
+}
+
+}  // namespace
+}  // namespace wr
