@@ -3,9 +3,9 @@
 // field (wr_scene_create_heightfield, WR_TERRAIN_BVH against WR_TERRAIN_GRID) and as legged_gym's
 // grid mesh of it (wr_scene_create against wr_scene_create_grid_mesh; slope threshold 0.75).
 //   - the parkour camera (106 x 60, 87 degrees, 1.6 m up, pitched down 0.5 rad) at N = 256,
-//     wr_sensor_render: the BVH and the height field's grid on the context's fastest path (SIMD
-//     packets where the CPU has them), on AVX2's and on the scalar path; the grid mesh per ray
-//     (it has no packet path);
+//     wr_sensor_render: each kind on the context's fastest path (SIMD packets where the CPU has
+//     them), the BVH on the scalar path, the height field's kinds also on AVX2's and the grid's on
+//     the scalar path;
 //   - IsaacLab's height scan (GridPatternCfg(resolution=0.1, size=[1.6, 1.0]): 187 vertical rays
 //     from 20 m up, yaw-aligned) at N = 4096, wr_scene_intersect;
 //   - each scene's bytes per height sample (wr_scene_memory) and build seconds.

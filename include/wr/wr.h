@@ -242,10 +242,10 @@ typedef enum wr_heightfield_layout {
                       Ihrke, Seidel 2008): a height field in under 7 bytes per sample (a base's
                       walls and bottom in a small BVH of their own), a grid-topology mesh in under
                       21; vertical rays (height scans) look their cell up directly, several times
-                      faster than the BVH; on the CPU a height field's camera rays go in SIMD
-                      packets too (somewhat slower than the BVH's), a mesh's one by one. A field
-                      whose columns or rows float cannot tell apart (an origin far from 0 against
-                      a small spacing) or with more than 2^23 cells along a side has no grid.
+                      faster than the BVH; on the CPU camera rays go in SIMD packets too (slower
+                      than the BVH's). A field whose columns or rows float cannot tell apart (an
+                      origin far from 0 against a small spacing) or with more than 2^23 cells
+                      along a side has no grid.
      WR_TERRAIN_AUTO  (0, the default) the kind the library finds fastest for cameras: today the
                       BVH. Choose WR_TERRAIN_GRID where memory or height scans matter most. */
 typedef enum wr_terrain_kind { WR_TERRAIN_AUTO = 0, WR_TERRAIN_BVH = 1, WR_TERRAIN_GRID = 2 } wr_terrain_kind;

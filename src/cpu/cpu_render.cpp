@@ -12,7 +12,7 @@ struct Run {
   // pixel's; or, where the output reads other pixels (p.camera_image), the traced window.
   uint32_t area_x, area_y, area_w, area_h;
   PacketTileFn packet_fn;  // nullptr: scalar
-  GridTileFn grid_fn;      // a grid terrain's; nullptr: scalar
+  GridTileFns grid_fns;    // the grid terrains'; nullptr: scalar
   std::atomic<uint32_t> bad_envs{0};
 };
 
@@ -21,7 +21,7 @@ struct Run {
 // With per-env intrinsics the tile's rays are made here from the env's own (make_template_ray: the
 // bits of a sensor built with them). `instances`: the env's (null: none); `ids` (or null): the
 // instance each pixel hit, laid out as image. The terrain is of the kind F::Terrain: a BVH's and a
-// height field's grid's camera tiles go to the packets where the run has them. A pattern's rays (F::pattern: `camera`
+// grid's camera tiles go to the packets where the run has them. A pattern's rays (F::pattern: `camera`
 // is the env's aligned frame) go through the camera stage one by one, or, where they are a one-row
 // camera's (pattern_as_camera: one origin, directions turning with the frame, distances) over a
 // BVH, to the packets too.
@@ -81,7 +81,9 @@ uint64_t trace(const Run& run, uint32_t env, const RigidTransform& camera, const
   }
   if constexpr (kBvh) return trace_tile(t, run.packet_fn);
   if constexpr (std::is_same<Terrain, GridTerrain>::value)
-    if (run.grid_fn) return run.grid_fn(t, job.terrain.grid);
+    if (run.grid_fns.grid) return run.grid_fns.grid(t, job.terrain.grid);
+  if constexpr (std::is_same<Terrain, GridMeshTerrain>::value)
+    if (run.grid_fns.grid_mesh) return run.grid_fns.grid_mesh(t, job.terrain.grid_mesh);
   return trace_tile_pixels<Terrain>(t, view_of(Terrain{}, job.terrain));
 }
 
@@ -292,7 +294,7 @@ void cpu_render(ThreadPool& pool, const CpuRenderJob& job) {
   run.area_h = image ? p.win_h : p.output.crop_h;
   run.tasks = cpu_render_tasks(run.area_w, run.area_h, job.num_envs, pool.num_threads(), image);
   run.packet_fn = packet_tile_fn(job.path);
-  run.grid_fn = grid_tile_fn(job.path);
+  run.grid_fns = grid_tile_fns(job.path);
   with_features(job.features, [&](auto features) {
     pool.run(static_cast<uint32_t>(run.tasks.num_tasks), render_run<decltype(features)>, &run);
   });

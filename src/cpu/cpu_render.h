@@ -37,8 +37,8 @@ constexpr uint32_t kCpuTileSize = 8;
 
 // Traces one tile (cpu/packet_tile.h, a valid camera) with the SIMD packet path packet_fn, or
 // with the per-pixel pipeline where it is null; returns the rays that overflowed the stack.
-// The packets trace a BVH (tile.bvh); a height field's grid has packets of its own (GridTileFn,
-// cpu_render.cpp), a grid mesh is traced pixel by pixel, by trace_tile_pixels.
+// The packets trace a BVH (tile.bvh); the grid kinds have packets of their own (GridTileFns,
+// cpu_render.cpp); without packets a tile is traced pixel by pixel, by trace_tile_pixels.
 uint64_t trace_tile(const PacketTile& tile, PacketTileFn packet_fn);
 
 // The tile's pixels one by one through the per-pixel pipeline, the terrain `terrain` of the kind

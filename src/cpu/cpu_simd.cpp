@@ -32,13 +32,14 @@ PacketTileFn packet_tile_fn(wr_cpu_path path) {
   return nullptr;
 }
 
-GridTileFn grid_tile_fn(wr_cpu_path path) {
-  if (path == WR_CPU_PATH_AUTO || !cpu_path_supported(path)) return nullptr;
+GridTileFns grid_tile_fns(wr_cpu_path path) {
+  GridTileFns f;
+  if (path == WR_CPU_PATH_AUTO || !cpu_path_supported(path)) return f;
 #if defined(WR_HAVE_X86_SIMD)
-  if (path == WR_CPU_PATH_AVX512) return render_grid_tile_avx512;
-  if (path == WR_CPU_PATH_AVX2) return render_grid_tile_avx2;
+  if (path == WR_CPU_PATH_AVX512) f = GridTileFns{render_grid_tile_avx512, render_grid_mesh_tile_avx512};
+  if (path == WR_CPU_PATH_AVX2) f = GridTileFns{render_grid_tile_avx2, render_grid_mesh_tile_avx2};
 #endif
-  return nullptr;
+  return f;
 }
 
 }  // namespace wr

@@ -23,8 +23,14 @@ wr_cpu_path best_cpu_path();
 using PacketTileFn = uint64_t (*)(const PacketTile& tile);
 PacketTileFn packet_tile_fn(wr_cpu_path path);
 
-// The grid terrain's packet tile renderer of a supported SIMD path; nullptr for the scalar path.
+// The grid terrains' packet tile renderers of a supported SIMD path (a height field's, a grid
+// mesh's); nullptr for the scalar path.
 using GridTileFn = uint64_t (*)(const PacketTile& tile, const GridView& grid);
-GridTileFn grid_tile_fn(wr_cpu_path path);
+using GridMeshTileFn = uint64_t (*)(const PacketTile& tile, const GridMeshView& grid);
+struct GridTileFns {
+  GridTileFn grid = nullptr;
+  GridMeshTileFn grid_mesh = nullptr;
+};
+GridTileFns grid_tile_fns(wr_cpu_path path);
 
 }  // namespace wr

@@ -1,18 +1,20 @@
-// Packet traversal of the grid terrain kind (core/grid_terrain.h) for the CPU backend's camera
+// Packet traversal of the grid terrain kinds (core/grid_terrain.h: a height field's;
+// core/grid_mesh_terrain.h: a grid-topology mesh's, its boxes stored) for the CPU backend's camera
 // tiles: the rays of a packet (packet_traversal.h: one origin, one per SIMD lane) walk the grid's
 // min-max pyramid together, as the BVH's packets walk its tree (Wald, Slusallek, Benthin, Wagner
 // 2001), and test the cells they reach with the packet's watertight test.
 //
-// Exactness: each lane computes what grid_trace computes for its ray, operation for operation: a
-// node's slab distances from the same column and row planes, its z range from the same samples or
-// pyramid floats, the robust box test with the lane's closest hit so far as tmax, and a cell's two
-// triangles from the same corner floats in the same order and with the same tie rule (grid_cell).
-// A lane takes hits only in cells whose box it enters, with every ancestor's (a node's box holds its
-// children's: the same nesting that makes grid_trace's result the BVH's, whatever the order of the
-// walk). The packet starts at the lowest level whose (up to) 2 x 2 nodes cover every lane's cells:
-// for a lane those nodes hold the ones its own walk starts from, and the cells it enters are under
-// its segment, which those hold. So every lane's t and triangle id are grid_trace's bit for bit
-// (tests/cpu/test_cpu_grid_packets.cpp checks it, every pixel, each CPU path).
+// Exactness: each lane computes what the kind's trace_terrain computes for its ray, operation for
+// operation: a node's slab distances from the same column and row planes (a mesh: its stored box),
+// its z range from the same samples or pyramid floats, the robust box test with the lane's closest
+// hit so far as tmax, and a cell's two triangles from the same corner floats in the same order and
+// with the same tie rule (grid_cell, GridOps<GridMeshView>::cell). A lane takes hits only in cells
+// whose box it enters, with every ancestor's (a node's box holds its children's: the same nesting
+// that makes the walk's result the BVH's, whatever its order). The packet starts at the lowest level
+// whose (up to) 2 x 2 nodes cover every lane's cells: for a lane those nodes hold the ones its own
+// walk starts from, and the cells it enters are under its segment, which those hold. So every
+// lane's t and triangle id are the scalar walk's bit for bit (tests/scene/test_scene_terrain.cpp
+// checks every pixel on each CPU path against the BVH's scalar path).
 //
 // A packet with a lane whose ray has no x and y component (grid_vertical's case: a cell looked up),
 // or whose lanes differ in a direction sign, goes pixel by pixel; lanes that differ in the triangle
@@ -22,7 +24,7 @@
 // packet_traversal.h; everything defined here has internal linkage.
 #pragma once
 
-#include "core/grid_terrain.h"
+#include "core/grid_mesh_terrain.h"
 #include "cpu/packet_traversal.h"
 
 namespace wr {
@@ -142,52 +144,138 @@ inline void packet_grid_cell(const GridView& g, uint32_t ix, uint32_t iy, LaneBi
   packet_test_triangle(X, Y, Z, 0, 1, 3, first + 1, lanes, p);
 }
 
+// The order in which a level-1 node's cells k = a + 2b (cols x rows of them) are visited by lanes
+// that share their direction signs: the cell on the near side of both middle planes, then the two
+// beside it (the one across the plane the lanes cross later first), then the far one. Only speed
+// depends on it.
+inline void near_first_cells(const Packet& p, LaneBits lanes, uint32_t cols, uint32_t rows, uint32_t order[4]) {
+  const uint32_t a0 = p.near_x != 0 && cols == 2 ? 1 : 0, b0 = p.near_y != 0 && rows == 2 ? 1 : 0;
+  const int first = __builtin_ctz(lanes);
+  const bool y_major = fabs_(p.inv_y[first]) < fabs_(p.inv_x[first]);
+  order[0] = a0 + 2 * b0;
+  order[1] = y_major ? a0 + 2 * (1 - b0) : (1 - a0) + 2 * b0;
+  order[2] = y_major ? (1 - a0) + 2 * b0 : a0 + 2 * (1 - b0);
+  order[3] = (1 - a0) + 2 * (1 - b0);
+}
+
+// A grid-topology mesh's (core/grid_mesh_terrain.h) node and children tests, from its stored boxes.
+
+// intersect_ray_box on the box [bmin, bmax], lane by lane (packet_hits_box: one direction sign per axis).
+inline LaneBits packet_mesh_box(const Packet& p, const float bmin[3], const float bmax[3], LaneBits lanes,
+                                LaneF* entry) {
+  BvhNode box;
+  for (int a = 0; a < 3; ++a) box.bmin[a] = bmin[a], box.bmax[a] = bmax[a];
+  box.first = box.count = 0;
+  return packet_hits_box<true>(p, box, lanes, entry);
+}
+
+// GridOps<GridMeshView>::node_hit, lane by lane.
+inline LaneBits packet_grid_node(const GridMeshView& g, const Packet& p, uint32_t level, uint32_t i, uint32_t j,
+                                 LaneBits lanes, LaneF* entry) {
+  float bmin[3], bmax[3];
+  detail::grid_node_box(g, level, i, j, bmin, bmax);
+  return packet_mesh_box(p, bmin, bmax, lanes, entry);
+}
+
+// GridOps<GridMeshView>::children_hit, lane by lane (as packet_grid_children).
+inline uint32_t packet_grid_children(const GridMeshView& g, const Packet& p, uint32_t level, uint32_t i, uint32_t j,
+                                     LaneBits lanes, LaneBits child_lanes[4], LaneF entry[4]) {
+  const uint32_t c = level - 1;
+  const uint32_t cols = 2 * i + 1 < grid_level_size(g.cells_x, c) ? 2 : 1;
+  const uint32_t rows = 2 * j + 1 < grid_level_size(g.cells_y, c) ? 2 : 1;
+  uint32_t mask = 0;
+  for (uint32_t b = 0; b < rows; ++b)
+    for (uint32_t a = 0; a < cols; ++a) {
+      const uint32_t k = a + 2 * b;
+      child_lanes[k] = packet_grid_node(g, p, c, 2 * i + a, 2 * j + b, lanes, &entry[k]);
+      mask |= (child_lanes[k] ? 1u : 0u) << k;
+    }
+  return mask;
+}
+
 // The cells of node (1, i, j) for the lanes `lanes` that entered it, as grid_walk visits them: their
 // boxes tested at once (packet_grid_children), then each cell a lane enters within its closest hit so
-// far, nearest first by the lanes' shared direction signs (the order only matters for speed), through
-// its two triangles; the (up to) 3 x 3 corners sheared once for the cells that share them.
-template <bool kUniform>
-inline void packet_grid_cells(const GridView& g, uint32_t i, uint32_t j, LaneBits lanes, Packet* p) {
+// far, nearest first by the lanes' shared direction signs (the order only matters for speed):
+// prepare(cols, rows) once where any is entered, then test(a, b, lanes) for cell (2i + a, 2j + b).
+template <class View, class Prepare, class Test>
+inline void packet_visit_cells(const View& g, uint32_t i, uint32_t j, LaneBits lanes, Packet* p, Prepare&& prepare,
+                               Test&& test) {
   LaneBits cell_lanes[4];
   LaneF entry[4];
   const uint32_t mask = packet_grid_children(g, *p, 1, i, j, lanes, cell_lanes, entry);
   if (!mask) return;
-  const uint32_t ci = 2 * i, cj = 2 * j;
-  const uint32_t cols = ci + 1 < g.cells_x ? 2 : 1, rows = cj + 1 < g.cells_y ? 2 : 1;
-  LaneF X[3][3], Y[3][3], Z[3][3];
-  for (uint32_t b = 0; b <= rows; ++b)
-    for (uint32_t a = 0; a <= cols; ++a) {
-      const float corner[3] = {load_readonly(g.xs + ci + a), load_readonly(g.ys + cj + b),
-                               detail::grid_z(g, ci + a, cj + b)};
-      packet_shear_corner<kUniform>(*p, corner, &X[b][a], &Y[b][a], &Z[b][a]);
-    }
-  // Near first: the cell on the near side of both middle planes, then the two beside it (the one
-  // across the plane the lanes cross later first), then the far one.
-  const uint32_t a0 = p->near_x != 0 && cols == 2 ? 1 : 0, b0 = p->near_y != 0 && rows == 2 ? 1 : 0;
-  const int first = __builtin_ctz(lanes);
-  const bool y_major = fabs_(p->inv_y[first]) < fabs_(p->inv_x[first]);
-  const uint32_t order[4] = {a0 + 2 * b0, y_major ? a0 + 2 * (1 - b0) : (1 - a0) + 2 * b0,
-                             y_major ? (1 - a0) + 2 * b0 : a0 + 2 * (1 - b0), (1 - a0) + 2 * (1 - b0)};
+  const uint32_t cols = 2 * i + 1 < g.cells_x ? 2 : 1, rows = 2 * j + 1 < g.cells_y ? 2 : 1;
+  prepare(cols, rows);
+  uint32_t order[4];
+  near_first_cells(*p, lanes, cols, rows, order);
   for (uint32_t n = 0; n < 4; ++n) {
-    const uint32_t k = order[n], a = k & 1, b = k >> 1;
+    const uint32_t k = order[n];
     if (!(mask >> k & 1u)) continue;
     const LaneBits in = cell_lanes[k] & le_bits(entry[k], p->best_t * kRobustFarScale);
-    if (!in) continue;
-    // Cell (ci + a, cj + b): (s00, s11, s10) and (s00, s11, s01), as packet_grid_cell.
+    if (in) test(k & 1, k >> 1, in);
+  }
+}
+
+// A height field's level-1 node: its cells (packet_visit_cells), the (up to) 3 x 3 corners sheared
+// once for the cells that share them, each cell's two triangles as packet_grid_cell tests them.
+template <bool kUniform>
+inline void packet_grid_cells(const GridView& g, uint32_t i, uint32_t j, LaneBits lanes, Packet* p) {
+  const uint32_t ci = 2 * i, cj = 2 * j;
+  LaneF X[3][3], Y[3][3], Z[3][3];
+  const auto shear = [&](uint32_t cols, uint32_t rows) {
+    for (uint32_t b = 0; b <= rows; ++b)
+      for (uint32_t a = 0; a <= cols; ++a) {
+        const float corner[3] = {load_readonly(g.xs + ci + a), load_readonly(g.ys + cj + b),
+                                 detail::grid_z(g, ci + a, cj + b)};
+        packet_shear_corner<kUniform>(*p, corner, &X[b][a], &Y[b][a], &Z[b][a]);
+      }
+  };
+  const auto cell = [&](uint32_t a, uint32_t b, LaneBits in) {
+    // Cell (ci + a, cj + b): (s00, s11, s10) and (s00, s11, s01).
     const LaneF cx[4] = {X[b][a], X[b + 1][a + 1], X[b][a + 1], X[b + 1][a]};
     const LaneF cy[4] = {Y[b][a], Y[b + 1][a + 1], Y[b][a + 1], Y[b + 1][a]};
     const LaneF cz[4] = {Z[b][a], Z[b + 1][a + 1], Z[b][a + 1], Z[b + 1][a]};
     const uint32_t id = 2 * ((cj + b) * g.cells_x + ci + a);
     packet_test_triangle(cx, cy, cz, 0, 1, 2, id, in, p);
     packet_test_triangle(cx, cy, cz, 0, 1, 3, id + 1, in, p);
-  }
+  };
+  packet_visit_cells(g, i, j, lanes, p, shear, cell);
 }
+
+// ---- A grid-topology mesh's cells ----
+
+// GridOps<GridMeshView>::cell for the lanes `lanes`: cell (r, c)'s triangles (v00, v11, v01) and
+// (v00, v10, v11), ids 2 (r cells_y + c) and + 1, each unless it has zero area.
+template <bool kUniform>
+inline void packet_grid_cell(const GridMeshView& g, uint32_t r, uint32_t c, LaneBits lanes, Packet* p) {
+  const float* v[4] = {detail::grid_vertex(g, r, c), detail::grid_vertex(g, r + 1, c + 1),
+                       detail::grid_vertex(g, r, c + 1), detail::grid_vertex(g, r + 1, c)};
+  LaneF X[4], Y[4], Z[4];
+  for (int k = 0; k < 4; ++k) {
+    const float corner[3] = {load_readonly(v[k]), load_readonly(v[k] + 1), load_readonly(v[k] + 2)};
+    packet_shear_corner<kUniform>(*p, corner, &X[k], &Y[k], &Z[k]);
+  }
+  const uint32_t first = 2 * (r * g.cells_y + c);
+  const uint32_t skip = g.zero_area ? load_readonly(g.zero_area + first / 32) >> (first % 32) : 0u;
+  if (!(skip & 1u)) packet_test_triangle(X, Y, Z, 0, 1, 2, first, lanes, p);
+  if (!(skip & 2u)) packet_test_triangle(X, Y, Z, 0, 3, 1, first + 1, lanes, p);
+}
+
+// A mesh's level-1 node: its cells (packet_visit_cells), each through packet_grid_cell.
+template <bool kUniform>
+inline void packet_grid_cells(const GridMeshView& g, uint32_t i, uint32_t j, LaneBits lanes, Packet* p) {
+  packet_visit_cells(
+      g, i, j, lanes, p, [](uint32_t, uint32_t) {},
+      [&](uint32_t a, uint32_t b, LaneBits in) { packet_grid_cell<kUniform>(g, 2 * i + a, 2 * j + b, in, p); });
+}
+
+// ---- The walk, for either kind (View: GridView or GridMeshView) ----
 
 // grid_walk for the lanes `lanes` through node (start_level, i, j) and its subtree: a node's
 // children tested at once and visited nearest first (by the entry of their first lane: the order
 // only matters for speed), each lane dropping a child it enters beyond its closest hit so far.
-template <bool kUniform>
-void packet_grid_walk(const GridView& g, uint32_t start_level, uint32_t start_i, uint32_t start_j, LaneBits lanes,
+template <bool kUniform, class View>
+void packet_grid_walk(const View& g, uint32_t start_level, uint32_t start_i, uint32_t start_j, LaneBits lanes,
                       Packet* p) {
   LaneF entry;
   lanes = packet_grid_node(g, *p, start_level, start_i, start_j, lanes, &entry);
@@ -242,62 +330,85 @@ void packet_grid_walk(const GridView& g, uint32_t start_level, uint32_t start_i,
   }
 }
 
+// grid_segment for every lane of `lanes` (lane by lane the same operations), the grid's box being
+// [bmin, bmax]: the lanes whose ray meets it (the return value), and the union of their x and y
+// spans (span[0..1], span[2..3]) over those whose spans are numbers; *nan: the lanes whose spans
+// are not (a ray along an axis with no far end), which grid_span_cells and grid_reach each treat
+// in their own way.
+inline LaneBits packet_segments(const Packet& p, LaneBits lanes, const float bmin[3], const float bmax[3],
+                                float span[4], LaneBits* nan) {
+  const bool neg[3] = {p.near_x != 0, p.near_y != 0, p.near_z != 0};
+  const LaneF* inv[3] = {&p.inv_x, &p.inv_y, &p.inv_z};
+  LaneF n[3], f[3];
+  for (int a = 0; a < 3; ++a) {
+    n[a] = ((neg[a] ? bmax[a] : bmin[a]) - p.org[a]) * *inv[a];
+    f[a] = ((neg[a] ? bmin[a] : bmax[a]) - p.org[a]) * *inv[a];
+  }
+  LaneF t0, t1;
+  slab_near_far(n[0], f[0], n[1], f[1], n[2], f[2], p.tmin, p.best_t, &t0, &t1);
+  t1 = t1 * kRobustFarScale;
+  const LaneBits meet = le_bits(t0, t1) & lanes;
+  const LaneF* dir[2] = {&p.dir_x, &p.dir_y};
+  LaneF lo[2], hi[2];
+  *nan = 0;
+  for (int k = 0; k < 2; ++k) {
+    const LaneF a = p.org[k] + t0 * *dir[k], b = p.org[k] + t1 * *dir[k];
+    const LaneF slack = (fabs_(p.org[k]) + lane_abs(t0 * *dir[k]) + lane_abs(t1 * *dir[k])) * 4.0e-6f;
+    lo[k] = (a < b ? a : b) - slack, hi[k] = (a < b ? b : a) + slack;
+    *nan |= (ne_bits(lo[k], lo[k]) | ne_bits(hi[k], hi[k])) & meet;
+  }
+  span[0] = span[2] = __builtin_inff(), span[1] = span[3] = -__builtin_inff();
+  for (LaneBits m = meet & ~*nan; m; m &= m - 1) {
+    const int l = __builtin_ctz(m);
+    for (int k = 0; k < 2; ++k) {
+      span[2 * k] = lo[k][l] < span[2 * k] ? lo[k][l] : span[2 * k];
+      span[2 * k + 1] = hi[k][l] > span[2 * k + 1] ? hi[k][l] : span[2 * k + 1];
+    }
+  }
+  return meet;
+}
+
+// grid_walk_cells for the lanes `walk`: the cells [il, ih] x [jl, jh], which hold each lane's, from
+// the lowest level where at most 2 x 2 nodes cover them, near ones first. For a lane those nodes hold
+// the ones its own walk starts from.
+template <bool kUniform, class View>
+void packet_walk_cells(const View& g, uint32_t il, uint32_t ih, uint32_t jl, uint32_t jh, LaneBits walk, Packet* p) {
+  uint32_t level = 0;
+  while (level < g.top && ((ih >> level) > (il >> level) + 1 || (jh >> level) > (jl >> level) + 1)) ++level;
+  const bool neg_x = p->near_x != 0, neg_y = p->near_y != 0;
+  const uint32_t c0 = il >> level, c1 = ih >> level, r0 = jl >> level, r1 = jh >> level;
+  const uint32_t cols[2] = {neg_x ? c1 : c0, neg_x ? c0 : c1}, rows[2] = {neg_y ? r1 : r0, neg_y ? r0 : r1};
+  const uint32_t num_cols = c1 > c0 ? 2 : 1, num_rows = r1 > r0 ? 2 : 1;
+  const int first = __builtin_ctz(walk);
+  const bool y_major = fabs_(p->inv_y[first]) < fabs_(p->inv_x[first]);
+  for (uint32_t k = 0; k < 4; ++k) {
+    const uint32_t a = y_major ? k >> 1 : k & 1, b = y_major ? k & 1 : k >> 1;
+    if (a < num_cols && b < num_rows) packet_grid_walk<kUniform>(g, level, cols[a], rows[b], walk, p);
+  }
+}
+
 // trace_terrain(GridTerrain) for the packet's lanes (left in p->best_t / p->best_id), which share
 // their direction signs (p->near_x, near_y, near_z are every lane's) and have an x or y component
-// each; kUniform: they share the triangle test's axis order too. Returns false where the base's BVH would
-// overflow its stack (the caller then traces the packet's rays one by one).
+// each; kUniform: they share the triangle test's axis order too. Returns false where the base's
+// BVH would overflow its stack (the caller then traces the packet's rays one by one).
 template <bool kUniform>
 bool trace_packet_grid(const GridView& g, Packet* p) {
-  // grid_trace's segment of each lane's ray in the field's box (grid_segment, lane by lane) and the
-  // union of their cells: grid_span_cells grows with the span's ends, so the union's ends give it.
+  // grid_trace's cells of each lane; grid_span_cells grows with the span's ends, so the union's ends
+  // give the union of theirs (a lane whose span is not a number has every cell).
   float zmin, zmax;
   detail::grid_node_z(g, g.top, 0, 0, &zmin, &zmax);
   const float bmin[3] = {load_readonly(g.xs), load_readonly(g.ys), zmin};
   const float bmax[3] = {load_readonly(g.xs + g.cells_x), load_readonly(g.ys + g.cells_y), zmax};
-  const bool neg[3] = {p->near_x != 0, p->near_y != 0, p->near_z != 0};
-  const LaneF* inv[3] = {&p->inv_x, &p->inv_y, &p->inv_z};
-  LaneF n[3], f[3];
-  for (int a = 0; a < 3; ++a) {
-    n[a] = ((neg[a] ? bmax[a] : bmin[a]) - p->org[a]) * *inv[a];
-    f[a] = ((neg[a] ? bmin[a] : bmax[a]) - p->org[a]) * *inv[a];
-  }
-  LaneF t0, t1;
-  slab_near_far(n[0], f[0], n[1], f[1], n[2], f[2], p->tmin, p->best_t, &t0, &t1);
-  t1 = t1 * kRobustFarScale;
-  const LaneBits walk = le_bits(t0, t1) & p->active;
-  uint32_t cells[4] = {0, 0, 0, 0};  // il, ih, jl, jh
-  const LaneF* dir[2] = {&p->dir_x, &p->dir_y};
-  for (int k = 0; k < 2 && walk; ++k) {
-    const LaneF a = p->org[k] + t0 * *dir[k], b = p->org[k] + t1 * *dir[k];
-    const LaneF slack = (fabs_(p->org[k]) + lane_abs(t0 * *dir[k]) + lane_abs(t1 * *dir[k])) * 4.0e-6f;
-    const LaneF lo = (a < b ? a : b) - slack, hi = (a < b ? b : a) + slack;
-    float span[2] = {__builtin_inff(), -__builtin_inff()};
-    bool nan = false;
-    for (LaneBits m = walk; m; m &= m - 1) {
-      const int l = __builtin_ctz(m);
-      span[0] = lo[l] < span[0] ? lo[l] : span[0];
-      span[1] = hi[l] > span[1] ? hi[l] : span[1];
-      nan |= !(lo[l] == lo[l]) || !(hi[l] == hi[l]);
-    }
-    if (nan) span[0] = span[1] = __builtin_nanf("");  // every cell, as grid_span_cells gives a NaN span
-    detail::grid_span_cells(span, load_readonly(k ? g.ys : g.xs), k ? g.cells_per_y : g.cells_per_x,
-                            k ? g.cells_y : g.cells_x, &cells[2 * k], &cells[2 * k + 1]);
-  }
-  const uint32_t il = cells[0], ih = cells[1], jl = cells[2], jh = cells[3];
+  float span[4];
+  LaneBits nan;
+  const LaneBits walk = packet_segments(*p, p->active, bmin, bmax, span, &nan);
   if (walk) {
-    // grid_walk_cells' start: the lowest level where at most 2 x 2 nodes cover the cells, near ones first.
-    uint32_t level = 0;
-    while (level < g.top && ((ih >> level) > (il >> level) + 1 || (jh >> level) > (jl >> level) + 1)) ++level;
-    const bool neg_x = p->near_x != 0, neg_y = p->near_y != 0;
-    const uint32_t c0 = il >> level, c1 = ih >> level, r0 = jl >> level, r1 = jh >> level;
-    const uint32_t cols[2] = {neg_x ? c1 : c0, neg_x ? c0 : c1}, rows[2] = {neg_y ? r1 : r0, neg_y ? r0 : r1};
-    const uint32_t num_cols = c1 > c0 ? 2 : 1, num_rows = r1 > r0 ? 2 : 1;
-    const int first = __builtin_ctz(walk);
-    const bool y_major = fabs_(p->inv_y[first]) < fabs_(p->inv_x[first]);
-    for (uint32_t k = 0; k < 4; ++k) {
-      const uint32_t a = y_major ? k >> 1 : k & 1, b = y_major ? k & 1 : k >> 1;
-      if (a < num_cols && b < num_rows) packet_grid_walk<kUniform>(g, level, cols[a], rows[b], walk, p);
+    uint32_t il = 0, ih = g.cells_x - 1, jl = 0, jh = g.cells_y - 1;
+    if (!nan) {
+      detail::grid_span_cells(span, load_readonly(g.xs), g.cells_per_x, g.cells_x, &il, &ih);
+      detail::grid_span_cells(span + 2, load_readonly(g.ys), g.cells_per_y, g.cells_y, &jl, &jh);
     }
+    packet_walk_cells<kUniform>(g, il, ih, jl, jh, walk, p);
   }
   if (!g.sides.nodes) return true;
   // The base's walls and bottom, their ids after every cell's: on a tie of t the cell's stays.
@@ -312,10 +423,27 @@ bool trace_packet_grid(const GridView& g, Packet* p) {
   return true;
 }
 
+// trace_terrain(GridMeshTerrain) for the packet's lanes, on the terms of trace_packet_grid: the cells
+// each lane can reach (grid_reach grows with the span's ends: the union's ends give the union of
+// theirs; a lane whose span is not a number reaches none, and takes no hit, as its own trace).
+template <bool kUniform>
+bool trace_packet_grid(const GridMeshView& g, Packet* p) {
+  float bmin[3], bmax[3], span[4];
+  detail::grid_node_box(g, g.top, 0, 0, bmin, bmax);
+  LaneBits nan;
+  const LaneBits walk = packet_segments(*p, p->active, bmin, bmax, span, &nan) & ~nan;
+  uint32_t il, ih, jl, jh;
+  if (walk && detail::grid_reach(g.reach, g.cells_x, span[0], span[1], &il, &ih) &&
+      detail::grid_reach(g.reach + 2 * g.cells_x, g.cells_y, span[2], span[3], &jl, &jh))
+    packet_walk_cells<kUniform>(g, il, ih, jl, jh, walk, p);
+  return true;
+}
+
 // The tile's pixels over a grid terrain: each packet traced through the grid (trace_packet_grid),
 // then finished as render_packet finishes it; a packet the grid walk does not take (above), or
 // whose base would overflow the stack, pixel by pixel.
-uint64_t render_grid_tile_packets(const PacketTile& tile, const GridView& g) {
+template <class Terrain>
+uint64_t render_grid_tile_packets(const PacketTile& tile, const typename Terrain::View& g) {
   uint32_t seen[kMaxTileInstances];
   uint32_t count;
   const uint32_t* instances = sort_tile_instances(tile, seen, &count);
@@ -331,7 +459,7 @@ uint64_t render_grid_tile_packets(const PacketTile& tile, const GridView& g) {
       if (one_sign && !vertical && (uniform ? trace_packet_grid<true>(g, &p) : trace_packet_grid<false>(g, &p)))
         overflows += finish_packet(tile, p, uniform, u, v, instances, count);
       else
-        overflows += render_packet_pixels<GridTerrain>(tile, g, p.active, u, v);
+        overflows += render_packet_pixels<Terrain>(tile, g, p.active, u, v);
     }
   return overflows;
 }

@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "core/grid_terrain.h"
+#include "core/grid_mesh_terrain.h"
 #include "core/pixel_pipeline.h"
 
 namespace wr {
@@ -49,8 +49,11 @@ WR_HD void set_tile_id(const PacketTile& t, uint32_t u, uint32_t v, uint32_t id)
 uint64_t render_tile_avx512(const PacketTile& tile);
 uint64_t render_tile_avx2(const PacketTile& tile);
 
-// The same over a height field's grid terrain (cpu/packet_grid.h; tile.bvh is not read).
+// The same over a grid terrain: a height field's, a grid-topology mesh's (cpu/packet_grid.h;
+// tile.bvh is not read).
 uint64_t render_grid_tile_avx512(const PacketTile& tile, const GridView& grid);
 uint64_t render_grid_tile_avx2(const PacketTile& tile, const GridView& grid);
+uint64_t render_grid_mesh_tile_avx512(const PacketTile& tile, const GridMeshView& grid);
+uint64_t render_grid_mesh_tile_avx2(const PacketTile& tile, const GridMeshView& grid);
 
 }  // namespace wr

@@ -9,7 +9,11 @@ namespace wr {
 uint64_t render_tile_avx2(const PacketTile& tile) { return render_tile_packets(tile); }
 
 uint64_t render_grid_tile_avx2(const PacketTile& tile, const GridView& grid) {
-  return render_grid_tile_packets(tile, grid);
+  return render_grid_tile_packets<GridTerrain>(tile, grid);
+}
+
+uint64_t render_grid_mesh_tile_avx2(const PacketTile& tile, const GridMeshView& grid) {
+  return render_grid_tile_packets<GridMeshTerrain>(tile, grid);
 }
 
 }  // namespace wr

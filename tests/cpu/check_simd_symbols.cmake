@@ -5,9 +5,9 @@
 # crash in code that never asked for it. Those objects are built with WR_ISA_TAG
 # (src/core/platform.h), which gives their inline functions an ABI tag of their own ([abi:avx2],
 # mangled B4avx2). This check (cmake -P, with NM and OBJECTS, the ;-separated objects of wr_core)
-# fails unless each of those objects defines two global functions, its entry points
-# render_tile_<isa> (a BVH's tiles) and render_grid_tile_<isa> (a grid's), and weak symbols only
-# under its own tag.
+# fails unless each of those objects defines three global functions, its entry points
+# render_tile_<isa> (a BVH's tiles), render_grid_tile_<isa> and render_grid_mesh_tile_<isa> (the grid
+# kinds'), and weak symbols only under its own tag.
 set(checked 0)
 foreach(object ${OBJECTS})
   get_filename_component(name "${object}" NAME)
@@ -31,14 +31,15 @@ foreach(object ${OBJECTS})
   set(entry_points 0)
   set(bad "")
   foreach(line IN LISTS lines)
-    if(line MATCHES " T _ZN2wr[0-9]+render_(grid_)?tile_${isa}E")
+    if(line MATCHES " T _ZN2wr[0-9]+render_(grid_|grid_mesh_)?tile_${isa}E")
       math(EXPR entry_points "${entry_points} + 1")
     elseif(NOT (line MATCHES " [WVu] " AND line MATCHES "${tag}"))
       string(APPEND bad "\n  ${line}")
     endif()
   endforeach()
-  if(NOT entry_points EQUAL 2 OR bad)
-    message(FATAL_ERROR "${name} must define its render_tile_${isa} and render_grid_tile_${isa} entry points and "
+  if(NOT entry_points EQUAL 3 OR bad)
+    message(FATAL_ERROR "${name} must define its render_tile_${isa}, render_grid_tile_${isa} and "
+                        "render_grid_mesh_tile_${isa} entry points and "
                         "only weak symbols tagged "
                         "${tag}, but defines:\n${symbols}\nof which not allowed:${bad}")
   endif()
