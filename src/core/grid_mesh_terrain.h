@@ -116,32 +116,59 @@ struct GridOps<GridMeshView> {
   }
 };
 
+// The first index m of the non-decreasing a[0 .. n - 1] with a[m] >= x (n where none: a binary
+// search's lower bound), found from a guess at the index where a's ends would put x if its values
+// were spread evenly, then stepped to: a grid's reach arrays are nearly even, so a few steps replace
+// the search's dependent loads. For a NaN x, n (no a[m] >= NaN).
+WR_HD uint32_t first_at_least(const float* a, uint32_t n, float x) {
+  if (!(x == x)) return n;
+  const float a0 = load_readonly(a), an = load_readonly(a + n - 1);
+  const float guess = an > a0 ? (x - a0) / (an - a0) * float(n - 1) : 0.0f;
+  uint32_t m = guess > 0.0f ? (guess < float(n) ? uint32_t(guess) : n) : 0;  // a NaN guess (inf - inf) to 0
+  while (m > 0 && load_readonly(a + m - 1) >= x) --m;
+  while (m < n && load_readonly(a + m) < x) ++m;
+  return m;
+}
+
+// The first index m of the non-decreasing a[0 .. n - 1] with a[m] > x (n where none: a binary
+// search's upper bound), as first_at_least finds its bound. For a NaN x, 0 (no a[m] <= NaN).
+WR_HD uint32_t first_above(const float* a, uint32_t n, float x) {
+  if (!(x == x)) return 0;
+  const float a0 = load_readonly(a), an = load_readonly(a + n - 1);
+  const float guess = an > a0 ? (x - a0) / (an - a0) * float(n - 1) : 0.0f;
+  uint32_t m = guess > 0.0f ? (guess < float(n) ? uint32_t(guess) : n) : 0;
+  while (m > 0 && load_readonly(a + m - 1) > x) --m;
+  while (m < n && load_readonly(a + m) <= x) ++m;
+  return m;
+}
+
 // The cells (of n along one axis) whose extent can meet [lo, hi], as [*first, *last] from the
 // reach arrays (GridMeshView::reach): every cell that meets it lies inside, some inside may not.
 // False when none can.
 WR_HD bool grid_reach(const float* reach, uint32_t n, float lo, float hi, uint32_t* first, uint32_t* last) {
-  const float* max_up_to = reach;  // non-decreasing: the first cell whose reach is >= lo
-  uint32_t a = 0, b = n;
-  while (a < b) {
-    const uint32_t m = a + (b - a) / 2;
-    if (load_readonly(max_up_to + m) >= lo)
-      b = m;
-    else
-      a = m + 1;
-  }
-  *first = a;
-  const float* min_from = reach + n;  // non-decreasing: the last cell whose reach is <= hi
-  a = 0, b = n;
-  while (a < b) {
-    const uint32_t m = a + (b - a) / 2;
-    if (load_readonly(min_from + m) <= hi)
-      a = m + 1;
-    else
-      b = m;
-  }
+  *first = first_at_least(reach, n, lo);             // the first cell whose largest x max up to it is >= lo
+  const uint32_t a = first_above(reach + n, n, hi);  // one past the last whose smallest x min from it is <= hi
   if (a == 0 || *first == n) return false;
   *last = a - 1;
   return *first <= *last;
+}
+
+// Whether the x and y extent of cell (r, c)'s four vertices holds (x, y): its box's test in x and y
+// (grid_node_box), without the z it does not need.
+WR_HD bool grid_cell_holds(const GridMeshView& g, uint32_t r, uint32_t c, float x, float y) {
+  const float* v[4] = {grid_vertex(g, r, c), grid_vertex(g, r, c + 1), grid_vertex(g, r + 1, c),
+                       grid_vertex(g, r + 1, c + 1)};
+  for (int a = 0; a < 2; ++a) {
+    float lo = load_readonly(v[0] + a), hi = lo;
+    for (int k = 1; k < 4; ++k) {
+      const float w = load_readonly(v[k] + a);
+      lo = w < lo ? w : lo;
+      hi = w > hi ? w : hi;
+    }
+    const float p = a == 0 ? x : y;
+    if (!(p >= lo && p <= hi)) return false;
+  }
+  return true;
 }
 
 }  // namespace detail
@@ -166,12 +193,9 @@ WR_HD TraceResult trace_terrain(GridMeshTerrain, const GridMeshView& g, Vec3 org
   // accepts only a triangle that holds the point, and that triangle's cell box holds it too).
   if (dir.x == 0.0f && dir.y == 0.0f && (ih - il + 1) * (jh - jl + 1) <= 16) {
     for (uint32_t i = il; i <= ih; ++i)
-      for (uint32_t j = jl; j <= jh; ++j) {
-        float cmin[3], cmax[3];
-        detail::grid_node_box(g, 0, i, j, cmin, cmax);
-        if (org.x >= cmin[0] && org.x <= cmax[0] && org.y >= cmin[1] && org.y <= cmax[1])
+      for (uint32_t j = jl; j <= jh; ++j)
+        if (detail::grid_cell_holds(g, i, j, org.x, org.y))
           detail::GridOps<GridMeshView>::cell(g, rt, i, j, tmin, &best);
-      }
     return best;
   }
   detail::grid_walk_cells<Variant>(g, rb, rt, tmin, g.top, il, ih, jl, jh, &best);

@@ -152,3 +152,33 @@ TEST_CASE("a grid mesh is recognised only in convert_heightfield_to_trimesh's la
   REQUIRE(flat_grid.zero_area.size() == (2 * 11 * 8 + 31) / 32);
   CHECK((flat_grid.zero_area[0] & 1u) == 1u);  // triangle 0: (v0, v10, v1)
 }
+
+TEST_CASE("a grid mesh's reach lookups are a binary search's bounds, from a guess and steps") {
+  // Non-decreasing arrays, even, uneven, with runs of equal values and a single value, against
+  // std::lower_bound (first >= x) and std::upper_bound (first > x), at values on, between and
+  // outside their entries, infinities and NaN (no entry compares with NaN: n and 0).
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> step(0.0f, 1.0f);
+  std::vector<std::vector<float>> arrays = {{0.0f}, {1.0f, 1.0f, 1.0f}, {-2.0f, -1.0f, 0.0f, 3.0f}};
+  for (int k = 0; k < 20; ++k) {
+    std::vector<float> a(1 + rng() % 300);
+    float v = step(rng) * 10.0f - 5.0f;
+    for (float& x : a) x = v, v += (k % 3 == 0 ? std::floor(3.0f * step(rng)) : step(rng)) * (k % 2 ? 0.05f : 1.0f);
+    arrays.push_back(a);
+  }
+  const float inf = INFINITY;
+  for (const std::vector<float>& a : arrays) {
+    const uint32_t n = uint32_t(a.size());
+    std::vector<float> xs = {-inf, inf, a.front() - 1.0f, a.back() + 1.0f};
+    for (float x : a) xs.insert(xs.end(), {x, std::nextafter(x, -inf), std::nextafter(x, inf)});
+    for (int k = 0; k < 50; ++k) xs.push_back(a.front() + (a.back() - a.front() + 2.0f) * step(rng) - 1.0f);
+    for (float x : xs) {
+      INFO("n = " << n << ", x = " << x);
+      CHECK(wr::detail::first_at_least(a.data(), n, x) ==
+            uint32_t(std::lower_bound(a.begin(), a.end(), x) - a.begin()));
+      CHECK(wr::detail::first_above(a.data(), n, x) == uint32_t(std::upper_bound(a.begin(), a.end(), x) - a.begin()));
+    }
+    CHECK(wr::detail::first_at_least(a.data(), n, NAN) == n);
+    CHECK(wr::detail::first_above(a.data(), n, NAN) == 0);
+  }
+}

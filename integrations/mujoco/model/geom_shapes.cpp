@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <utility>
 #include <vector>
 
@@ -392,8 +393,10 @@ void check_options(const SceneOptions& o, const char* where) {
   if (!(o.plane_half_extent >= 0.0) || !std::isfinite(o.plane_half_extent))
     fail(where,
          "options.plane_half_extent = " + num(o.plane_half_extent) + ": must be finite and >= 0 (0: from the model)");
-  if (o.terrain != WR_TERRAIN_AUTO && o.terrain != WR_TERRAIN_BVH && o.terrain != WR_TERRAIN_GRID)
-    fail(where, "options.terrain = " + std::to_string(static_cast<int>(o.terrain)) +
+  int terrain;  // read as the int it is: a value outside the enum is no wr_terrain_kind to compare
+  std::memcpy(&terrain, &o.terrain, sizeof terrain);
+  if (terrain != WR_TERRAIN_AUTO && terrain != WR_TERRAIN_BVH && terrain != WR_TERRAIN_GRID)
+    fail(where, "options.terrain = " + std::to_string(terrain) +
                     ": must be WR_TERRAIN_AUTO, WR_TERRAIN_BVH or WR_TERRAIN_GRID");
 }
 

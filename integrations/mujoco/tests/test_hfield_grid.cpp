@@ -7,6 +7,7 @@
 //   - explicit rays from every side: the grid scene and the BVH scene within 1e-5 relative;
 //   - what cannot be a grid (no static hfield seen, a turned one, a bad option) is a named Error.
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -202,7 +203,8 @@ TEST_CASE("what cannot be a grid terrain is a named error", "[mujoco][hfield][gr
     o.geomgroup[0] = 0;
     REQUIRE_THROWS_WITH(wr_mujoco::Scene::build(c.ctx, m.get(), o), Catch::Contains("no static hfield"));
     o = {};
-    o.terrain = static_cast<wr_terrain_kind>(7);
+    const int bad = 7;  // a C caller's int, as the library's C API takes one
+    std::memcpy(&o.terrain, &bad, sizeof bad);
     REQUIRE_THROWS_WITH(wr_mujoco::Scene::build(c.ctx, m.get(), o), Catch::Contains("options.terrain = 7"));
   }
 }
