@@ -48,20 +48,23 @@ WR_HD const float* grid_vertex(const GridMeshView& g, uint64_t r, uint64_t c) {
   return g.vertices + 3 * (r * (uint64_t(g.cells_y) + 1) + c);
 }
 
+// The extent along `axis` of cell (r, c)'s four vertices: [*lo, *hi].
+WR_HD void grid_cell_extent(const GridMeshView& g, uint32_t r, uint32_t c, int axis, float* lo, float* hi) {
+  const float* v[4] = {grid_vertex(g, r, c), grid_vertex(g, r, c + 1), grid_vertex(g, r + 1, c),
+                       grid_vertex(g, r + 1, c + 1)};
+  float l = load_readonly(v[0] + axis), h = l;
+  for (int k = 1; k < 4; ++k) {
+    const float x = load_readonly(v[k] + axis);
+    l = x < l ? x : l;
+    h = x > h ? x : h;
+  }
+  *lo = l, *hi = h;
+}
+
 // The box of node (level, i, j): a cell's from its four vertices, a node above as stored.
 WR_HD void grid_node_box(const GridMeshView& g, uint32_t level, uint32_t i, uint32_t j, float bmin[3], float bmax[3]) {
   if (level == 0) {
-    const float* v[4] = {grid_vertex(g, i, j), grid_vertex(g, i, j + 1), grid_vertex(g, i + 1, j),
-                         grid_vertex(g, i + 1, j + 1)};
-    for (int a = 0; a < 3; ++a) {
-      float lo = load_readonly(v[0] + a), hi = lo;
-      for (int k = 1; k < 4; ++k) {
-        const float x = load_readonly(v[k] + a);
-        lo = x < lo ? x : lo;
-        hi = x > hi ? x : hi;
-      }
-      bmin[a] = lo, bmax[a] = hi;
-    }
+    for (int a = 0; a < 3; ++a) grid_cell_extent(g, i, j, a, &bmin[a], &bmax[a]);
     return;
   }
   const float* b = g.boxes + 6 * (g.level_offset[level] + uint64_t(j) * grid_level_size(g.cells_x, level) + i);
@@ -156,19 +159,11 @@ WR_HD bool grid_reach(const float* reach, uint32_t n, float lo, float hi, uint32
 // Whether the x and y extent of cell (r, c)'s four vertices holds (x, y): its box's test in x and y
 // (grid_node_box), without the z it does not need.
 WR_HD bool grid_cell_holds(const GridMeshView& g, uint32_t r, uint32_t c, float x, float y) {
-  const float* v[4] = {grid_vertex(g, r, c), grid_vertex(g, r, c + 1), grid_vertex(g, r + 1, c),
-                       grid_vertex(g, r + 1, c + 1)};
-  for (int a = 0; a < 2; ++a) {
-    float lo = load_readonly(v[0] + a), hi = lo;
-    for (int k = 1; k < 4; ++k) {
-      const float w = load_readonly(v[k] + a);
-      lo = w < lo ? w : lo;
-      hi = w > hi ? w : hi;
-    }
-    const float p = a == 0 ? x : y;
-    if (!(p >= lo && p <= hi)) return false;
-  }
-  return true;
+  float lo, hi;
+  grid_cell_extent(g, r, c, 0, &lo, &hi);
+  if (!(x >= lo && x <= hi)) return false;
+  grid_cell_extent(g, r, c, 1, &lo, &hi);
+  return y >= lo && y <= hi;
 }
 
 }  // namespace detail
