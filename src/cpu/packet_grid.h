@@ -35,10 +35,10 @@ inline LaneF lane_plane_t(const float* planes, uint32_t k, float org, const Lane
   return (load_readonly(planes + k) - org) * inv;
 }
 
-// grid_box_hit's robust box test, lane by lane, for the lanes `lanes`: a node of z range [zmin, zmax]
-// from its x and y slabs' interval [near_xy, far_xy] within [tmin, best_t] (slab_near_far of x, y and tmin, tmax in z's
-// place): slab_near_far takes the slabs one after the other, and tmin, tmax in z's place change nothing, so the z slab
-// taken after them gives the same bits.
+// grid_box_hit's robust box test, lane by lane, for the lanes `lanes`, of a node whose z range is
+// [zmin, zmax] and whose x and y slabs give [near_xy, far_xy] (slab_near_far with tmin and best_t in
+// z's place). slab_near_far takes the slabs one after the other and tmin, best_t in z's place change
+// nothing, so taking the z slab after them gives its bits.
 inline LaneBits packet_grid_box_z(const Packet& p, float zmin, float zmax, const LaneF& near_xy, const LaneF& far_xy,
                                   LaneBits lanes, LaneF* entry) {
   const bool neg_z = p.near_z != 0;
