@@ -140,8 +140,8 @@ inline void packet_grid_cell(const GridView& g, uint32_t ix, uint32_t iy, LaneBi
   LaneF X[4], Y[4], Z[4];
   for (int k = 0; k < 4; ++k) packet_shear_corner<kUniform>(*p, corners[k], &X[k], &Y[k], &Z[k]);
   const uint32_t first = 2 * (iy * g.cells_x + ix);
-  packet_test_triangle(X, Y, Z, 0, 1, 2, first, lanes, p);
-  packet_test_triangle(X, Y, Z, 0, 1, 3, first + 1, lanes, p);
+  packet_test_triangle(X[0], Y[0], Z[0], X[1], Y[1], Z[1], X[2], Y[2], Z[2], first, lanes, p);
+  packet_test_triangle(X[0], Y[0], Z[0], X[1], Y[1], Z[1], X[3], Y[3], Z[3], first + 1, lanes, p);
 }
 
 // The order in which a level-1 node's cells k = a + 2b (cols x rows of them) are visited by lanes
@@ -196,16 +196,14 @@ inline uint32_t packet_grid_children(const GridMeshView& g, const Packet& p, uin
 // The cells of node (1, i, j) for the lanes `lanes` that entered it, as grid_walk visits them: their
 // boxes tested at once (packet_grid_children), then each cell a lane enters within its closest hit so
 // far, nearest first by the lanes' shared direction signs (the order only matters for speed):
-// prepare(cols, rows) once where any is entered, then test(a, b, lanes) for cell (2i + a, 2j + b).
-template <class View, class Prepare, class Test>
-inline void packet_visit_cells(const View& g, uint32_t i, uint32_t j, LaneBits lanes, Packet* p, Prepare&& prepare,
-                               Test&& test) {
+// test(a, b, lanes) for cell (2i + a, 2j + b).
+template <class View, class Test>
+inline void packet_visit_cells(const View& g, uint32_t i, uint32_t j, LaneBits lanes, Packet* p, Test&& test) {
   LaneBits cell_lanes[4];
   LaneF entry[4];
   const uint32_t mask = packet_grid_children(g, *p, 1, i, j, lanes, cell_lanes, entry);
   if (!mask) return;
   const uint32_t cols = 2 * i + 1 < g.cells_x ? 2 : 1, rows = 2 * j + 1 < g.cells_y ? 2 : 1;
-  prepare(cols, rows);
   uint32_t order[4];
   near_first_cells(*p, lanes, cols, rows, order);
   for (uint32_t n = 0; n < 4; ++n) {
@@ -222,24 +220,24 @@ template <bool kUniform>
 inline void packet_grid_cells(const GridView& g, uint32_t i, uint32_t j, LaneBits lanes, Packet* p) {
   const uint32_t ci = 2 * i, cj = 2 * j;
   LaneF X[3][3], Y[3][3], Z[3][3];
-  const auto shear = [&](uint32_t cols, uint32_t rows) {
-    for (uint32_t b = 0; b <= rows; ++b)
-      for (uint32_t a = 0; a <= cols; ++a) {
-        const float corner[3] = {load_readonly(g.xs + ci + a), load_readonly(g.ys + cj + b),
-                                 detail::grid_z(g, ci + a, cj + b)};
-        packet_shear_corner<kUniform>(*p, corner, &X[b][a], &Y[b][a], &Z[b][a]);
-      }
+  uint32_t sheared = 0;  // bit 3b + a: corner (a, b) is in X, Y, Z
+  const auto corner = [&](uint32_t a, uint32_t b) {
+    if (sheared >> (3 * b + a) & 1u) return;
+    sheared |= 1u << (3 * b + a);
+    const float c[3] = {load_readonly(g.xs + ci + a), load_readonly(g.ys + cj + b), detail::grid_z(g, ci + a, cj + b)};
+    packet_shear_corner<kUniform>(*p, c, &X[b][a], &Y[b][a], &Z[b][a]);
   };
   const auto cell = [&](uint32_t a, uint32_t b, LaneBits in) {
-    // Cell (ci + a, cj + b): (s00, s11, s10) and (s00, s11, s01).
-    const LaneF cx[4] = {X[b][a], X[b + 1][a + 1], X[b][a + 1], X[b + 1][a]};
-    const LaneF cy[4] = {Y[b][a], Y[b + 1][a + 1], Y[b][a + 1], Y[b + 1][a]};
-    const LaneF cz[4] = {Z[b][a], Z[b + 1][a + 1], Z[b][a + 1], Z[b + 1][a]};
+    // Cell (ci + a, cj + b): (s00, s11, s10) and (s00, s11, s01), its corners sheared once for the
+    // cells that share them.
+    corner(a, b), corner(a + 1, b + 1), corner(a + 1, b), corner(a, b + 1);
     const uint32_t id = 2 * ((cj + b) * g.cells_x + ci + a);
-    packet_test_triangle(cx, cy, cz, 0, 1, 2, id, in, p);
-    packet_test_triangle(cx, cy, cz, 0, 1, 3, id + 1, in, p);
+    packet_test_triangle(X[b][a], Y[b][a], Z[b][a], X[b + 1][a + 1], Y[b + 1][a + 1], Z[b + 1][a + 1], X[b][a + 1],
+                         Y[b][a + 1], Z[b][a + 1], id, in, p);
+    packet_test_triangle(X[b][a], Y[b][a], Z[b][a], X[b + 1][a + 1], Y[b + 1][a + 1], Z[b + 1][a + 1], X[b + 1][a],
+                         Y[b + 1][a], Z[b + 1][a], id + 1, in, p);
   };
-  packet_visit_cells(g, i, j, lanes, p, shear, cell);
+  packet_visit_cells(g, i, j, lanes, p, cell);
 }
 
 // ---- A grid-topology mesh's cells ----
@@ -257,16 +255,16 @@ inline void packet_grid_cell(const GridMeshView& g, uint32_t r, uint32_t c, Lane
   }
   const uint32_t first = 2 * (r * g.cells_y + c);
   const uint32_t skip = g.zero_area ? load_readonly(g.zero_area + first / 32) >> (first % 32) : 0u;
-  if (!(skip & 1u)) packet_test_triangle(X, Y, Z, 0, 1, 2, first, lanes, p);
-  if (!(skip & 2u)) packet_test_triangle(X, Y, Z, 0, 3, 1, first + 1, lanes, p);
+  if (!(skip & 1u)) packet_test_triangle(X[0], Y[0], Z[0], X[1], Y[1], Z[1], X[2], Y[2], Z[2], first, lanes, p);
+  if (!(skip & 2u)) packet_test_triangle(X[0], Y[0], Z[0], X[3], Y[3], Z[3], X[1], Y[1], Z[1], first + 1, lanes, p);
 }
 
 // A mesh's level-1 node: its cells (packet_visit_cells), each through packet_grid_cell.
 template <bool kUniform>
 inline void packet_grid_cells(const GridMeshView& g, uint32_t i, uint32_t j, LaneBits lanes, Packet* p) {
-  packet_visit_cells(
-      g, i, j, lanes, p, [](uint32_t, uint32_t) {},
-      [&](uint32_t a, uint32_t b, LaneBits in) { packet_grid_cell<kUniform>(g, 2 * i + a, 2 * j + b, in, p); });
+  packet_visit_cells(g, i, j, lanes, p, [&](uint32_t a, uint32_t b, LaneBits in) {
+    packet_grid_cell<kUniform>(g, 2 * i + a, 2 * j + b, in, p);
+  });
 }
 
 // ---- The walk, for either kind (View: GridView or GridMeshView) ----

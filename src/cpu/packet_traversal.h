@@ -93,14 +93,14 @@ __attribute__((always_inline)) inline void packet_shear_corner(const Packet& p, 
   }
 }
 
-// The watertight test (ray_triangle.h) of the triangle with sheared corners a, b, c (indices into
-// X, Y, Z) and input id `id` for the lanes `lanes`, through its steps over lanes; a lane takes the
-// hit where it is in [tmin, best_t], and closer, or as close with a lower id (intersect_leaf()).
-__attribute__((always_inline)) inline void packet_test_triangle(const LaneF* X, const LaneF* Y, const LaneF* Z,
-                                                                uint32_t ia, uint32_t ib, uint32_t ic, uint32_t id,
-                                                                LaneBits lanes, Packet* p) {
+// The watertight test (ray_triangle.h) of the triangle whose corners, sheared, are A, B, C (x, y
+// and z per lane), input id `id`, for the lanes `lanes`, through its steps over lanes; a lane takes
+// the hit where it is in [tmin, best_t], and closer, or as close with a lower id (intersect_leaf()).
+__attribute__((always_inline)) inline void packet_test_triangle(const LaneF& Ax, const LaneF& Ay, const LaneF& Az,
+                                                                const LaneF& Bx, const LaneF& By, const LaneF& Bz,
+                                                                const LaneF& Cx, const LaneF& Cy, const LaneF& Cz,
+                                                                uint32_t id, LaneBits lanes, Packet* p) {
   const LaneF zero = splat(0.0f);
-  const LaneF &Ax = X[ia], &Ay = Y[ia], &Bx = X[ib], &By = Y[ib], &Cx = X[ic], &Cy = Y[ic];
   LaneF U, V, W;
   edge_functions(Ax, Ay, Bx, By, Cx, Cy, &U, &V, &W);
   LaneBits on_edge = (eq_bits(U, zero) | eq_bits(V, zero) | eq_bits(W, zero)) & lanes;
@@ -117,7 +117,7 @@ __attribute__((always_inline)) inline void packet_test_triangle(const LaneF* X, 
   LaneBits hit = ~outside & ne_bits(det, zero) & lanes;
   // No branch on `hit` from here: whether any lane is inside is as good as random, and a
   // mispredicted branch costs more than the division (cpu-design-decisions-2026-11-30.md).
-  const LaneF t = hit_numerator(U, V, W, Z[ia], Z[ib], Z[ic]) / det;
+  const LaneF t = hit_numerator(U, V, W, Az, Bz, Cz) / det;
   const LaneU ids = LaneU{} + id;
   hit &= le_bits(p->tmin, t) & le_bits(t, p->best_t) & lt_bits(t, splat(__builtin_inff())) &
          (lt_bits(t, p->best_t) | bits_of(ids < p->best_id));
@@ -147,8 +147,8 @@ __attribute__((always_inline)) inline void packet_intersect_leaf(const BvhView& 
   }
   for (uint32_t i = 0; i < block.triangles; ++i) {
     const uint32_t corners = block.corners[i];
-    packet_test_triangle(X, Y, Z, corner_index(corners, 0), corner_index(corners, 1), corner_index(corners, 2),
-                         block.ids[i], lanes, p);
+    const uint32_t a = corner_index(corners, 0), b = corner_index(corners, 1), c = corner_index(corners, 2);
+    packet_test_triangle(X[a], Y[a], Z[a], X[b], Y[b], Z[b], X[c], Y[c], Z[c], block.ids[i], lanes, p);
   }
 }
 
