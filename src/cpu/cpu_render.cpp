@@ -16,15 +16,28 @@ struct Run {
   std::atomic<uint32_t> bad_envs{0};
 };
 
+// Tile t (a camera's, or a pattern's as a one-row camera) over the run's terrain of the kind
+// Terrain: in SIMD packets where the run has them for that kind, else pixel by pixel.
+template <class Terrain>
+uint64_t trace_tile_of(const Run& run, const PacketTile& t) {
+  const TerrainView& terrain = run.job->terrain;
+  if constexpr (std::is_same<Terrain, BvhTerrain>::value) return trace_tile(t, run.packet_fn);
+  if constexpr (std::is_same<Terrain, GridTerrain>::value)
+    if (run.grid_fns.grid) return run.grid_fns.grid(t, terrain.grid);
+  if constexpr (std::is_same<Terrain, GridMeshTerrain>::value)
+    if (run.grid_fns.grid_mesh) return run.grid_fns.grid_mesh(t, terrain.grid_mesh);
+  return trace_tile_pixels<Terrain>(t, view_of(Terrain{}, terrain));
+}
+
 // Pixels [u0, u1) x [v0, v1) (at most a tile) of env `env`'s camera image traced into `image`, whose
 // first element is pixel (image_u0, image_v0), `image_stride` wide, with the depth parameters `dp`.
 // With per-env intrinsics the tile's rays are made here from the env's own (make_template_ray: the
 // bits of a sensor built with them). `instances`: the env's (null: none); `ids` (or null): the
-// instance each pixel hit, laid out as image. The terrain is of the kind F::Terrain: a BVH's and a
-// grid's camera tiles go to the packets where the run has them. A pattern's rays (F::pattern: `camera`
-// is the env's aligned frame) go through the camera stage one by one, or, where they are a one-row
-// camera's (pattern_as_camera: one origin, directions turning with the frame, distances) over a
-// BVH, to the packets too.
+// instance each pixel hit, laid out as image. The terrain is of the kind F::Terrain; its camera
+// tiles go to the packets where the run has them (trace_tile_of). A pattern's rays (F::pattern:
+// `camera` is the env's aligned frame) go through the camera stage one by one, or, where they are a
+// one-row camera's (pattern_as_camera: one origin, directions turning with the frame, distances),
+// as a camera's tile too.
 template <class F>
 uint64_t trace(const Run& run, uint32_t env, const RigidTransform& camera, const Intrinsics& k, const DepthParams& dp,
                const EnvInstances* instances, uint32_t u0, uint32_t v0, uint32_t u1, uint32_t v1, float* image,
@@ -33,17 +46,16 @@ uint64_t trace(const Run& run, uint32_t env, const RigidTransform& camera, const
   constexpr bool kBvh = std::is_same<Terrain, BvhTerrain>::value;
   const CpuRenderJob& job = *run.job;
   const PipelineParams& p = *job.params;
+  const BvhView bvh = kBvh ? job.terrain.bvh : BvhView{};  // the BVH packets' (tile.bvh)
   if constexpr (F::pattern) {
-    if constexpr (kBvh) {
-      // One origin, directions turning with the frame, distances: the pattern's directions are a
-      // one-row camera template at `camera`, traced as SIMD packets (the same bits:
-      // pattern_world_ray makes its rays with make_pixel_ray's operations).
-      if (pattern_as_camera(p.pattern) && !wants_hit_details(job.call)) {
-        PacketTile t{job.terrain.bvh, u0,       v0,       u1,           v1,     job.rays, 0,         0,  p.cam_w,
-                     image,           image_u0, image_v0, image_stride, camera, &dp,      instances, ids};
-        t.pinhole = false;  // a pattern's neighbours are not a pinhole's: no culling by the tile's corners
-        return trace_tile(t, run.packet_fn);
-      }
+    // One origin, directions turning with the frame, distances: the pattern's directions are a
+    // one-row camera template at `camera`, traced as a camera's tile (the same bits:
+    // pattern_world_ray makes its rays with make_pixel_ray's operations), in SIMD packets where the run has them.
+    if (pattern_as_camera(p.pattern) && !wants_hit_details(job.call)) {
+      PacketTile t{bvh,   u0,       v0,       u1,           v1,     job.rays, 0,         0,  p.cam_w,
+                   image, image_u0, image_v0, image_stride, camera, &dp,      instances, ids};
+      t.pinhole = false;  // a pattern's neighbours are not a pinhole's: no culling by the tile's corners
+      return trace_tile_of<Terrain>(run, t);
     }
     uint64_t overflows = 0;
     const typename Terrain::View& terrain = view_of(Terrain{}, job.terrain);
@@ -66,7 +78,6 @@ uint64_t trace(const Run& run, uint32_t env, const RigidTransform& camera, const
     return overflows;
   }
   TemplateRay own[kCpuTileSize * kCpuTileSize];
-  const BvhView bvh = kBvh ? job.terrain.bvh : BvhView{};  // the packets' (a grid's tiles go pixel by pixel)
   PacketTile t{bvh,   u0,       v0,       u1,           v1,     job.rays, 0,         0,  p.cam_w,
                image, image_u0, image_v0, image_stride, camera, &dp,      instances, ids};
   if (job.call.intrinsics) {
@@ -79,12 +90,7 @@ uint64_t trace(const Run& run, uint32_t env, const RigidTransform& camera, const
     t.rays_v0 = v0;
     t.rays_stride = kCpuTileSize;
   }
-  if constexpr (kBvh) return trace_tile(t, run.packet_fn);
-  if constexpr (std::is_same<Terrain, GridTerrain>::value)
-    if (run.grid_fns.grid) return run.grid_fns.grid(t, job.terrain.grid);
-  if constexpr (std::is_same<Terrain, GridMeshTerrain>::value)
-    if (run.grid_fns.grid_mesh) return run.grid_fns.grid_mesh(t, job.terrain.grid_mesh);
-  return trace_tile_pixels<Terrain>(t, view_of(Terrain{}, job.terrain));
+  return trace_tile_of<Terrain>(run, t);
 }
 
 // Tile `tile` of the run's area: pixels [*u0, *u1) x [*v0, *v1).

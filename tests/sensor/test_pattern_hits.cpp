@@ -302,7 +302,8 @@ TEST_CASE("a pattern sensor holds nothing per env, and its output goes through t
 TEST_CASE("a LiDAR traced as SIMD packets gives the scalar path's bits on every CPU path and thread count") {
   // One origin, directions turning with the frame, distances: the CPU traces such a sensor's rays
   // as a one-row camera (SIMD packets); through instances too, whose culling by the tile's corners
-  // a pattern's neighbours must not get. Every path and thread count gives the same bits.
+  // a pattern's neighbours must not get. Every path and thread count gives the same bits, over a
+  // BVH terrain and over a height field's grid (whose packets are cpu/packet_grid.h's).
   const std::string path =
       std::string(std::getenv("WR_SOURCE_DIR") ? std::getenv("WR_SOURCE_DIR") : ".") + "/assets/parkour_small.obj";
   // Small boxes (4 cm) 3 m along the middle ray of a tile of 8 rays spanning 70 degrees of azimuth
@@ -316,79 +317,102 @@ TEST_CASE("a LiDAR traced as SIMD packets gives the scalar path's bits on every 
   const uint32_t num_envs = 5, slots = 3, rays = lidar.size();
   std::vector<float> starts, dirs;
   lidar.rays(&starts, &dirs);
-  std::vector<float> reference;
-  for (const uint32_t threads : {1u, 2u})
-    for (const wr_cpu_path cpu_path : {WR_CPU_PATH_SCALAR, WR_CPU_PATH_AVX2, WR_CPU_PATH_AVX512})
-      for (const wr_yaw_rule rule : {WR_YAW_MJLAB, WR_YAW_ISAACLAB}) {
-        Handles h;
-        REQUIRE(wr_context_create_cpu(threads, &h.context) == WR_SUCCESS);
-        if (wr_context_set_cpu_path(h.context, cpu_path) != WR_SUCCESS) continue;  // not this CPU's
-        wr_scene terrain = nullptr, proto = nullptr;
-        REQUIRE(wr_scene_load_obj(h.context, path.c_str(), &terrain) == WR_SUCCESS);
-        REQUIRE(wr_scene_create(h.context, box, 8, faces, 12, &proto) == WR_SUCCESS);
-        const uint32_t slot_prototypes[] = {0, 0, 0};
-        wr_instanced_scene_desc sd;
-        wr_instanced_scene_desc_init(&sd);
-        sd.terrain = terrain;
-        sd.prototypes = &proto;
-        sd.num_prototypes = 1;
-        sd.slot_prototypes = slot_prototypes;
-        sd.num_slots = slots;
-        REQUIRE(wr_scene_create_instanced(h.context, &sd, &h.scene) == WR_SUCCESS);
-        float lo[3], hi[3];
-        REQUIRE(wr_scene_bounds(terrain, lo, hi) == WR_SUCCESS);
-        wr_scene_release(terrain);
-        wr_scene_release(proto);
-        // Level bodies, any heading: base and mjlab's yaw alignment give them the same rays.
-        std::vector<float> poses = body_poses(num_envs, lo, hi, 12);
-        for (uint32_t e = 0; e < num_envs; ++e) {
-          const float yaw = 0.9f * float(e);
-          std::copy_n(std::array<float, 4>{std::cos(yaw / 2), 0, 0, std::sin(yaw / 2)}.data(), 4, &poses[7 * e + 3]);
-        }
-        std::vector<float> slot_poses;  // box k on ray 8 k + 4 (the middle of tile k) of the pattern
-        for (uint32_t e = 0; e < num_envs; ++e) {
-          const float yaw = 0.9f * float(e), cy = std::cos(yaw), sy = std::sin(yaw);
-          for (uint32_t k = 0; k < slots; ++k) {
-            const float* d = &dirs[3 * (8 * k + 4)];
-            const float wx = cy * d[0] - sy * d[1], wy = sy * d[0] + cy * d[1];
-            slot_poses.insert(slot_poses.end(), {poses[7 * e] + 3.0f * wx, poses[7 * e + 1] + 3.0f * wy,
-                                                 poses[7 * e + 2] + 0.1f + 3.0f * d[2], 1, 0, 0, 0});
-          }
-        }
-        for (const wr_ray_alignment alignment : {WR_ALIGN_BASE, WR_ALIGN_YAW}) {
-          wr_ray_sensor_desc d;
-          wr_ray_sensor_desc_init(&d);
-          d.alignment = alignment;
-          d.yaw_rule = rule;
-          d.mount_position[2] = 0.1f;
-          d.max_distance = 25.0f;
-          wr_sensor s = nullptr;
-          REQUIRE(wr_sensor_create_pattern(h.scene, lidar.p, &d, nullptr, num_envs, &s) == WR_SUCCESS);
-          std::vector<float> out(size_t(num_envs) * rays);
-          std::vector<uint32_t> ids(out.size());
-          wr_render_args a;
-          wr_render_args_init(&a);
-          a.body_poses = poses.data();
-          a.instance_poses = slot_poses.data();
-          a.out = out.data();
-          a.out_bytes = out.size() * sizeof(float);
-          a.instance_ids = ids.data();
-          REQUIRE(wr_sensor_render_ex(s, &a) == WR_SUCCESS);
-          wr_sensor_release(s);
-          std::vector<float> got(out);
-          for (uint32_t id : ids) got.push_back(float(id == UINT32_MAX ? -1.0 : id));
-          const size_t at = (size_t(rule) * 2 + size_t(alignment)) * got.size();
-          if (reference.size() < at + got.size()) reference.resize(at + got.size(), kNaN);
-          INFO(threads << " threads, path " << int(cpu_path) << ", yaw rule " << int(rule) << ", alignment "
-                       << int(alignment));
-          if (std::isnan(reference[at])) {  // the first path: the scalar one, one thread
-            std::copy(got.begin(), got.end(), reference.begin() + long(at));
-            size_t seen = 0;
-            for (uint32_t id : ids) seen += id != UINT32_MAX;
-            CHECK(seen > 0);  // the boxes are hit: equality means something
+  std::vector<float> references[2];  // the BVH terrain's, the grid's
+  // The grid: rolling ground with steps, 0.1 m cells over 6 x 5 m.
+  const uint32_t gx = 61, gy = 51;
+  std::vector<float> heights(size_t(gx) * gy);
+  for (uint32_t iy = 0; iy < gy; ++iy)
+    for (uint32_t ix = 0; ix < gx; ++ix)
+      heights[size_t(iy) * gx + ix] =
+          0.2f * std::sin(0.3f * float(ix)) * std::cos(0.2f * float(iy)) + 0.1f * float(ix / 12);
+  for (const bool grid : {false, true})
+    for (const uint32_t threads : {1u, 2u})
+      for (const wr_cpu_path cpu_path : {WR_CPU_PATH_SCALAR, WR_CPU_PATH_AVX2, WR_CPU_PATH_AVX512})
+        for (const wr_yaw_rule rule : {WR_YAW_MJLAB, WR_YAW_ISAACLAB}) {
+          std::vector<float>& reference = references[grid];
+          Handles h;
+          REQUIRE(wr_context_create_cpu(threads, &h.context) == WR_SUCCESS);
+          if (wr_context_set_cpu_path(h.context, cpu_path) != WR_SUCCESS) continue;  // not this CPU's
+          wr_scene terrain = nullptr, proto = nullptr;
+          if (grid) {
+            wr_heightfield_desc hd;
+            wr_heightfield_desc_init(&hd);
+            hd.heights = heights.data();
+            hd.num_x = gx, hd.num_y = gy;
+            hd.spacing_x = hd.spacing_y = 0.1f;
+            hd.terrain = WR_TERRAIN_GRID;
+            REQUIRE(wr_scene_create_heightfield(h.context, &hd, &terrain) == WR_SUCCESS);
           } else {
-            for (size_t i = 0; i < got.size(); ++i) CHECK(same_bits(got[i], reference[at + i]));
+            REQUIRE(wr_scene_load_obj(h.context, path.c_str(), &terrain) == WR_SUCCESS);
+          }
+          REQUIRE(wr_scene_create(h.context, box, 8, faces, 12, &proto) == WR_SUCCESS);
+          const uint32_t slot_prototypes[] = {0, 0, 0};
+          wr_instanced_scene_desc sd;
+          wr_instanced_scene_desc_init(&sd);
+          sd.terrain = terrain;
+          sd.prototypes = &proto;
+          sd.num_prototypes = 1;
+          sd.slot_prototypes = slot_prototypes;
+          sd.num_slots = slots;
+          REQUIRE(wr_scene_create_instanced(h.context, &sd, &h.scene) == WR_SUCCESS);
+          float lo[3], hi[3];
+          REQUIRE(wr_scene_bounds(terrain, lo, hi) == WR_SUCCESS);
+          wr_scene_release(terrain);
+          wr_scene_release(proto);
+          // Level bodies, any heading: base and mjlab's yaw alignment give them the same rays.
+          std::vector<float> poses = body_poses(num_envs, lo, hi, 12);
+          for (uint32_t e = 0; e < num_envs; ++e) {
+            const float yaw = 0.9f * float(e);
+            std::copy_n(std::array<float, 4>{std::cos(yaw / 2), 0, 0, std::sin(yaw / 2)}.data(), 4, &poses[7 * e + 3]);
+          }
+          std::vector<float> slot_poses;  // box k on ray 8 k + 4 (the middle of tile k) of the pattern
+          for (uint32_t e = 0; e < num_envs; ++e) {
+            const float yaw = 0.9f * float(e), cy = std::cos(yaw), sy = std::sin(yaw);
+            for (uint32_t k = 0; k < slots; ++k) {
+              const float* d = &dirs[3 * (8 * k + 4)];
+              const float wx = cy * d[0] - sy * d[1], wy = sy * d[0] + cy * d[1];
+              slot_poses.insert(slot_poses.end(), {poses[7 * e] + 3.0f * wx, poses[7 * e + 1] + 3.0f * wy,
+                                                   poses[7 * e + 2] + 0.1f + 3.0f * d[2], 1, 0, 0, 0});
+            }
+          }
+          for (const wr_ray_alignment alignment : {WR_ALIGN_BASE, WR_ALIGN_YAW}) {
+            wr_ray_sensor_desc d;
+            wr_ray_sensor_desc_init(&d);
+            d.alignment = alignment;
+            d.yaw_rule = rule;
+            d.mount_position[2] = 0.1f;
+            d.max_distance = 25.0f;
+            wr_sensor s = nullptr;
+            REQUIRE(wr_sensor_create_pattern(h.scene, lidar.p, &d, nullptr, num_envs, &s) == WR_SUCCESS);
+            std::vector<float> out(size_t(num_envs) * rays);
+            std::vector<uint32_t> ids(out.size());
+            wr_render_args a;
+            wr_render_args_init(&a);
+            a.body_poses = poses.data();
+            a.instance_poses = slot_poses.data();
+            a.out = out.data();
+            a.out_bytes = out.size() * sizeof(float);
+            a.instance_ids = ids.data();
+            REQUIRE(wr_sensor_render_ex(s, &a) == WR_SUCCESS);
+            wr_sensor_release(s);
+            std::vector<float> got(out);
+            for (uint32_t id : ids) got.push_back(float(id == UINT32_MAX ? -1.0 : id));
+            const size_t at = (size_t(rule) * 2 + size_t(alignment)) * got.size();
+            if (reference.size() < at + got.size()) reference.resize(at + got.size(), kNaN);
+            INFO((grid ? "grid" : "BVH") << ", " << threads << " threads, path " << int(cpu_path) << ", yaw rule "
+                                         << int(rule) << ", alignment " << int(alignment));
+            if (std::isnan(reference[at])) {  // the first path: the scalar one, one thread
+              std::copy(got.begin(), got.end(), reference.begin() + long(at));
+              size_t seen = 0, ground = 0;
+              for (uint32_t id : ids) seen += id != UINT32_MAX;
+              for (size_t i = 0; i < out.size(); ++i) ground += std::isfinite(out[i]) && ids[i] == UINT32_MAX;
+              // Equality means something: the terrain is hit, and over the BVH terrain the boxes
+              // (where the grid's rolling ground may hide them).
+              CHECK(ground > out.size() / 4);
+              if (!grid) CHECK(seen > 0);
+            } else {
+              for (size_t i = 0; i < got.size(); ++i) CHECK(same_bits(got[i], reference[at + i]));
+            }
           }
         }
-      }
 }
