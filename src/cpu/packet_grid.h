@@ -215,22 +215,21 @@ inline void packet_visit_cells(const View& g, uint32_t i, uint32_t j, LaneBits l
 }
 
 // A height field's level-1 node: its cells (packet_visit_cells), the (up to) 3 x 3 corners sheared
-// once for the cells that share them, each cell's two triangles as packet_grid_cell tests them.
+// once for the cells that share them (all up front: shearing each when a cell first needs it measured
+// slower), each cell's two triangles as packet_grid_cell tests them.
 template <bool kUniform>
 inline void packet_grid_cells(const GridView& g, uint32_t i, uint32_t j, LaneBits lanes, Packet* p) {
   const uint32_t ci = 2 * i, cj = 2 * j;
   LaneF X[3][3], Y[3][3], Z[3][3];
-  uint32_t sheared = 0;  // bit 3b + a: corner (a, b) is in X, Y, Z
-  const auto corner = [&](uint32_t a, uint32_t b) {
-    if (sheared >> (3 * b + a) & 1u) return;
-    sheared |= 1u << (3 * b + a);
-    const float c[3] = {load_readonly(g.xs + ci + a), load_readonly(g.ys + cj + b), detail::grid_z(g, ci + a, cj + b)};
-    packet_shear_corner<kUniform>(*p, c, &X[b][a], &Y[b][a], &Z[b][a]);
-  };
+  const uint32_t cols = ci + 1 < g.cells_x ? 2 : 1, rows = cj + 1 < g.cells_y ? 2 : 1;
+  for (uint32_t b = 0; b <= rows; ++b)
+    for (uint32_t a = 0; a <= cols; ++a) {
+      const float c[3] = {load_readonly(g.xs + ci + a), load_readonly(g.ys + cj + b),
+                          detail::grid_z(g, ci + a, cj + b)};
+      packet_shear_corner<kUniform>(*p, c, &X[b][a], &Y[b][a], &Z[b][a]);
+    }
   const auto cell = [&](uint32_t a, uint32_t b, LaneBits in) {
-    // Cell (ci + a, cj + b): (s00, s11, s10) and (s00, s11, s01), its corners sheared once for the
-    // cells that share them.
-    corner(a, b), corner(a + 1, b + 1), corner(a + 1, b), corner(a, b + 1);
+    // Cell (ci + a, cj + b): (s00, s11, s10) and (s00, s11, s01).
     const uint32_t id = 2 * ((cj + b) * g.cells_x + ci + a);
     packet_test_triangle(X[b][a], Y[b][a], Z[b][a], X[b + 1][a + 1], Y[b + 1][a + 1], Z[b + 1][a + 1], X[b][a + 1],
                          Y[b][a + 1], Z[b][a + 1], id, in, p);
