@@ -215,11 +215,12 @@ class Scene {
   // Python package keeps it in its own wr::Scene. Slots, groups and pose fills keep working.
   wr_scene release_handle() noexcept { return std::exchange(scene_, nullptr); }
   uint32_t num_slots() const { return static_cast<uint32_t>(slots_.size()); }
-  uint32_t num_prototypes() const { return num_prototypes_; }
+  uint32_t num_prototypes() const { return num_prototypes_; }  // the slots' (the global instance's not counted)
   const std::vector<Slot>& slots() const { return slots_; }
   int slot_geom(uint32_t slot) const { return slots_.at(slot).geom; }
-  // Number of static geoms merged into the terrain, and its triangles (a model without static
-  // geoms gets one zero-area triangle, never hit: wr_scene_create needs one).
+  // Number of static geoms in the terrain, and its triangles (a model without static geoms gets one
+  // zero-area triangle, never hit: wr_scene_create needs one). With the grid (grid_geom() >= 0):
+  // the grid's triangles with its base's, and those of the static geoms in the global instance.
   uint32_t num_static_geoms() const { return num_static_geoms_; }
   uint64_t num_terrain_triangles() const { return num_terrain_triangles_; }
   // SceneOptions::terrain = WR_TERRAIN_GRID: the hfield geom traced as the grid, else -1.
