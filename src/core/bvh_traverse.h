@@ -25,13 +25,18 @@ namespace wr {
 constexpr int kTraversalStackSize = 64;
 
 // What a traversal did, iteration by iteration, for tools that model its cost on a GPU
-// (wr-warp-model replays a warp's 32 rays in lockstep): each iteration of the loop
+// (wr-warp-model replays a warp's 32 rays in lockstep): each iteration of the BVH's loop
 // visits either one inner node (both children's boxes tested) or one leaf (its triangles
-// tested). The default probe does nothing and compiles away (the kernel's PTX is the same with
-// or without this hook).
+// tested). A grid's walk (grid_terrain.h) reports a node's own box test as inner_node, a cell as
+// a leaf of its triangles, and its own two kinds of iteration: a node's children tested at once
+// (grid_children, with the node's level) and a climb to the level above (grid_climb). The
+// default probe does nothing and compiles away (the kernels' PTX is the same with or without
+// this hook).
 struct NoTraversalProbe {
   WR_HD void inner_node() const {}
   WR_HD void leaf(uint32_t /*triangles*/) const {}
+  WR_HD void grid_children(uint32_t /*level*/) const {}
+  WR_HD void grid_climb() const {}
 };
 
 struct TraceResult {

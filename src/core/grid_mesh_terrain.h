@@ -170,9 +170,10 @@ WR_HD bool grid_cell_holds(const GridMeshView& g, uint32_t r, uint32_t c, float 
 
 // Nearest hit of org + t dir, t in [tmin, tmax], among the mesh's triangles: what
 // trace_closest_hit gives over the same triangles in a BVH. The walk starts from the cells the
-// ray's part inside the mesh's box can meet (grid_walk_cells).
-template <class Variant, int kStackSize = kTraversalStackSize>
-WR_HD TraceResult trace_terrain(GridMeshTerrain, const GridMeshView& g, Vec3 org, Vec3 dir, float tmin, float tmax) {
+// ray's part inside the mesh's box can meet (grid_walk_cells). `probe`: as the height field's.
+template <class Variant, int kStackSize = kTraversalStackSize, class Probe = NoTraversalProbe>
+WR_HD TraceResult trace_terrain(GridMeshTerrain, const GridMeshView& g, Vec3 org, Vec3 dir, float tmin, float tmax,
+                                const Probe& probe = Probe()) {
   TraceResult best{tmax, kInvalidIndex, false, NodeLink{0, 0}};
   const RayBox rb = make_ray_box(org, dir);
   float bmin[3], bmax[3], span[4];
@@ -188,12 +189,16 @@ WR_HD TraceResult trace_terrain(GridMeshTerrain, const GridMeshView& g, Vec3 org
   // accepts only a triangle that holds the point, and that triangle's cell box holds it too).
   if (dir.x == 0.0f && dir.y == 0.0f && (ih - il + 1) * (jh - jl + 1) <= 16) {
     for (uint32_t i = il; i <= ih; ++i)
-      for (uint32_t j = jl; j <= jh; ++j)
-        if (detail::grid_cell_holds(g, i, j, org.x, org.y))
+      for (uint32_t j = jl; j <= jh; ++j) {
+        probe.inner_node();  // the cell's x-y box
+        if (detail::grid_cell_holds(g, i, j, org.x, org.y)) {
+          probe.leaf(2);
           detail::GridOps<GridMeshView>::cell(g, rt, i, j, tmin, &best);
+        }
+      }
     return best;
   }
-  detail::grid_walk_cells<Variant>(g, rb, rt, tmin, g.top, il, ih, jl, jh, &best);
+  detail::grid_walk_cells<Variant>(g, rb, rt, tmin, g.top, il, ih, jl, jh, &best, probe);
   return best;
 }
 

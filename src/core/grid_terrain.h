@@ -270,12 +270,14 @@ struct GridOps<GridView> {
 // (grid_mesh_terrain.h), through its GridOps. A node's children are tested at once and visited nearest entry first; a
 // child whose entry lies beyond the closest hit found since is dropped (as a BVH's stack entry is). The children still
 // to visit are kept per level, at most kMaxGridLevels - 1 levels of 28 bytes.
-template <class Variant, class View>
+template <class Variant, class View, class Probe>
 WR_HD void grid_walk(const View& g, const RayBox& rb, const RayTriangle& rt, float tmin, uint32_t start_level,
-                     uint32_t start_i, uint32_t start_j, TraceResult* best) {
+                     uint32_t start_i, uint32_t start_j, TraceResult* best, const Probe& probe) {
   float entry;
+  probe.inner_node();
   if (!GridOps<View>::template node_hit<Variant>(g, rb, start_level, start_i, start_j, tmin, best->t, &entry)) return;
   if (start_level == 0) {
+    probe.leaf(2);
     GridOps<View>::cell(g, rt, start_i, start_j, tmin, best);
     return;
   }
@@ -286,6 +288,7 @@ WR_HD void grid_walk(const View& g, const RayBox& rb, const RayTriangle& rt, flo
   Pending pending[kMaxGridLevels - 1];
   uint32_t level = start_level - 1;  // the level whose pending children are being visited
   pending[level].i = start_i, pending[level].j = start_j;
+  probe.grid_children(start_level);
   pending[level].mask = GridOps<View>::template children_hit<Variant>(g, rb, start_level, start_i, start_j, tmin,
                                                                       best->t, pending[level].entry);
   for (;;) {
@@ -295,17 +298,20 @@ WR_HD void grid_walk(const View& g, const RayBox& rb, const RayTriangle& rt, flo
       if ((p.mask >> k & 1u) && (pick == 4 || p.entry[k] < p.entry[pick])) pick = k;
     if (pick == 4 || p.entry[pick] > best->t * kRobustFarScale) {  // as conservative as the box test
       if (level + 1 == start_level) return;
+      probe.grid_climb();
       ++level;
       continue;
     }
     p.mask &= ~(1u << pick);
     const uint32_t ci = 2 * p.i + (pick & 1), cj = 2 * p.j + (pick >> 1);
     if (level == 0) {
+      probe.leaf(2);
       GridOps<View>::cell(g, rt, ci, cj, tmin, best);
       continue;
     }
     Pending& q = pending[level - 1];
     q.i = ci, q.j = cj;
+    probe.grid_children(level);
     q.mask = GridOps<View>::template children_hit<Variant>(g, rb, level, ci, cj, tmin, best->t, q.entry);
     --level;
   }
@@ -339,9 +345,9 @@ WR_HD bool grid_segment(const RayBox& rb, Vec3 org, Vec3 dir, const float bmin[3
 // Walks the cells [il, ih] x [jl, jh] of a grid whose top level is `top`: from the lowest level
 // where at most 2 x 2 nodes cover them, those nodes' subtrees in the ray's order (a camera ray
 // that ends within metres then skips the levels whose nodes all its rays share).
-template <class Variant, class View>
+template <class Variant, class View, class Probe>
 WR_HD void grid_walk_cells(const View& g, const RayBox& rb, const RayTriangle& rt, float tmin, uint32_t top,
-                           uint32_t il, uint32_t ih, uint32_t jl, uint32_t jh, TraceResult* best) {
+                           uint32_t il, uint32_t ih, uint32_t jl, uint32_t jh, TraceResult* best, const Probe& probe) {
   uint32_t level = 0;
   while (level < top && ((ih >> level) > (il >> level) + 1 || (jh >> level) > (jl >> level) + 1)) ++level;
   // The (up to) 2 x 2 nodes, near ones first, the axis the ray moves along most inside.
@@ -352,7 +358,7 @@ WR_HD void grid_walk_cells(const View& g, const RayBox& rb, const RayTriangle& r
   const bool y_major = fabs_(rb.inv_dir.y) < fabs_(rb.inv_dir.x);
   for (uint32_t k = 0; k < 4; ++k) {
     const uint32_t a = y_major ? k >> 1 : k & 1, b = y_major ? k & 1 : k >> 1;
-    if (a < num_cols && b < num_rows) grid_walk<Variant>(g, rb, rt, tmin, level, cols[a], rows[b], best);
+    if (a < num_cols && b < num_rows) grid_walk<Variant>(g, rb, rt, tmin, level, cols[a], rows[b], best, probe);
   }
 }
 
@@ -371,9 +377,9 @@ WR_HD void grid_span_cells(const float* span2, float first, float per_unit, uint
 }
 
 // A height field's walk for a ray that moves in x or y: the cells under its segment (grid_span_cells).
-template <class Variant>
+template <class Variant, class Probe>
 WR_HD void grid_trace(const GridView& g, const RayBox& rb, const RayTriangle& rt, Vec3 org, Vec3 dir, float tmin,
-                      TraceResult* best) {
+                      TraceResult* best, const Probe& probe) {
   // The field's box: the columns' and rows' span, the top node's z range.
   float zmin, zmax;
   grid_node_z(g, g.top, 0, 0, &zmin, &zmax);
@@ -384,7 +390,7 @@ WR_HD void grid_trace(const GridView& g, const RayBox& rb, const RayTriangle& rt
   uint32_t il, ih, jl, jh;
   grid_span_cells(span, load_readonly(g.xs), g.cells_per_x, g.cells_x, &il, &ih);
   grid_span_cells(span + 2, load_readonly(g.ys), g.cells_per_y, g.cells_y, &jl, &jh);
-  grid_walk_cells<Variant>(g, rb, rt, tmin, g.top, il, ih, jl, jh, best);
+  grid_walk_cells<Variant>(g, rb, rt, tmin, g.top, il, ih, jl, jh, best, probe);
 }
 
 }  // namespace detail
@@ -405,12 +411,16 @@ WR_HD uint32_t grid_column(const float* xs, uint32_t cells, float per_unit, floa
 // its (x, y): up to two columns and two rows where it lies on their common edge. Their triangles
 // decide it, as the pyramid would (it enters no other cell's box, and the watertight test, whose
 // shear is exact for this ray, accepts only a triangle that holds the point).
-WR_HD void grid_vertical(const GridView& g, const RayTriangle& rt, Vec3 org, float tmin, TraceResult* best) {
+template <class Probe>
+WR_HD void grid_vertical(const GridView& g, const RayTriangle& rt, Vec3 org, float tmin, TraceResult* best,
+                         const Probe& probe) {
   const uint32_t i = grid_column(g.xs, g.cells_x, g.cells_per_x, org.x);
   const uint32_t j = grid_column(g.ys, g.cells_y, g.cells_per_y, org.y);
   if (i == g.cells_x || j == g.cells_y) return;
   const bool two_columns = i + 1 < g.cells_x && org.x == load_readonly(g.xs + i + 1);
   const bool two_rows = j + 1 < g.cells_y && org.y == load_readonly(g.ys + j + 1);
+  const uint32_t cells = 1 + (two_columns ? 1 : 0) + (two_rows ? 1 : 0) + (two_columns && two_rows ? 1 : 0);
+  probe.leaf(2 * cells);
   detail::grid_cell(g, rt, i, j, tmin, best);
   if (two_columns) detail::grid_cell(g, rt, i + 1, j, tmin, best);
   if (two_rows) detail::grid_cell(g, rt, i, j + 1, tmin, best);
@@ -418,17 +428,19 @@ WR_HD void grid_vertical(const GridView& g, const RayTriangle& rt, Vec3 org, flo
 }
 
 // Nearest hit of org + t dir, t in [tmin, tmax], among the grid's triangles: what
-// trace_closest_hit gives over the same triangles in a BVH. kStackSize: the sides' BVH's.
-template <class Variant, int kStackSize = kTraversalStackSize>
-WR_HD TraceResult trace_terrain(GridTerrain, const GridView& g, Vec3 org, Vec3 dir, float tmin, float tmax) {
+// trace_closest_hit gives over the same triangles in a BVH. kStackSize: the sides' BVH's; `probe`
+// (NoTraversalProbe) sees the walk's iterations and the sides' traversal.
+template <class Variant, int kStackSize = kTraversalStackSize, class Probe = NoTraversalProbe>
+WR_HD TraceResult trace_terrain(GridTerrain, const GridView& g, Vec3 org, Vec3 dir, float tmin, float tmax,
+                                const Probe& probe = Probe()) {
   TraceResult best{tmax, kInvalidIndex, false, NodeLink{0, 0}};
   const RayTriangle rt = make_ray_triangle(org, dir);
   if (dir.x == 0.0f && dir.y == 0.0f)
-    grid_vertical(g, rt, org, tmin, &best);
+    grid_vertical(g, rt, org, tmin, &best, probe);
   else
-    detail::grid_trace<Variant>(g, make_ray_box(org, dir), rt, org, dir, tmin, &best);
+    detail::grid_trace<Variant>(g, make_ray_box(org, dir), rt, org, dir, tmin, &best, probe);
   if (g.sides.nodes) {
-    const TraceResult s = trace_closest_hit<Variant, kStackSize>(g.sides, org, dir, tmin, best.t);
+    const TraceResult s = trace_closest_hit<Variant, kStackSize>(g.sides, org, dir, tmin, best.t, probe);
     // The sides' ids come after every cell's: on a tie of t the cell's stays.
     if (s.triangle != kInvalidIndex && (best.triangle == kInvalidIndex || s.t < best.t)) {
       best.t = s.t;

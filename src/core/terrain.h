@@ -24,9 +24,11 @@ struct BvhTerrain {
   using View = BvhView;
 };
 
-template <class Variant, int kStackSize = kTraversalStackSize>
-WR_HD TraceResult trace_terrain(BvhTerrain, const BvhView& terrain, Vec3 org, Vec3 dir, float tmin, float tmax) {
-  return trace_closest_hit<Variant, kStackSize>(terrain, org, dir, tmin, tmax);
+// `probe`: as trace_closest_hit's (every kind takes one; NoTraversalProbe compiles away).
+template <class Variant, int kStackSize = kTraversalStackSize, class Probe = NoTraversalProbe>
+WR_HD TraceResult trace_terrain(BvhTerrain, const BvhView& terrain, Vec3 org, Vec3 dir, float tmin, float tmax,
+                                const Probe& probe = Probe()) {
+  return trace_closest_hit<Variant, kStackSize>(terrain, org, dir, tmin, tmax, probe);
 }
 
 // Which kind a scene's terrain is (the value a render's feature set carries).
