@@ -21,7 +21,6 @@
 #include <cstdlib>
 #include <vector>
 
-#include "legged_gym_trimesh.h"
 #include "parkour_field.h"
 
 namespace {
@@ -41,44 +40,19 @@ wr_context context(wr_cpu_path path) {
   return c;
 }
 
-// The field's samples, x fastest (MuJoCo's order).
-const std::vector<float>& heights() {
-  static const std::vector<float> h = [] {
-    std::vector<float> v(size_t(kNx) * kNy);
-    for (uint32_t iy = 0; iy < kNy; ++iy)
-      for (uint32_t ix = 0; ix < kNx; ++ix)
-        v[size_t(iy) * kNx + ix] = parkour_height(float(ix) * kSpacing, float(iy) * kSpacing, ix, iy);
-    return v;
-  }();
-  return h;
-}
-
-// legged_gym's mesh of the field: heights in units of 0.005 m, rows along x.
-const wr_tools::TriangleMesh& legged_gym_mesh() {
-  static const wr_tools::TriangleMesh m = [] {
-    wr_tools::RawField raw{kNx, kNy, std::vector<int16_t>(size_t(kNx) * kNy)};
-    for (uint32_t r = 0; r < kNx; ++r)
-      for (uint32_t c = 0; c < kNy; ++c)
-        raw.h[size_t(r) * kNy + c] =
-            int16_t(std::lround(parkour_height(float(r) * kSpacing, float(c) * kSpacing, r, c) / 0.005f));
-    return wr_tools::convert_heightfield_to_trimesh(raw, kSpacing, 0.005, 0.75);
-  }();
-  return m;
-}
-
 // kKind: 0 the height field's BVH, 1 its grid, 2 legged_gym's mesh as a BVH, 3 as a grid.
 wr_scene make_scene(wr_context c, int kind) {
   wr_scene s = nullptr;
   if (kind < 2) {
     wr_heightfield_desc d;
     wr_heightfield_desc_init(&d);
-    d.heights = heights().data();
+    d.heights = parkour_heights().data();
     d.num_x = kNx, d.num_y = kNy;
     d.spacing_x = d.spacing_y = kSpacing;
     d.terrain = kind == 0 ? WR_TERRAIN_BVH : WR_TERRAIN_GRID;
     check(wr_scene_create_heightfield(c, &d, &s), "wr_scene_create_heightfield");
   } else {
-    const wr_tools::TriangleMesh& m = legged_gym_mesh();
+    const wr_tools::TriangleMesh& m = parkour_legged_gym_mesh();
     const uint64_t nv = m.vertices.size() / 3, nt = m.indices.size() / 3;
     check(kind == 2 ? wr_scene_create(c, m.vertices.data(), nv, m.indices.data(), nt, &s)
                     : wr_scene_create_grid_mesh(c, m.vertices.data(), nv, m.indices.data(), nt, &s),
@@ -106,29 +80,16 @@ Scenes& scenes() {
   return s;
 }
 
-// Body poses (w, x, y, z quaternions) of the camera benchmark: 1.6 m over the field, yawed.
-std::vector<float> camera_poses(int n) {
-  std::vector<float> out;
-  for (const Pose& p : poses(n, 1)) {
-    const float z = 1.6f + parkour_height(p.x, p.y, 0, 0);
-    out.insert(out.end(), {p.x, p.y, z, std::cos(0.5f * p.yaw), 0.0f, 0.0f, std::sin(0.5f * p.yaw)});
-  }
-  return out;
-}
-
 template <int kKind, wr_cpu_path kPath = WR_CPU_PATH_AUTO>
 void BM_Camera(benchmark::State& state) {
   Scenes& s = scenes();
   const uint32_t n = 256;
   wr_camera_desc d;
-  wr_camera_desc_pinhole(&d, 106, 60, 87.0f);
-  d.far_clip = 10.0f;
-  d.miss_value = 10.0f;
-  check(wr_camera_desc_set_mount_angles(&d, 0.5f * 180.0f / 3.14159265f, 0.0f, 0.0f), "mount");
+  check(parkour_camera(&d), "parkour_camera");
   wr_sensor sensor = nullptr;
   check(wr_sensor_create(s.get(kKind), &d, n, &sensor), "wr_sensor_create");
   check(wr_context_set_cpu_path(s.c, kPath), "wr_context_set_cpu_path");
-  const std::vector<float> poses = camera_poses(n);
+  const std::vector<float> poses = parkour_camera_poses(n);
   std::vector<float> depth(size_t(n) * 106 * 60);
   for (auto _ : state) check(wr_sensor_render(sensor, poses.data(), depth.data(), nullptr), "wr_sensor_render");
   check(wr_context_set_cpu_path(s.c, WR_CPU_PATH_AUTO), "wr_context_set_cpu_path");
@@ -143,15 +104,7 @@ template <int kKind>
 void BM_HeightScan(benchmark::State& state) {
   wr_scene scene = scenes().get(kKind);
   std::vector<float> o, d;
-  for (const Pose& p : poses(4096, 2)) {
-    const float cy = std::cos(p.yaw), sy = std::sin(p.yaw);
-    for (int j = 0; j < 11; ++j)
-      for (int i = 0; i < 17; ++i) {
-        const float lx = -0.8f + 0.1f * float(i), ly = -0.5f + 0.1f * float(j);
-        o.insert(o.end(), {p.x + cy * lx - sy * ly, p.y + sy * lx + cy * ly, 20.0f});
-        d.insert(d.end(), {0.0f, 0.0f, -1.0f});
-      }
-  }
+  parkour_height_scan(4096, &o, &d);
   const uint64_t n = o.size() / 3;
   std::vector<float> t(n);
   for (auto _ : state)

@@ -23,7 +23,6 @@
 #include "core/bvh_traverse.h"
 #include "core/grid_mesh_terrain.h"
 #include "core/grid_terrain.h"
-#include "legged_gym_trimesh.h"
 #include "parkour_field.h"
 #include "scene/bvh_builder.h"
 #include "scene/grid_builder.h"
@@ -43,13 +42,7 @@ struct MeshTerrain {
   double bvh_build_s = 0, grid_build_s = 0;
   uint64_t bvh_bytes = 0;
 
-  MeshTerrain() {
-    wr_tools::RawField raw{kNx, kNy, std::vector<int16_t>(size_t(kNx) * kNy)};  // rows along x
-    for (uint32_t r = 0; r < kNx; ++r)
-      for (uint32_t c = 0; c < kNy; ++c)
-        raw.h[size_t(r) * kNy + c] =
-            int16_t(std::lround(parkour_height(float(r) * kSpacing, float(c) * kSpacing, r, c) / 0.005f));
-    mesh = wr_tools::convert_heightfield_to_trimesh(raw, kSpacing, 0.005, 0.75);
+  MeshTerrain() : mesh(parkour_legged_gym_mesh()) {
     const auto t0 = std::chrono::steady_clock::now();
     bvh = wr::build_bvh(mesh.vertices.data(), mesh.indices.data(), mesh.num_triangles());
     const auto t1 = std::chrono::steady_clock::now();
@@ -68,7 +61,6 @@ MeshTerrain& mesh_terrain() {
 }
 
 struct Terrain {
-  std::vector<float> heights;
   wr_heightfield_desc desc;
   wr::Bvh bvh;
   wr::GridTerrainData grid;
@@ -76,12 +68,8 @@ struct Terrain {
   uint64_t bvh_bytes = 0;
 
   Terrain() {
-    heights.resize(size_t(kNx) * kNy);
-    for (uint32_t iy = 0; iy < kNy; ++iy)
-      for (uint32_t ix = 0; ix < kNx; ++ix)
-        heights[size_t(iy) * kNx + ix] = parkour_height(float(ix) * kSpacing, float(iy) * kSpacing, ix, iy);
     wr_heightfield_desc_init(&desc);
-    desc.heights = heights.data();
+    desc.heights = parkour_heights().data();
     desc.num_x = kNx;
     desc.num_y = kNy;
     desc.spacing_x = desc.spacing_y = kSpacing;
@@ -132,15 +120,12 @@ Rays camera_rays(int n) {
 // IsaacLab's default height scan: GridPatternCfg(resolution=0.1, size=[1.6, 1.0]), 20 m up,
 // yaw-aligned, straight down.
 Rays height_scan_rays(int n) {
+  std::vector<float> o, d;
+  parkour_height_scan(n, &o, &d);
   Rays r;
-  for (const Pose& p : poses(n, 2)) {
-    const float cy = std::cos(p.yaw), sy = std::sin(p.yaw);
-    for (int j = 0; j < 11; ++j)
-      for (int i = 0; i < 17; ++i) {
-        const float lx = -0.8f + 0.1f * float(i), ly = -0.5f + 0.1f * float(j);
-        r.org.push_back(wr::Vec3{p.x + cy * lx - sy * ly, p.y + sy * lx + cy * ly, 20.0f});
-        r.dir.push_back(wr::Vec3{0, 0, -1});
-      }
+  for (size_t k = 0; k < o.size(); k += 3) {
+    r.org.push_back(wr::Vec3{o[k], o[k + 1], o[k + 2]});
+    r.dir.push_back(wr::Vec3{d[k], d[k + 1], d[k + 2]});
   }
   return r;
 }
