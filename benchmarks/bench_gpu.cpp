@@ -26,6 +26,11 @@
 //
 // Output: markdown tables on stdout (scripts/gpu-check.sh copies them into
 // benchmarks/results/); --csv FILE also writes one CSV row per render configuration.
+//
+// --grid-kinds times the grid terrain kinds against the BVH instead (grid_kinds below): the
+// extreme-parkour-sized field (tools/workload/parkour_field.h) as a height field and as
+// legged_gym's mesh of it, each as a BVH and as a grid, under the grid scenes' CPU benchmark's
+// rays (bench_grid_scenes.cpp) and the cost model's (wr-warp-model --grid-kinds).
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -45,6 +50,7 @@
 #include <wr/wr.h>
 
 #include "gpu_workload.h"
+#include "parkour_field.h"
 
 #ifndef WR_SOURCE_DIR
 #define WR_SOURCE_DIR "."
@@ -198,6 +204,56 @@ struct StreamGate {
   }
 };
 
+struct Timing {
+  double ms_median = 0, ms_min = 0, ms_max = 0;  // GPU time of one call, CUDA events
+  double host_us_per_call = 0;                   // wall clock of one call on the host (enqueue)
+};
+
+// Times enqueue() (a wr_status call that enqueues work on `stream`): `warmups` calls, then
+// `iterations` timed ones with an event pair each, all enqueued back to back as a simulation loop
+// would, behind a gate (StreamGate), read after one synchronisation at the end.
+template <class Enqueue>
+Timing time_enqueued(const Enqueue& enqueue, int warmups, int iterations, cudaStream_t stream) {
+  for (int i = 0; i < warmups; ++i) WR_OK(enqueue());
+  CUDA_OK(cudaStreamSynchronize(stream));
+  const size_t timed = size_t(iterations);
+  std::vector<cudaEvent_t> start(timed), stop(timed);
+  for (int i = 0; i < iterations; ++i) {
+    CUDA_OK(cudaEventCreate(&start[size_t(i)]));
+    CUDA_OK(cudaEventCreate(&stop[size_t(i)]));
+  }
+  StreamGate gate;
+  CUDA_OK(cudaLaunchHostFunc(stream, StreamGate::wait, &gate));
+  double host_s = 0;
+  for (int i = 0; i < iterations; ++i) {
+    CUDA_OK(cudaEventRecord(start[size_t(i)], stream));
+    const auto t0 = std::chrono::steady_clock::now();
+    const wr_status status = enqueue();
+    host_s += seconds_since(t0);
+    if (status != WR_SUCCESS) gate.open.store(true);  // let the stream go before exiting
+    WR_OK(status);
+    CUDA_OK(cudaEventRecord(stop[size_t(i)], stream));
+  }
+  gate.open.store(true);
+  CUDA_OK(cudaStreamSynchronize(stream));
+  Timing t;
+  t.host_us_per_call = host_s / iterations * 1e6;
+  std::vector<double> ms(timed);
+  for (int i = 0; i < iterations; ++i) {
+    float elapsed = 0;
+    CUDA_OK(cudaEventElapsedTime(&elapsed, start[size_t(i)], stop[size_t(i)]));
+    ms[size_t(i)] = elapsed;
+    CUDA_OK(cudaEventDestroy(start[size_t(i)]));
+    CUDA_OK(cudaEventDestroy(stop[size_t(i)]));
+  }
+  std::sort(ms.begin(), ms.end());
+  const size_t mid = ms.size() / 2;
+  t.ms_median = ms.size() % 2 ? ms[mid] : 0.5 * (ms[mid - 1] + ms[mid]);
+  t.ms_min = ms.front();
+  t.ms_max = ms.back();
+  return t;
+}
+
 struct Row {
   std::string terrain;
   uint64_t triangles = 0;
@@ -235,45 +291,12 @@ Row time_config(const Terrain& t, const std::vector<float>& ground, uint32_t n, 
   CUDA_OK(cudaMalloc(&d_depth, pixels * sizeof(float)));
   CUDA_OK(cudaMemcpyAsync(d_poses, poses.data(), poses.size() * sizeof(float), cudaMemcpyHostToDevice, stream));
 
-  for (int i = 0; i < warmups; ++i) WR_OK(wr_sensor_render(sensor, d_poses, d_depth, stream));
-  CUDA_OK(cudaStreamSynchronize(stream));
-
-  // One event pair per render, all enqueued back to back as a simulation loop would, behind a
-  // gate (StreamGate), read after one synchronisation at the end.
-  const size_t timed = size_t(iterations);
-  std::vector<cudaEvent_t> start(timed), stop(timed);
-  for (int i = 0; i < iterations; ++i) {
-    CUDA_OK(cudaEventCreate(&start[size_t(i)]));
-    CUDA_OK(cudaEventCreate(&stop[size_t(i)]));
-  }
-  StreamGate gate;
-  CUDA_OK(cudaLaunchHostFunc(stream, StreamGate::wait, &gate));
-  double host_s = 0;
-  for (int i = 0; i < iterations; ++i) {
-    CUDA_OK(cudaEventRecord(start[size_t(i)], stream));
-    const auto t0 = std::chrono::steady_clock::now();
-    const wr_status rendered = wr_sensor_render(sensor, d_poses, d_depth, stream);
-    host_s += seconds_since(t0);
-    if (rendered != WR_SUCCESS) gate.open.store(true);  // let the stream go before exiting
-    WR_OK(rendered);
-    CUDA_OK(cudaEventRecord(stop[size_t(i)], stream));
-  }
-  gate.open.store(true);
-  CUDA_OK(cudaStreamSynchronize(stream));
-  row.host_us_per_call = host_s / iterations * 1e6;
-  std::vector<double> ms(timed);
-  for (int i = 0; i < iterations; ++i) {
-    float elapsed = 0;
-    CUDA_OK(cudaEventElapsedTime(&elapsed, start[size_t(i)], stop[size_t(i)]));
-    ms[size_t(i)] = elapsed;
-    CUDA_OK(cudaEventDestroy(start[size_t(i)]));
-    CUDA_OK(cudaEventDestroy(stop[size_t(i)]));
-  }
-  std::sort(ms.begin(), ms.end());
-  const size_t mid = ms.size() / 2;
-  row.ms_median = ms.size() % 2 ? ms[mid] : 0.5 * (ms[mid - 1] + ms[mid]);
-  row.ms_min = ms.front();
-  row.ms_max = ms.back();
+  const Timing timing =
+      time_enqueued([&] { return wr_sensor_render(sensor, d_poses, d_depth, stream); }, warmups, iterations, stream);
+  row.host_us_per_call = timing.host_us_per_call;
+  row.ms_median = timing.ms_median;
+  row.ms_min = timing.ms_min;
+  row.ms_max = timing.ms_max;
   row.grays = double(pixels) / (row.ms_median * 1e-3) / 1e9;
 
   // A sanity figure: the share of pixels that hit the terrain within the far clip. Near zero
@@ -288,6 +311,131 @@ Row time_config(const Terrain& t, const std::vector<float>& ground, uint32_t n, 
   CUDA_OK(cudaFree(d_depth));
   wr_sensor_release(sensor);
   return row;
+}
+
+// ---- the grid terrain kinds (--grid-kinds) -------------------------------------------------------
+
+// kind: 0 the height field as a BVH, 1 as a grid, 2 legged_gym's mesh of it as a BVH, 3 as a grid.
+const char* const kKindNames[4] = {"height field, BVH", "height field, grid", "legged_gym mesh, BVH",
+                                   "legged_gym mesh, grid"};
+
+// The scene of `kind`, its create time (the library's: the samples or mesh are made before).
+Terrain make_kind_scene(wr_context context, int kind) {
+  Terrain t;
+  t.name = kKindNames[kind];
+  const std::vector<float>& heights = wr_bench::parkour_heights();
+  const wr_tools::TriangleMesh* mesh = kind < 2 ? nullptr : &wr_bench::parkour_legged_gym_mesh();
+  const size_t free_before = device_free_bytes();
+  const auto t0 = std::chrono::steady_clock::now();
+  if (kind < 2) {
+    wr_heightfield_desc d;
+    wr_heightfield_desc_init(&d);
+    d.heights = heights.data();
+    d.num_x = wr_bench::kNx, d.num_y = wr_bench::kNy;
+    d.spacing_x = d.spacing_y = wr_bench::kSpacing;
+    d.terrain = kind == 0 ? WR_TERRAIN_BVH : WR_TERRAIN_GRID;
+    WR_OK(wr_scene_create_heightfield(context, &d, &t.scene));
+  } else {
+    const wr_tools::TriangleMesh& m = *mesh;
+    const uint64_t nv = m.vertices.size() / 3, nt = m.indices.size() / 3;
+    if (kind == 2)
+      WR_OK(wr_scene_create(context, m.vertices.data(), nv, m.indices.data(), nt, &t.scene));
+    else
+      WR_OK(wr_scene_create_grid_mesh(context, m.vertices.data(), nv, m.indices.data(), nt, &t.scene));
+  }
+  t.build_s = seconds_since(t0);
+  t.driver_delta_bytes = double(free_before) - double(device_free_bytes());
+  WR_OK(wr_scene_num_triangles(t.scene, &t.triangles));
+  WR_OK(wr_scene_memory(t.scene, &t.stats));
+  return t;
+}
+
+// The parkour camera at n envs (wr_sensor_render): its timing and the share of pixels nearer than
+// the far clip (misses read the far clip).
+Timing time_kind_camera(const Terrain& t, uint32_t n, int warmups, int iterations, cudaStream_t stream,
+                        double* hit_fraction) {
+  wr_camera_desc desc;
+  WR_OK(wr_bench::parkour_camera(&desc));
+  wr_sensor sensor = nullptr;
+  WR_OK(wr_sensor_create(t.scene, &desc, n, &sensor));
+  const std::vector<float> poses = wr_bench::parkour_camera_poses(int(n));
+  const size_t pixels = size_t(n) * desc.width * desc.height;
+  float *d_poses = nullptr, *d_depth = nullptr;
+  CUDA_OK(cudaMalloc(&d_poses, poses.size() * sizeof(float)));
+  CUDA_OK(cudaMalloc(&d_depth, pixels * sizeof(float)));
+  CUDA_OK(cudaMemcpyAsync(d_poses, poses.data(), poses.size() * sizeof(float), cudaMemcpyHostToDevice, stream));
+  const Timing timing =
+      time_enqueued([&] { return wr_sensor_render(sensor, d_poses, d_depth, stream); }, warmups, iterations, stream);
+  std::vector<float> depth(pixels);
+  CUDA_OK(cudaMemcpyAsync(depth.data(), d_depth, pixels * sizeof(float), cudaMemcpyDeviceToHost, stream));
+  CUDA_OK(cudaStreamSynchronize(stream));
+  *hit_fraction =
+      double(std::count_if(depth.begin(), depth.end(), [&](float v) { return v < desc.far_clip; })) / double(pixels);
+  CUDA_OK(cudaFree(d_poses));
+  CUDA_OK(cudaFree(d_depth));
+  wr_sensor_release(sensor);
+  return timing;
+}
+
+// IsaacLab's height scan at n envs (wr_scene_intersect over n x 187 rays).
+Timing time_kind_scan(const Terrain& t, uint32_t n, int warmups, int iterations, cudaStream_t stream,
+                      double* hit_fraction, uint64_t* rays) {
+  std::vector<float> o, d;
+  wr_bench::parkour_height_scan(int(n), &o, &d);
+  const uint64_t count = o.size() / 3;
+  float *d_o = nullptr, *d_d = nullptr, *d_t = nullptr;
+  CUDA_OK(cudaMalloc(&d_o, o.size() * sizeof(float)));
+  CUDA_OK(cudaMalloc(&d_d, d.size() * sizeof(float)));
+  CUDA_OK(cudaMalloc(&d_t, count * sizeof(float)));
+  CUDA_OK(cudaMemcpyAsync(d_o, o.data(), o.size() * sizeof(float), cudaMemcpyHostToDevice, stream));
+  CUDA_OK(cudaMemcpyAsync(d_d, d.data(), d.size() * sizeof(float), cudaMemcpyHostToDevice, stream));
+  const Timing timing =
+      time_enqueued([&] { return wr_scene_intersect(t.scene, d_o, d_d, nullptr, count, d_t, nullptr, stream); },
+                    warmups, iterations, stream);
+  std::vector<float> out(count);
+  CUDA_OK(cudaMemcpyAsync(out.data(), d_t, count * sizeof(float), cudaMemcpyDeviceToHost, stream));
+  CUDA_OK(cudaStreamSynchronize(stream));
+  *hit_fraction =
+      double(std::count_if(out.begin(), out.end(), [](float v) { return std::isfinite(v); })) / double(count);
+  *rays = count;
+  CUDA_OK(cudaFree(d_o));
+  CUDA_OK(cudaFree(d_d));
+  CUDA_OK(cudaFree(d_t));
+  return timing;
+}
+
+// The four kinds one after the other (each scene released before the next is made): the scene's
+// device memory and create time, the parkour camera at N = 256 and 4096, the height scan at
+// N = 4096.
+void grid_kinds(wr_context context, int warmups, int iterations, cudaStream_t stream) {
+  std::printf("## Grid terrain kinds: the extreme-parkour-sized field (%u x %u samples at %g m)\n\n", wr_bench::kNx,
+              wr_bench::kNy, double(wr_bench::kSpacing));
+  std::printf(
+      "| kind | create s | device MiB (driver) | device MiB (library) | device bytes/sample (library) | rays | N | "
+      "ms (median) | ms min | ms max | G rays/s | hits %% | host us/call |\n"
+      "|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|\n");
+  std::fflush(stdout);
+  const double samples = double(wr_bench::kNx) * wr_bench::kNy;
+  for (int kind = 0; kind < 4; ++kind) {
+    Terrain t = make_kind_scene(context, kind);
+    const auto row = [&](const char* rays_name, uint32_t n, uint64_t rays, const Timing& timing, double hits) {
+      std::printf("| %s | %.2f | %.1f | %.1f | %.2f | %s | %u | %.3f | %.3f | %.3f | %.2f | %.1f | %.1f |\n",
+                  t.name.c_str(), t.build_s, mib(t.driver_delta_bytes), mib(double(t.stats.device_bytes)),
+                  double(t.stats.device_bytes) / samples, rays_name, n, timing.ms_median, timing.ms_min, timing.ms_max,
+                  double(rays) / (timing.ms_median * 1e-3) / 1e9, 100.0 * hits, timing.host_us_per_call);
+      std::fflush(stdout);
+    };
+    for (uint32_t n : {256u, 4096u}) {
+      double hits = 0;
+      const Timing timing = time_kind_camera(t, n, warmups, iterations, stream, &hits);
+      row("camera 106x60", n, uint64_t(n) * 106 * 60, timing, hits);
+    }
+    double hits = 0;
+    uint64_t rays = 0;
+    const Timing timing = time_kind_scan(t, 4096, warmups, iterations, stream, &hits, &rays);
+    row("height scan, 187 rays", 4096, rays, timing, hits);
+    wr_scene_release(t.scene);
+  }
 }
 
 }  // namespace
@@ -306,6 +454,12 @@ int main(int argc, char** argv) {
                "the rows of the targets only, for timing build variants side by side "
                "(scripts/gpu-check.sh): N in {64, 4096}, 106x60, 2 warm-ups + 10 timed renders")
       ->excludes("--quick");
+  bool kinds = false;
+  app.add_flag("--grid-kinds", kinds,
+               "the grid terrain kinds against the BVH on the extreme-parkour-sized field, instead of the "
+               "render grid: 3 warm-ups + 20 timed calls (5 with --quick)")
+      ->excludes("--sweep")
+      ->excludes("--csv");
   app.add_option("--device", ordinal, "CUDA device ordinal")->capture_default_str();
   app.add_option("--far", far_clip, "far clip of the cameras, metres")->capture_default_str();
   app.add_option("--obj", obj_path, "the bundled terrain (a generated one stands in where it is missing)")
@@ -359,18 +513,32 @@ int main(int argc, char** argv) {
               prop.minor, ordinal);
   std::printf("- CUDA driver API %d.%d, runtime %d.%d\n", driver / 1000, (driver % 1000) / 10, runtime / 1000,
               (runtime % 1000) / 10);
+  if (kinds) {
+    std::printf(
+        "- rays: the parkour camera (106x60, 87 deg, far clip 10 m, 1.6 m up, pitched down 0.5 rad) through "
+        "wr_sensor_render, IsaacLab's 187-ray height scan (vertical, from 20 m) through wr_scene_intersect "
+        "(tools/workload/parkour_field.h: the rays of wr-bench-grid-scenes on the CPU)\n");
+  } else {
+    std::printf(
+        "- cameras: 87 deg horizontal FOV, plane depth, far clip %g m, 0.3-0.7 m above the ground, "
+        "pitched down 15-45 deg, random heading\n",
+        double(far_clip));
+  }
   std::printf(
-      "- cameras: 87 deg horizontal FOV, plane depth, far clip %g m, 0.3-0.7 m above the ground, "
-      "pitched down 15-45 deg, random heading\n",
-      double(far_clip));
-  std::printf(
-      "- timing: %d warm-up + %d timed renders per row on one non-blocking stream, all enqueued "
-      "before the GPU starts on them, CUDA events around each render; ms is the median; host us/call "
-      "is the mean wall clock of one wr_sensor_render call (the enqueue)\n\n",
+      "- timing: %d warm-up + %d timed calls per row on one non-blocking stream, all enqueued "
+      "before the GPU starts on them, CUDA events around each call; ms is the median; host us/call "
+      "is the mean wall clock of one call (the enqueue)\n\n",
       warmups, iterations);
   std::fflush(stdout);
 
   warm_up(context, stream);
+
+  if (kinds) {
+    grid_kinds(context, warmups, iterations, stream);
+    CUDA_OK(cudaStreamDestroy(stream));
+    wr_context_release(context);
+    return 0;
+  }
 
   // ---- scenes ----
   std::vector<Terrain> terrains;

@@ -4,6 +4,7 @@
 #   build      (without --prebuilt) configure preset `cuda` into build-gpu/ and build it
 #   tests      the tests labelled cuda (ctest -L cuda, WR_REQUIRE_GPU=1: a skip is a failure)
 #   benchmark  wr-bench-gpu (CUDA events; memory by the driver and by the library)
+#   grid-kinds wr-bench-gpu --grid-kinds: the grid terrain kinds against the BVH
 #   memory     wr-bench-memory --device cuda, its CSV and plot (benchmarks/memory/plot_memory.py)
 #   sweep      wr-bench-gpu --sweep under each libwr of scripts/build-cuda-variants.sh
 #   memcheck   the tests labelled memcheck under compute-sanitizer, through CTest's memcheck
@@ -296,6 +297,21 @@ step_bench() {
   } >"$body"
 }
 
+# ---- the grid terrain kinds against the BVH (wr-bench-gpu --grid-kinds) ----
+step_grid_kinds() {
+  local limit=$1 rc
+  timed "$limit" "$logs/grid-kinds.log" "$(bench_bin)" --grid-kinds
+  rc=$?
+  if grep -q '^no CUDA device' "$logs/grid-kinds.log"; then
+    if [ $gpu_ok -eq 1 ]; then verdict="FAILED: wr-bench-gpu --grid-kinds found no CUDA device ($(grep -m 1 '^no CUDA device' "$logs/grid-kinds.log"))"
+    else verdict="$no_gpu_note; wr-bench-gpu --grid-kinds exited $rc: $(grep -m 1 '^no CUDA device' "$logs/grid-kinds.log")"; fi
+  elif [ $gpu_ok -eq 0 ]; then verdict="$no_gpu_note (wr-bench-gpu --grid-kinds exited $rc)"
+  elif [ $rc -eq 0 ]; then verdict="passed"
+  elif [ $rc -eq 124 ]; then verdict="FAILED: cut off after $limit s"
+  else verdict="FAILED: exit status $rc, see grid-kinds.log"; fi
+  sed 's/^#/###/' "$logs/grid-kinds.log" >"$body"
+}
+
 # ---- memory benchmark ----
 memory_stem="$out/memory-$date_utc-cuda-$gpu_slug"
 step_memory() {
@@ -412,6 +428,7 @@ case $failed in
   0) { printf '## Kernel resources (ptxas)\n\n'; cat "$kernel_resources" 2>/dev/null || echo '(none: nothing was built)'; echo; } | section
      step tests 30 240 step_tests
      step benchmark 40 240 step_bench
+     step grid-kinds 60 180 step_grid_kinds
      step memory 40 240 step_memory
      step sweep 90 240 step_sweep
      step memcheck 90 300 step_memcheck ;;

@@ -10,7 +10,7 @@
 #     benchmark's process is gone;
 #   - --deadline 3: every step is skipped with a note, exit status 3 (incomplete);
 #   - a whole run, with a stand-in compute-sanitizer that reports one invalid read and a sweep
-#     whose benchmark finds no CUDA device: tests, benchmark and memory pass, the sweep and
+#     whose benchmark finds no CUDA device: tests, benchmark, grid-kinds and memory pass, the sweep and
 #     memcheck (that error, read through CTest's memcheck) fail, exit 1;
 #   - once more without those faults: every step passes, exit 0, and the sweep's benchmark saw
 #     the variant's folder in front of the LD_LIBRARY_PATH it was started with (extended, not
@@ -42,8 +42,9 @@ cat >"$work/bundle/bin/wr-bench-gpu" <<EOF
 echo "# wr-bench-gpu (stand-in)"
 echo \$\$ >"$work/bench.pid"
 [ -z "\${STAND_IN_HANG:-}" ] || exec sleep 60
-sweep=""
-for a in "\$@"; do [ "\$a" = --sweep ] && sweep=1; done
+sweep="" kinds=""
+for a in "\$@"; do [ "\$a" = --sweep ] && sweep=1; [ "\$a" = --grid-kinds ] && kinds=1; done
+if [ -n "\$kinds" ]; then echo "| height field, grid | stand-in |"; exit 0; fi
 if [ -n "\$sweep" ]; then
   echo "\$LD_LIBRARY_PATH" >"$work/sweep-ld-library-path"
   if [ -n "\${STAND_IN_SWEEP_NO_DEVICE:-}" ]; then echo "no CUDA device: stand-in"; exit 2; fi
@@ -126,7 +127,7 @@ PATH="$work/path:$PATH" bash "$root/scripts/gpu-check.sh" --prebuilt "$work/bund
 rc=$?
 results=$(ls "$out"/gpu-*-stand-in-gpu.md) || fail "--deadline 3: no results file"
 [ $rc -eq 3 ] || { cat "$out.stdout" >&2; fail "--deadline 3: exit status $rc, not 3"; }
-for s in tests benchmark memory sweep memcheck; do
+for s in tests benchmark grid-kinds memory sweep memcheck; do
   grep -A 2 "^## $s\$" "$results" | grep -q 'not run: it takes about .* before the deadline' ||
     fail "--deadline 3: step $s not reported as skipped for the deadline"
 done
@@ -140,9 +141,10 @@ for error in 1 ""; do
     PATH="$work/path:$PATH" bash "$root/scripts/gpu-check.sh" --prebuilt "$work/bundle" --out "$out" >"$out.stdout" 2>&1
   rc=$?
   results=$(ls "$out"/gpu-*-stand-in-gpu.md) || fail "whole run: no results file"
-  for s in tests benchmark memory; do
+  for s in tests benchmark grid-kinds memory; do
     grep -A 2 "^## $s\$" "$results" | grep -q '^\*\*passed' || { cat "$results" >&2; fail "whole run: step $s did not pass"; }
   done
+  grep -q '^| height field, grid | stand-in |' "$results" || fail "whole run: the grid kinds' table is not in the results"
   ls "$out"/memory-*-cuda-stand-in-gpu.csv >/dev/null 2>&1 || fail "whole run: no memory CSV next to the results"
   if [ -n "$error" ]; then
     [ $rc -eq 1 ] || fail "whole run with a memory error: exit status $rc, not 1"
