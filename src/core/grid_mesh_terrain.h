@@ -23,19 +23,16 @@
 
 namespace wr {
 
-struct GridMeshView {
+// GridLevels' cells_x and cells_y: rows - 1 and cols - 1 (i runs over rows, j over columns).
+struct GridMeshView : GridLevels {
   const float* vertices;      // (rows x cols x 3) as the caller gave them
-  const float* boxes;         // min x y z, max x y z of each node of levels 1 .. top: level l's
-                              // (height(l) x width(l)) nodes from node level_offset[l] on
+  const float* boxes;         // min x y z, max x y z of each node above the cells (GridLevels)
   const uint32_t* zero_area;  // bit 2 cell + k: triangle k of that cell (cell r (cols - 1) + c) has
                               // zero area, never hit (the BVH leaves it out); null when none has
   // Where a ray's x span can meet cells (and its y span): for the cell rows r (their x extent is
   // that of vertex rows r and r + 1), the largest x max of rows 0 .. r, then the smallest x min of
   // rows r .. end, both non-decreasing, (cells_x) each; the same in y for the cell columns.
-  const float* reach;         // (2 cells_x + 2 cells_y)
-  uint32_t cells_x, cells_y;  // rows - 1 and cols - 1: i runs over rows, j over columns
-  uint32_t top;
-  uint32_t level_offset[kMaxGridLevels];
+  const float* reach;  // (2 cells_x + 2 cells_y)
 };
 
 struct GridMeshTerrain {
@@ -67,7 +64,7 @@ WR_HD void grid_node_box(const GridMeshView& g, uint32_t level, uint32_t i, uint
     for (int a = 0; a < 3; ++a) grid_cell_extent(g, i, j, a, &bmin[a], &bmax[a]);
     return;
   }
-  const float* b = g.boxes + 6 * (g.level_offset[level] + uint64_t(j) * grid_level_size(g.cells_x, level) + i);
+  const float* b = g.boxes + 6 * g.node_index(level, i, j);
   for (int a = 0; a < 3; ++a) bmin[a] = load_readonly(b + a), bmax[a] = load_readonly(b + 3 + a);
 }
 

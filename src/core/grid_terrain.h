@@ -37,22 +37,32 @@ namespace wr {
 // Levels of the pyramid: up to 2^23 cells along x and y (a field larger than that is a BVH).
 constexpr int kMaxGridLevels = 24;
 
-struct GridView {
-  const float* xs;      // (cells_x + 1) vertex x of each column of samples
-  const float* ys;      // (cells_y + 1) vertex y of each row
-  const float* zs;      // ((cells_y + 1) x (cells_x + 1)) vertex z, row iy, column ix
-  const float* bounds;  // z min and max of each node of levels 1 .. top: level l's
-                        // (height(l) x width(l)) nodes from node level_offset[l] on, 2 floats each
-  uint32_t cells_x, cells_y;
-  float cells_per_x, cells_per_y;  // cells_x / (xs[cells_x] - xs[0]), and in y: where a point's cell is looked up
-  uint32_t top;                    // the level whose one node covers every cell
-  uint32_t level_offset[kMaxGridLevels];
-  BvhView sides;         // a base's walls and bottom; sides.nodes null without a base
-  uint32_t sides_first;  // their first triangle id: 2 cells_x cells_y
-};
-
 // Nodes of level l along a side of `cells` cells: ceil(cells / 2^l).
 WR_HD uint32_t grid_level_size(uint32_t cells, uint32_t level) { return ((cells - 1) >> level) + 1; }
+
+// The pyramid's levels over cells_x x cells_y cells, laid out alike by both grid kinds (this
+// file's height fields, grid_mesh_terrain.h's meshes; scene/grid_builder.cpp's grid_levels makes
+// them): the nodes above the cells, level 1 first, each level's (height(l) x width(l)) nodes row
+// by row, are the entries of the kind's per-node array.
+struct GridLevels {
+  uint32_t cells_x, cells_y;              // cells along x (index i) and along y (index j)
+  uint32_t top;                           // the level whose one node covers every cell
+  uint32_t level_offset[kMaxGridLevels];  // level l's first node, l = 1 .. top
+  // Node (level, i, j)'s entry, level >= 1.
+  WR_HD uint64_t node_index(uint32_t level, uint32_t i, uint32_t j) const {
+    return level_offset[level] + uint64_t(j) * grid_level_size(cells_x, level) + i;
+  }
+};
+
+struct GridView : GridLevels {
+  const float* xs;                 // (cells_x + 1) vertex x of each column of samples
+  const float* ys;                 // (cells_y + 1) vertex y of each row
+  const float* zs;                 // ((cells_y + 1) x (cells_x + 1)) vertex z, row iy, column ix
+  const float* bounds;             // z min and max of each node above the cells (GridLevels), 2 floats each
+  float cells_per_x, cells_per_y;  // cells_x / (xs[cells_x] - xs[0]), and in y: where a point's cell is looked up
+  BvhView sides;                   // a base's walls and bottom; sides.nodes null without a base
+  uint32_t sides_first;            // their first triangle id: 2 cells_x cells_y
+};
 
 struct GridTerrain {
   using View = GridView;
@@ -77,7 +87,7 @@ WR_HD void grid_node_z(const GridView& g, uint32_t level, uint32_t i, uint32_t j
   if (level == 0) {
     grid_cell_z(grid_z(g, i, j), grid_z(g, i + 1, j), grid_z(g, i, j + 1), grid_z(g, i + 1, j + 1), zmin, zmax);
   } else {
-    const uint64_t node = g.level_offset[level] + uint64_t(j) * grid_level_size(g.cells_x, level) + i;
+    const uint64_t node = g.node_index(level, i, j);
     *zmin = load_readonly(g.bounds + 2 * node);
     *zmax = load_readonly(g.bounds + 2 * node + 1);
   }

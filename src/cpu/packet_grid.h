@@ -80,7 +80,7 @@ inline void prefetch_grid_below(const GridView& g, uint32_t level, uint32_t i, u
     return;
   }
   const uint32_t c = level - 1, w = grid_level_size(g.cells_x, c), h = grid_level_size(g.cells_y, c);
-  const uint64_t first = g.level_offset[c] + uint64_t(2 * j) * w + 2 * i;
+  const uint64_t first = g.node_index(c, 2 * i, 2 * j);
   __builtin_prefetch(g.bounds + 2 * first);
   if (2 * j + 1 < h) __builtin_prefetch(g.bounds + 2 * (first + w));
 }

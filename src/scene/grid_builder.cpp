@@ -9,32 +9,29 @@ namespace wr {
 
 GridView GridTerrainData::view() const {
   GridView g{};
+  static_cast<GridLevels&>(g) = *this;
   g.xs = xs.data();
   g.ys = ys.data();
   g.zs = zs.data();
   g.bounds = bounds.data();
-  g.cells_x = cells_x;
-  g.cells_y = cells_y;
   g.cells_per_x = float(cells_x) / (xs.back() - xs.front());
   g.cells_per_y = float(cells_y) / (ys.back() - ys.front());
-  g.top = top;
-  for (int l = 0; l < kMaxGridLevels; ++l) g.level_offset[l] = level_offset[l];
   if (has_sides()) g.sides = sides.view();
   g.sides_first = 2 * cells_x * cells_y;
   return g;
 }
 
-bool grid_levels(uint32_t cells_x, uint32_t cells_y, uint32_t* top, uint32_t level_offset[kMaxGridLevels],
-                 uint64_t* nodes) {
+bool grid_levels(uint32_t cells_x, uint32_t cells_y, GridLevels* levels, uint64_t* nodes) {
   // Level l has grid_level_size(cells, l) nodes a side; the top has one.
+  GridLevels v{};
+  v.cells_x = cells_x, v.cells_y = cells_y;
   *nodes = 0;
-  *top = 0;
-  for (int l = 0; l < kMaxGridLevels; ++l) level_offset[l] = 0;
-  while (grid_level_size(cells_x, *top) > 1 || grid_level_size(cells_y, *top) > 1) {
-    if (++*top == kMaxGridLevels) return false;
-    level_offset[*top] = static_cast<uint32_t>(*nodes);
-    *nodes += uint64_t(grid_level_size(cells_x, *top)) * grid_level_size(cells_y, *top);
+  while (grid_level_size(cells_x, v.top) > 1 || grid_level_size(cells_y, v.top) > 1) {
+    if (++v.top == kMaxGridLevels) return false;
+    v.level_offset[v.top] = static_cast<uint32_t>(*nodes);
+    *nodes += uint64_t(grid_level_size(cells_x, v.top)) * grid_level_size(cells_y, v.top);
   }
+  *levels = v;
   return true;
 }
 
@@ -43,8 +40,8 @@ bool build_grid_terrain(const char* function, const wr_heightfield_desc& d, cons
   check_heightfield(function, d);
   const uint64_t nx = d.num_x, ny = d.num_y;
   GridTerrainData g(sides_options.ledger);
-  g.cells_x = d.num_x - 1;
-  g.cells_y = d.num_y - 1;
+  uint64_t nodes = 0;
+  if (!grid_levels(d.num_x - 1, d.num_y - 1, &g, &nodes)) return false;
   g.xs.resize(nx);
   g.ys.resize(ny);
   g.zs.resize(nx * ny);
@@ -63,8 +60,6 @@ bool build_grid_terrain(const char* function, const wr_heightfield_desc& d, cons
   for (uint64_t iy = 0; iy + 1 < ny; ++iy)
     if (!(g.ys[iy] < g.ys[iy + 1])) return false;
 
-  uint64_t nodes = 0;
-  if (!grid_levels(g.cells_x, g.cells_y, &g.top, g.level_offset, &nodes)) return false;
   g.bounds.resize(2 * nodes);
   for (uint32_t l = 1; l <= g.top; ++l) {
     const uint32_t w = grid_level_size(g.cells_x, l), h = grid_level_size(g.cells_y, l);
@@ -84,11 +79,11 @@ bool build_grid_terrain(const char* function, const wr_heightfield_desc& d, cons
               for (uint64_t y = cj; y <= cj + 1ull; ++y)
                 for (uint64_t x = ci; x <= ci + 1ull; ++x) grow(g.zs[y * nx + x], g.zs[y * nx + x]);
             } else {
-              const uint64_t child = g.level_offset[l - 1] + uint64_t(cj) * cw + ci;
+              const uint64_t child = g.node_index(l - 1, ci, cj);
               grow(g.bounds[2 * child], g.bounds[2 * child + 1]);
             }
           }
-        const uint64_t node = g.level_offset[l] + uint64_t(j) * w + i;
+        const uint64_t node = g.node_index(l, i, j);
         g.bounds[2 * node] = lo;
         g.bounds[2 * node + 1] = hi;
       }

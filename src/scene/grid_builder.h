@@ -16,18 +16,18 @@
 namespace wr {
 
 // Its arrays are recorded in `ledger` (null: nowhere) under the grid's tags.
-struct GridTerrainData {
+// Its levels (GridLevels) as grid_levels makes them.
+struct GridTerrainData : GridLevels {
   explicit GridTerrainData(MemoryLedger* ledger = nullptr)
-      : xs(TrackedAllocator<float>(ledger, MemoryTag::kGridSamples)),
+      : GridLevels{},
+        xs(TrackedAllocator<float>(ledger, MemoryTag::kGridSamples)),
         ys(TrackedAllocator<float>(ledger, MemoryTag::kGridSamples)),
         zs(TrackedAllocator<float>(ledger, MemoryTag::kGridSamples)),
         bounds(TrackedAllocator<float>(ledger, MemoryTag::kGridPyramid)) {}
   TrackedVector<float> xs, ys;  // (cells_x + 1), (cells_y + 1) vertex x of each column, y of each row
   TrackedVector<float> zs;      // ((cells_y + 1) x (cells_x + 1)) vertex z
   TrackedVector<float> bounds;  // (2 x nodes above the cells) z min and max
-  uint32_t cells_x = 0, cells_y = 0, top = 0;
-  uint32_t level_offset[kMaxGridLevels] = {};
-  Bvh sides;  // a base's walls and bottom; no nodes without a base
+  Bvh sides;                    // a base's walls and bottom; no nodes without a base
   bool has_sides() const { return !sides.nodes.empty(); }
 
   GridView view() const;
@@ -36,11 +36,9 @@ struct GridTerrainData {
   uint64_t pyramid_bytes() const { return 4 * bounds.size(); }
 };
 
-// The pyramid's levels over cells_x x cells_y cells: *top (the level of one node), each level's
-// first node (level_offset[1 .. top]) and *nodes, the nodes of levels 1 .. top. False where more
-// than kMaxGridLevels levels would be needed.
-bool grid_levels(uint32_t cells_x, uint32_t cells_y, uint32_t* top, uint32_t level_offset[kMaxGridLevels],
-                 uint64_t* nodes);
+// The pyramid's levels over cells_x x cells_y cells into *levels (GridLevels), and *nodes, the
+// nodes of levels 1 .. top. False where more than kMaxGridLevels levels would be needed.
+bool grid_levels(uint32_t cells_x, uint32_t cells_y, GridLevels* levels, uint64_t* nodes);
 
 // Checks `desc` as triangulate_heightfield does (same messages, `function` first) and builds its
 // grid terrain into *out, its arrays and the sides' BVH recorded in sides_options.ledger. Returns false, *out

@@ -11,14 +11,11 @@ namespace wr {
 
 GridMeshView GridMeshData::view() const {
   GridMeshView g{};
+  static_cast<GridLevels&>(g) = *this;
   g.vertices = vertices.data();
   g.boxes = boxes.data();
   g.reach = reach.data();
   g.zero_area = zero_area.empty() ? nullptr : zero_area.data();
-  g.cells_x = cells_x;
-  g.cells_y = cells_y;
-  g.top = top;
-  for (int l = 0; l < kMaxGridLevels; ++l) g.level_offset[l] = level_offset[l];
   return g;
 }
 
@@ -68,10 +65,8 @@ bool build_grid_mesh_terrain(const float* vertices, uint64_t num_vertices, const
     g.zero_area.shrink_to_fit();
   }
 
-  g.cells_x = static_cast<uint32_t>(rows - 1);
-  g.cells_y = static_cast<uint32_t>(cols - 1);
   uint64_t nodes = 0;
-  if (!grid_levels(g.cells_x, g.cells_y, &g.top, g.level_offset, &nodes)) return false;
+  if (!grid_levels(static_cast<uint32_t>(rows - 1), static_cast<uint32_t>(cols - 1), &g, &nodes)) return false;
   g.vertices.assign(vertices, vertices + 3 * num_vertices);
   // Reach: each cell row's x extent (its two vertex rows'), then the running max of the maxima
   // and the running min (from the end) of the minima; likewise for cell columns in y.
@@ -112,7 +107,7 @@ bool build_grid_mesh_terrain(const float* vertices, uint64_t num_vertices, const
             if (l == 1) {
               detail::grid_node_box(view, 0, ci, cj, bmin, bmax);
             } else {
-              const float* b = &g.boxes[6 * (g.level_offset[l - 1] + uint64_t(cj) * cw + ci)];
+              const float* b = &g.boxes[6 * g.node_index(l - 1, ci, cj)];
               for (int a = 0; a < 3; ++a) bmin[a] = b[a], bmax[a] = b[3 + a];
             }
             for (int a = 0; a < 3; ++a) {
@@ -121,7 +116,7 @@ bool build_grid_mesh_terrain(const float* vertices, uint64_t num_vertices, const
             }
             first = false;
           }
-        float* b = &g.boxes[6 * (g.level_offset[l] + uint64_t(j) * w + i)];
+        float* b = &g.boxes[6 * g.node_index(l, i, j)];
         for (int a = 0; a < 3; ++a) b[a] = lo[a], b[3 + a] = hi[a];
       }
   }

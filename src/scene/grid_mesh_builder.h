@@ -13,9 +13,11 @@
 namespace wr {
 
 // Its arrays are recorded in `ledger` (null: nowhere) under the grid's tags.
-struct GridMeshData {
+// Its levels (GridLevels) as grid_levels makes them.
+struct GridMeshData : GridLevels {
   explicit GridMeshData(MemoryLedger* ledger = nullptr)
-      : vertices(TrackedAllocator<float>(ledger, MemoryTag::kGridSamples)),
+      : GridLevels{},
+        vertices(TrackedAllocator<float>(ledger, MemoryTag::kGridSamples)),
         boxes(TrackedAllocator<float>(ledger, MemoryTag::kGridPyramid)),
         reach(TrackedAllocator<float>(ledger, MemoryTag::kGridSamples)),
         zero_area(TrackedAllocator<uint32_t>(ledger, MemoryTag::kGridSamples)) {}
@@ -23,8 +25,6 @@ struct GridMeshData {
   TrackedVector<float> boxes;         // (6 x nodes above the cells)
   TrackedVector<float> reach;         // (2 cells_x + 2 cells_y) GridMeshView::reach
   TrackedVector<uint32_t> zero_area;  // (ceil(triangles / 32)) a bit per zero-area triangle; empty if none
-  uint32_t cells_x = 0, cells_y = 0, top = 0;
-  uint32_t level_offset[kMaxGridLevels] = {};
 
   GridMeshView view() const;
   uint64_t bytes() const { return 4 * (vertices.size() + boxes.size() + reach.size() + zero_area.size()); }
