@@ -58,8 +58,8 @@
 namespace warp_raycaster_mujoco_plugin {
 namespace {
 
-const char* const kAttributes[] = {"width", "height", "depth_kind",       "near",
-                                   "far",   "miss",   "exclude_own_body", "threads"};
+const char* const kAttributes[] = {"width", "height",           "depth_kind", "near",   "far",
+                                   "miss",  "exclude_own_body", "threads",    "terrain"};
 constexpr int kNumAttributes = static_cast<int>(sizeof kAttributes / sizeof kAttributes[0]);
 
 struct Config {
@@ -157,7 +157,7 @@ std::unique_ptr<PluginInstance> make_instance(const mjModel* m, mjData* d, int i
   }
   auto in = std::make_unique<Instance>();
   in->sensor_id = sensor;
-  in->shared = shared_for(m, d, instance, c.common.threads);
+  in->shared = shared_for(m, d, instance, c.common);
   const wr_mujoco::Scene& scene = *in->shared->scene;
   wr_mujoco::CameraOptions co;
   co.width = c.width;

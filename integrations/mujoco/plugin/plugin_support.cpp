@@ -125,6 +125,14 @@ std::string parse_common(const mjModel* m, int instance, CommonConfig* out) {
              std::to_string(kMaxThreads);
     c.threads = static_cast<uint32_t>(n);
   }
+  const std::string terrain = attribute(m, instance, "terrain");
+  if (terrain == "bvh") {
+    c.terrain = WR_TERRAIN_BVH;
+  } else if (terrain == "grid") {
+    c.terrain = WR_TERRAIN_GRID;
+  } else if (!terrain.empty() && terrain != "auto") {
+    return attribute_is("terrain", terrain) + ": must be auto, bvh or grid";
+  }
   *out = c;
   return "";
 }
@@ -225,18 +233,21 @@ PluginInstance* instance_of(const mjData* d, int instance) {
   return reinterpret_cast<PluginInstance*>(d->plugin_data[instance]);
 }
 
-std::shared_ptr<Shared> shared_for(const mjModel* m, const mjData* d, int instance, uint32_t threads) {
+std::shared_ptr<Shared> shared_for(const mjModel* m, const mjData* d, int instance, const CommonConfig& c) {
   for (int j = 0; j < instance; ++j) {
     if (!is_ours(m, j)) continue;
     const PluginInstance* other = instance_of(d, j);
-    if (other && other->shared && other->shared->threads == threads) return other->shared;
+    if (other && other->shared && other->shared->threads == c.threads && other->shared->terrain == c.terrain)
+      return other->shared;
   }
   auto shared = std::make_shared<Shared>();
-  shared->threads = threads;
-  if (wr_context_create_cpu(threads, &shared->context) != WR_SUCCESS)
+  shared->threads = c.threads;
+  shared->terrain = c.terrain;
+  if (wr_context_create_cpu(c.threads, &shared->context) != WR_SUCCESS)
     throw wr_mujoco::Error(std::string("wr_context_create_cpu failed: ") + wr_last_error());
   wr_mujoco::SceneOptions options;
   options.sensor_bodies = excluding_sensor_bodies(m);
+  options.terrain = c.terrain;
   const BuildingScene building;
   shared->scene.emplace(wr_mujoco::Scene::build(shared->context, m, options));
   return shared;

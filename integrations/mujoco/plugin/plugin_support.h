@@ -52,13 +52,14 @@ bool parse_reals(const std::string& s, int n, double* out);
 // A float holds it: a finite double beyond FLT_MAX has no float (the conversion is undefined).
 bool fits_float(double v);
 
-// The attributes both sensors have: near, far, miss, exclude_own_body, threads.
+// The attributes both sensors have: near, far, miss, exclude_own_body, threads, terrain.
 struct CommonConfig {
   float near_clip = 0.0f;
   float far_clip = std::numeric_limits<float>::infinity();
   float miss = std::numeric_limits<float>::infinity();
   bool exclude_own_body = false;
   uint32_t threads = 0;
+  wr_terrain_kind terrain = WR_TERRAIN_AUTO;  // the scene's (wr_mujoco::SceneOptions::terrain)
 };
 // Those attributes, or the message naming the first bad one (empty: *out holds them).
 std::string parse_common(const mjModel* m, int instance, CommonConfig* out);
@@ -74,9 +75,11 @@ std::string attached_to(const mjModel* m, int sensor);
 // ---- Per-mjData state ----
 
 // A context and the model's scene: built once per mjData and shared by its instances of either
-// sensor that ask for the same thread count (the scene depends on the model only).
+// sensor that ask for the same thread count and terrain kind (the scene depends on the model and
+// the kind only).
 struct Shared {
   uint32_t threads = 0;
+  wr_terrain_kind terrain = WR_TERRAIN_AUTO;
   wr_context context = nullptr;
   std::optional<wr_mujoco::Scene> scene;
   Shared() = default;
@@ -107,10 +110,11 @@ struct PluginInstance {
 
 PluginInstance* instance_of(const mjData* d, int instance);
 
-// The Shared of another instance of ours in d with these threads, or a new one. Its scene gives
+// The Shared of another instance of ours in d with c's threads and terrain, or a new one (its
+// scene's terrain kind c.terrain: wr_mujoco::SceneOptions::terrain). Its scene gives
 // the bodies of the rays sensors that exclude their own body a group of their own
 // (wr_mujoco::SceneOptions::sensor_bodies).
-std::shared_ptr<Shared> shared_for(const mjModel* m, const mjData* d, int instance, uint32_t threads);
+std::shared_ptr<Shared> shared_for(const mjModel* m, const mjData* d, int instance, const CommonConfig& c);
 
 // ---- The callbacks' shared parts ----
 

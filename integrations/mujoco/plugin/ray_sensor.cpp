@@ -39,7 +39,7 @@ const char* const kAttributes[] = {"pattern",      "size",           "resolution
                                    "alignment",    "yaw_rule",       "offset",
                                    "value",        "height_offset",  "near",
                                    "far",          "miss",           "exclude_own_body",
-                                   "threads"};
+                                   "threads",      "terrain"};
 constexpr int kNumAttributes = static_cast<int>(sizeof kAttributes / sizeof kAttributes[0]);
 
 struct Config {
@@ -217,7 +217,7 @@ std::unique_ptr<PluginInstance> make_instance(const mjModel* m, mjData* d, int i
   if (!err->empty()) return nullptr;
   auto in = std::make_unique<Instance>();
   in->sensor_id = sensor;
-  in->shared = shared_for(m, d, instance, c.common.threads);
+  in->shared = shared_for(m, d, instance, c.common);
   const wr_mujoco::Scene& scene = *in->shared->scene;
   const int id = m->sensor_objid[sensor];
   in->frame = m->sensor_objtype[sensor] == mjOBJ_SITE

@@ -4,6 +4,8 @@
 //     a wr_sensor through wr_sensor_render_ex with the instance poses) renders from the same mjData
 //     state, for a camera on a moving body and for a fixed one, with every attribute;
 //   - its centre pixel is mj_ray's distance along the optical axis;
+//   - terrain = grid over a static hfield: the adapter's image from a grid scene, pixel for pixel,
+//     and within 1e-5 of the BVH's (terrain = bvh, and the default);
 //   - several sensors, mj_copyData, and the example model file;
 //   - every refusal is a compile error (or, outside the compiler, a message to the log handler)
 //     naming the plugin, the sensor and the attribute or camera at fault, and nothing crashes;
@@ -316,6 +318,7 @@ TEST_CASE("a bad attribute value is a compile error naming the sensor and the at
       {size + config("exclude_own_body", "yes"), "attribute exclude_own_body = 'yes': must be true or false"},
       {size + config("threads", "-2"), "attribute threads = '-2': must be a whole number from 0"},
       {size + config("threads", "5000"), "attribute threads = '5000'"},
+      {size + config("terrain", "mesh"), "attribute terrain = 'mesh': must be auto, bvh or grid"},
   };
   for (const Case& c : cases) {
     const std::string err = compile_error(scene_xml(depth_sensor("d", "head", c.configs)));
@@ -326,10 +329,10 @@ TEST_CASE("a bad attribute value is a compile error naming the sensor and the at
   CHECK_THAT(compile_error(scene_xml(depth_sensor("d", "head", size + config("widht", "8")))),
              Contains("unrecognized attribute 'plugin:widht'"));
   // Good values, spelled with spaces and in every form, compile.
-  CHECK(compile_error(
-            scene_xml(depth_sensor("d", "head",
-                                   config("width", " 8 ") + config("height", "+6") + config("near", "0") +
-                                       config("far", "inf") + config("miss", "nan") + config("threads", "0")))) == "");
+  CHECK(compile_error(scene_xml(depth_sensor("d", "head",
+                                             config("width", " 8 ") + config("height", "+6") + config("near", "0") +
+                                                 config("far", "inf") + config("miss", "nan") + config("threads", "0") +
+                                                 config("terrain", " auto ")))) == "");
 }
 
 TEST_CASE("a sensor that is not on one perspective camera is a compile error naming it", "[mujoco][plugin][errors]") {
@@ -368,6 +371,70 @@ TEST_CASE("what only the renderer can refuse fails the compile with the plugin's
       depth_sensor("d", "fixed", config("width", "8") + config("height", "6") + config("exclude_own_body", "true"))));
   CHECK_THAT(err, Contains("plugin->init failed for plugin id 0") && Contains("warp_raycaster.depth: sensor 0 'd': ") &&
                       Contains("camera 0 'fixed': exclude_own_body") && Contains("welded to the world"));
+  // A grid terrain needs a static hfield, which this model does not have.
+  CHECK_THAT(compile_error(scene_xml(
+                 depth_sensor("d", "head", config("width", "8") + config("height", "6") + config("terrain", "grid")))),
+             Contains("plugin->init failed for plugin id 0") && Contains("warp_raycaster.depth: sensor 0 'd': ") &&
+                 Contains("options.terrain = WR_TERRAIN_GRID") && Contains("no static hfield"));
+}
+
+TEST_CASE("terrain = grid traces the model's static hfield through the grid kind, as the adapter's grid scene",
+          "[mujoco][plugin][hfield]") {
+  // An hfield ground with a static box on it, a free trunk whose camera looks down at both; the
+  // same camera's sensor with terrain = grid, with bvh and with the default (auto: the BVH).
+  const std::string size = config("width", "24") + config("height", "18") + config("threads", "2");
+  std::string xml = R"(<mujoco>
+  <extension><plugin plugin="warp_raycaster.depth"/></extension>
+  <asset><hfield name="ground" nrow="14" ncol="11" size="2.0 1.5 0.4 0.2" elevation=")";
+  for (int k = 0; k < 14 * 11; ++k) xml += std::to_string((k * 37) % 19 / 18.0) + " ";
+  xml += R"("/></asset>
+  <worldbody>
+    <geom name="ground" type="hfield" hfield="ground" pos="0.3 -0.2 0"/>
+    <geom name="block" type="box" size="0.2 0.3 0.25" pos="0.8 0.4 0.5"/>
+    <body name="trunk" pos="0 0 1.6"><freejoint/>
+      <geom name="trunk" type="box" size="0.3 0.15 0.08"/>
+      <camera name="head" pos="0.1 0 0" xyaxes="0 -1 0 0.7 0 0.714"/>
+    </body>
+  </worldbody>
+  <sensor>)" +
+         depth_sensor("grid", "head", size + config("terrain", "grid")) +
+         depth_sensor("bvh", "head", size + config("terrain", "bvh")) + depth_sensor("auto", "head", size) +
+         R"(</sensor>
+</mujoco>)";
+  Model m = load_with_plugin(xml);
+  Data d(mj_makeData(m.get()));
+  REQUIRE(d != nullptr);
+  const int trunk = m->jnt_dofadr[m->body_jntadr[mj_name2id(m.get(), mjOBJ_BODY, "trunk")]];
+  d->qvel[trunk + 0] = 0.6;
+  d->qvel[trunk + 5] = 1.0;
+  wr_mujoco::CameraOptions co;
+  co.width = 24;
+  co.height = 18;
+  for (int step = 1; step <= 20; ++step) {
+    mj_step(m.get(), d.get());
+    if (step != 1 && step != 20) continue;
+    INFO("after step " << step);
+    // Each sensor is, pixel for pixel, the adapter's image from a scene of its kind.
+    Context c;
+    wr_mujoco::SceneOptions grid_options;
+    grid_options.terrain = WR_TERRAIN_GRID;
+    const wr_mujoco::Scene grid = wr_mujoco::Scene::build(c.ctx, m.get(), grid_options);
+    const wr_mujoco::Scene bvh = wr_mujoco::Scene::build(c.ctx, m.get());
+    const WrImages g = render(grid, wr_mujoco::Camera::from_model(m.get(), grid, "head", co), {d.get()});
+    const WrImages b = render(bvh, wr_mujoco::Camera::from_model(m.get(), bvh, "head", co), {d.get()});
+    require_same_image(m.get(), d.get(), "grid", g.depth);
+    require_same_image(m.get(), d.get(), "bvh", b.depth);
+    require_same_image(m.get(), d.get(), "auto", b.depth);
+    // The grid sees the hfield and the box as the BVH does.
+    size_t hits = 0, same = 0;
+    for (size_t k = 0; k < g.depth.size(); ++k) {
+      hits += std::isfinite(b.depth[k]);
+      same += std::isfinite(b.depth[k]) ? std::fabs(g.depth[k] - b.depth[k]) <= 1e-5f * b.depth[k]
+                                        : !std::isfinite(g.depth[k]);
+    }
+    CHECK(hits > g.depth.size() / 2);
+    CHECK(same == g.depth.size());
+  }
 }
 
 TEST_CASE("an init failure outside the compiler reaches the log handler, and nothing is left",
