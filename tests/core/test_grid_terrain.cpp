@@ -4,7 +4,8 @@
 // of 0 and 1 m, tilted planes, 2 x 2 and 2 x N fields, walls and bottom of a base, both sample
 // layouts) and adversarial rays (vertical, through samples, along grid lines and cell diagonals,
 // zero x or y components, grazing, from below, camera fans), for both forms of the traversal
-// (core/traversal_variant.h: the host's and the GPU's).
+// (core/traversal_variant.h: the host's and the GPU's); and that a traversal probe (the GPU cost
+// model's, tools/warp_model) sees the walk's iterations in their order and changes no hit.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -231,4 +232,67 @@ TEST_CASE("the grid builder refuses what wr_scene_create_heightfield refuses, wi
     CHECK(std::string(e.what()) ==
           "wr_scene_create_heightfield: desc->heights[31] (sample ix = 4, iy = 3) = nan: must be finite");
   }
+}
+
+namespace {
+
+// What a traversal probe (core/bvh_traverse.h) sees, in order: 'n' a node's box (inner_node), 'c'
+// a level-1 node's cells tested at once, 'k' a higher node's children, 'u' a climb, 'l' a leaf.
+struct RecordingProbe {
+  std::string* events;
+  void inner_node() const { *events += 'n'; }
+  void leaf(uint32_t triangles) const { *events += triangles == 2 ? 'l' : 'L'; }
+  void grid_children(uint32_t level) const { *events += level == 1 ? 'c' : 'k'; }
+  void grid_climb() const { *events += 'u'; }
+};
+
+}  // namespace
+
+TEST_CASE("a probe sees the grid walk's iterations and changes none of its hits") {
+  const auto random = [](uint32_t, uint32_t, std::mt19937& rng) {
+    return std::uniform_real_distribution<float>(-1, 1)(rng);
+  };
+  const Field f = make_field("random 37 x 29", 37, 29, 0.0f, random, 1);
+  wr::GridTerrainData grid;
+  REQUIRE(wr::build_grid_terrain("test", f.desc, wr::BvhBuildOptions{}, &grid));
+  const wr::GridView view = grid.view();
+  size_t walks = 0, cells = 0;
+  for (const Ray& r : adversarial_rays(grid, 5, 3000)) {
+    std::string events;
+    const wr::TraceResult plain =
+        wr::trace_terrain<wr::HostTraversal>(wr::GridTerrain{}, view, r.o, r.d, r.tmin, r.tmax);
+    const wr::TraceResult seen = wr::trace_terrain<wr::HostTraversal>(wr::GridTerrain{}, view, r.o, r.d, r.tmin, r.tmax,
+                                                                      RecordingProbe{&events});
+    INFO("ray " << r.o.x << " " << r.o.y << " " << r.o.z << " -> " << r.d.x << " " << r.d.y << " " << r.d.z << ": "
+                << events);
+    REQUIRE(wr_test::same_bits(plain.t, seen.t));
+    REQUIRE(plain.triangle == seen.triangle);
+    if (r.d.x == 0.0f && r.d.y == 0.0f) {  // a cell looked up: one leaf of its cells' triangles, no walk
+      CHECK((events.find_first_of("nckuL") == std::string::npos || events == "L"));
+      CHECK(events.size() <= 1);
+      if (seen.triangle != wr::kInvalidIndex) CHECK(!events.empty());
+      continue;
+    }
+    // A walk: a start node's box, then (above the cells) its children, each cell's test right after
+    // its level-1 node's, at most one climb per node whose children were tested.
+    size_t children = 0, climbs = 0;
+    for (size_t k = 0; k < events.size(); ++k) {
+      const char e = events[k];
+      if (e == 'n') {
+        ++walks;
+        CHECK((k + 1 == events.size() || events[k + 1] != 'u'));
+      }
+      if (e == 'c' || e == 'k') ++children;
+      if (e == 'u') ++climbs;
+      if (e == 'l') {
+        ++cells;
+        CHECK(k > 0);
+        CHECK(std::string("ncl").find(events[k - 1]) != std::string::npos);  // never right after a climb
+      }
+    }
+    CHECK(climbs <= children);
+    if (seen.triangle != wr::kInvalidIndex) CHECK(events.find('l') != std::string::npos);
+  }
+  CHECK(walks > 1000);
+  CHECK(cells > walks);
 }
