@@ -128,24 +128,30 @@ struct Terrain {
   wr_memory_stats stats{};        // the library's own accounting
 };
 
-// Builds a scene on `context` from an OBJ file (path non-empty) or from `mesh`, measuring time
-// and device memory.
-Terrain make_terrain(wr_context context, const std::string& name, const std::string& path, const Mesh* mesh) {
+// The scene create() makes (a wr_status call writing it into its wr_scene*), named `name`, with
+// its create time and device memory.
+template <class Create>
+Terrain measure_scene(const std::string& name, const Create& create) {
   Terrain t;
   t.name = name;
   const size_t free_before = device_free_bytes();
   const auto t0 = std::chrono::steady_clock::now();
-  if (!path.empty()) {
-    WR_OK(wr_scene_load_obj(context, path.c_str(), &t.scene));
-  } else {
-    WR_OK(wr_scene_create(context, mesh->vertices.data(), mesh->vertices.size() / 3, mesh->indices.data(),
-                          mesh->indices.size() / 3, &t.scene));
-  }
+  WR_OK(create(&t.scene));
   t.build_s = seconds_since(t0);
   t.driver_delta_bytes = double(free_before) - double(device_free_bytes());
   WR_OK(wr_scene_num_triangles(t.scene, &t.triangles));
   WR_OK(wr_scene_memory(t.scene, &t.stats));
   return t;
+}
+
+// Builds a scene on `context` from an OBJ file (path non-empty) or from `mesh`, measuring time
+// and device memory.
+Terrain make_terrain(wr_context context, const std::string& name, const std::string& path, const Mesh* mesh) {
+  return measure_scene(name, [&](wr_scene* scene) {
+    if (!path.empty()) return wr_scene_load_obj(context, path.c_str(), scene);
+    return wr_scene_create(context, mesh->vertices.data(), mesh->vertices.size() / 3, mesh->indices.data(),
+                           mesh->indices.size() / 3, scene);
+  });
 }
 
 // ---- poses --------------------------------------------------------------------------------------
@@ -265,51 +271,70 @@ struct Row {
   double output_bytes = 0;         // the caller's depth buffer (N x H x W floats), for scale
 };
 
+// A sensor of `desc` on t's scene for the n envs of `poses` (n x 7), timed (time_enqueued), with
+// its device memory and a sanity figure: the share of pixels that hold something other than the
+// miss value (a hit within the clip range). Near zero would mean the cameras look at nothing and
+// the timing measures empty space.
+struct CameraRun {
+  Timing timing;
+  double hit_fraction = 0;
+  double sensor_driver_bytes = 0;  // cudaMemGetInfo delta around wr_sensor_create
+  uint64_t sensor_lib_bytes = 0;   // wr_sensor_memory device_bytes
+};
+
+CameraRun time_camera(const Terrain& t, const wr_camera_desc& desc, const std::vector<float>& poses, uint32_t n,
+                      int warmups, int iterations, cudaStream_t stream) {
+  CameraRun run;
+  const size_t free_before = device_free_bytes();
+  wr_sensor sensor = nullptr;
+  WR_OK(wr_sensor_create(t.scene, &desc, n, &sensor));
+  run.sensor_driver_bytes = double(free_before) - double(device_free_bytes());
+  wr_memory_stats stats{};
+  WR_OK(wr_sensor_memory(sensor, &stats));
+  run.sensor_lib_bytes = stats.device_bytes;
+
+  const size_t pixels = size_t(n) * desc.width * desc.height;
+  float *d_poses = nullptr, *d_depth = nullptr;
+  CUDA_OK(cudaMalloc(&d_poses, poses.size() * sizeof(float)));
+  CUDA_OK(cudaMalloc(&d_depth, pixels * sizeof(float)));
+  CUDA_OK(cudaMemcpyAsync(d_poses, poses.data(), poses.size() * sizeof(float), cudaMemcpyHostToDevice, stream));
+  run.timing =
+      time_enqueued([&] { return wr_sensor_render(sensor, d_poses, d_depth, stream); }, warmups, iterations, stream);
+
+  std::vector<float> depth(pixels);
+  CUDA_OK(cudaMemcpyAsync(depth.data(), d_depth, pixels * sizeof(float), cudaMemcpyDeviceToHost, stream));
+  CUDA_OK(cudaStreamSynchronize(stream));
+  const float miss = desc.miss_value;
+  const size_t hits =
+      size_t(std::count_if(depth.begin(), depth.end(), [miss](float v) { return std::isfinite(v) && !(v == miss); }));
+  run.hit_fraction = double(hits) / double(pixels);
+
+  CUDA_OK(cudaFree(d_poses));
+  CUDA_OK(cudaFree(d_depth));
+  wr_sensor_release(sensor);
+  return run;
+}
+
 Row time_config(const Terrain& t, const std::vector<float>& ground, uint32_t n, uint32_t width, uint32_t height,
                 float far_clip, int warmups, int iterations, cudaStream_t stream, std::mt19937& rng) {
   Row row;
   row.terrain = t.name;
   row.triangles = t.triangles;
   row.n = n, row.width = width, row.height = height;
-
   wr_camera_desc desc;
   wr_camera_desc_pinhole(&desc, width, height, wr_bench::kHfovDegrees);
   desc.far_clip = far_clip;
-  const size_t free_before = device_free_bytes();
-  wr_sensor sensor = nullptr;
-  WR_OK(wr_sensor_create(t.scene, &desc, n, &sensor));
-  row.sensor_driver_bytes = double(free_before) - double(device_free_bytes());
-  wr_memory_stats stats{};
-  WR_OK(wr_sensor_memory(sensor, &stats));
-  row.sensor_lib_bytes = stats.device_bytes;
-
-  const std::vector<float> poses = wr_bench::robot_poses(ground, n, rng);
+  const CameraRun run = time_camera(t, desc, wr_bench::robot_poses(ground, n, rng), n, warmups, iterations, stream);
   const size_t pixels = size_t(n) * width * height;
   row.output_bytes = double(pixels) * sizeof(float);
-  float *d_poses = nullptr, *d_depth = nullptr;
-  CUDA_OK(cudaMalloc(&d_poses, poses.size() * sizeof(float)));
-  CUDA_OK(cudaMalloc(&d_depth, pixels * sizeof(float)));
-  CUDA_OK(cudaMemcpyAsync(d_poses, poses.data(), poses.size() * sizeof(float), cudaMemcpyHostToDevice, stream));
-
-  const Timing timing =
-      time_enqueued([&] { return wr_sensor_render(sensor, d_poses, d_depth, stream); }, warmups, iterations, stream);
-  row.host_us_per_call = timing.host_us_per_call;
-  row.ms_median = timing.ms_median;
-  row.ms_min = timing.ms_min;
-  row.ms_max = timing.ms_max;
+  row.sensor_driver_bytes = run.sensor_driver_bytes;
+  row.sensor_lib_bytes = run.sensor_lib_bytes;
+  row.host_us_per_call = run.timing.host_us_per_call;
+  row.ms_median = run.timing.ms_median;
+  row.ms_min = run.timing.ms_min;
+  row.ms_max = run.timing.ms_max;
   row.grays = double(pixels) / (row.ms_median * 1e-3) / 1e9;
-
-  // A sanity figure: the share of pixels that hit the terrain within the far clip. Near zero
-  // would mean the cameras look at nothing and the timing measures empty space.
-  std::vector<float> depth(pixels);
-  CUDA_OK(cudaMemcpyAsync(depth.data(), d_depth, pixels * sizeof(float), cudaMemcpyDeviceToHost, stream));
-  CUDA_OK(cudaStreamSynchronize(stream));
-  const size_t hits = size_t(std::count_if(depth.begin(), depth.end(), [](float v) { return std::isfinite(v); }));
-  row.hit_fraction = double(hits) / double(pixels);
-
-  CUDA_OK(cudaFree(d_poses));
-  CUDA_OK(cudaFree(d_depth));
-  wr_sensor_release(sensor);
+  row.hit_fraction = run.hit_fraction;
   return row;
 }
 
@@ -321,60 +346,22 @@ const char* const kKindNames[4] = {"height field, BVH", "height field, grid", "l
 
 // The scene of `kind`, its create time (the library's: the samples or mesh are made before).
 Terrain make_kind_scene(wr_context context, int kind) {
-  Terrain t;
-  t.name = kKindNames[kind];
-  const std::vector<float>& heights = wr_bench::parkour_heights();
-  const wr_tools::TriangleMesh* mesh = kind < 2 ? nullptr : &wr_bench::parkour_legged_gym_mesh();
-  const size_t free_before = device_free_bytes();
-  const auto t0 = std::chrono::steady_clock::now();
   if (kind < 2) {
     wr_heightfield_desc d;
     wr_heightfield_desc_init(&d);
-    d.heights = heights.data();
+    d.heights = wr_bench::parkour_heights().data();
     d.num_x = wr_bench::kNx, d.num_y = wr_bench::kNy;
     d.spacing_x = d.spacing_y = wr_bench::kSpacing;
     d.terrain = kind == 0 ? WR_TERRAIN_BVH : WR_TERRAIN_GRID;
-    WR_OK(wr_scene_create_heightfield(context, &d, &t.scene));
-  } else {
-    const wr_tools::TriangleMesh& m = *mesh;
-    const uint64_t nv = m.vertices.size() / 3, nt = m.indices.size() / 3;
-    if (kind == 2)
-      WR_OK(wr_scene_create(context, m.vertices.data(), nv, m.indices.data(), nt, &t.scene));
-    else
-      WR_OK(wr_scene_create_grid_mesh(context, m.vertices.data(), nv, m.indices.data(), nt, &t.scene));
+    return measure_scene(kKindNames[kind],
+                         [&](wr_scene* scene) { return wr_scene_create_heightfield(context, &d, scene); });
   }
-  t.build_s = seconds_since(t0);
-  t.driver_delta_bytes = double(free_before) - double(device_free_bytes());
-  WR_OK(wr_scene_num_triangles(t.scene, &t.triangles));
-  WR_OK(wr_scene_memory(t.scene, &t.stats));
-  return t;
-}
-
-// The parkour camera at n envs (wr_sensor_render): its timing and the share of pixels nearer than
-// the far clip (misses read the far clip).
-Timing time_kind_camera(const Terrain& t, uint32_t n, int warmups, int iterations, cudaStream_t stream,
-                        double* hit_fraction) {
-  wr_camera_desc desc;
-  WR_OK(wr_bench::parkour_camera(&desc));
-  wr_sensor sensor = nullptr;
-  WR_OK(wr_sensor_create(t.scene, &desc, n, &sensor));
-  const std::vector<float> poses = wr_bench::parkour_camera_poses(int(n));
-  const size_t pixels = size_t(n) * desc.width * desc.height;
-  float *d_poses = nullptr, *d_depth = nullptr;
-  CUDA_OK(cudaMalloc(&d_poses, poses.size() * sizeof(float)));
-  CUDA_OK(cudaMalloc(&d_depth, pixels * sizeof(float)));
-  CUDA_OK(cudaMemcpyAsync(d_poses, poses.data(), poses.size() * sizeof(float), cudaMemcpyHostToDevice, stream));
-  const Timing timing =
-      time_enqueued([&] { return wr_sensor_render(sensor, d_poses, d_depth, stream); }, warmups, iterations, stream);
-  std::vector<float> depth(pixels);
-  CUDA_OK(cudaMemcpyAsync(depth.data(), d_depth, pixels * sizeof(float), cudaMemcpyDeviceToHost, stream));
-  CUDA_OK(cudaStreamSynchronize(stream));
-  *hit_fraction =
-      double(std::count_if(depth.begin(), depth.end(), [&](float v) { return v < desc.far_clip; })) / double(pixels);
-  CUDA_OK(cudaFree(d_poses));
-  CUDA_OK(cudaFree(d_depth));
-  wr_sensor_release(sensor);
-  return timing;
+  const wr_tools::TriangleMesh& m = wr_bench::parkour_legged_gym_mesh();
+  const uint64_t nv = m.vertices.size() / 3, nt = m.indices.size() / 3;
+  return measure_scene(kKindNames[kind], [&](wr_scene* scene) {
+    return kind == 2 ? wr_scene_create(context, m.vertices.data(), nv, m.indices.data(), nt, scene)
+                     : wr_scene_create_grid_mesh(context, m.vertices.data(), nv, m.indices.data(), nt, scene);
+  });
 }
 
 // IsaacLab's height scan at n envs (wr_scene_intersect over n x 187 rays).
@@ -425,10 +412,12 @@ void grid_kinds(wr_context context, int warmups, int iterations, cudaStream_t st
                   double(rays) / (timing.ms_median * 1e-3) / 1e9, 100.0 * hits, timing.host_us_per_call);
       std::fflush(stdout);
     };
+    wr_camera_desc desc;
+    WR_OK(wr_bench::parkour_camera(&desc));
     for (uint32_t n : {256u, 4096u}) {
-      double hits = 0;
-      const Timing timing = time_kind_camera(t, n, warmups, iterations, stream, &hits);
-      row("camera 106x60", n, uint64_t(n) * 106 * 60, timing, hits);
+      const CameraRun run =
+          time_camera(t, desc, wr_bench::parkour_camera_poses(int(n)), n, warmups, iterations, stream);
+      row("camera 106x60", n, uint64_t(n) * desc.width * desc.height, run.timing, run.hit_fraction);
     }
     double hits = 0;
     uint64_t rays = 0;

@@ -40,6 +40,7 @@
 #include <cstdlib>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "core/bvh_traverse.h"
@@ -315,17 +316,29 @@ constexpr double kH200LaneSlotsPerSecond = 132.0 * 4 * 1.98e9 * 32;
 struct KindCosts {
   Costs camera, scan;
 };
-const KindCosts kBvhCosts{{430, 78, 26, 150}, {430, 78, 26, 150}};
-const KindCosts kGridCosts{{605, 133, 0, 123, 68, 316, 442, 4}, {438, 0, 0, 118.5}};
-const KindCosts kGridMeshCosts{{950, 126, 0, 173, 68, 299, 495, 4}, {950, 75, 0, 160.5}};
+const KindCosts& costs_of(wr::BvhTerrain) {
+  static const KindCosts c{{430, 78, 26, 150}, {430, 78, 26, 150}};
+  return c;
+}
+const KindCosts& costs_of(wr::GridTerrain) {
+  static const KindCosts c{{605, 133, 0, 123, 68, 316, 442, 4}, {438, 0, 0, 118.5}};
+  return c;
+}
+const KindCosts& costs_of(wr::GridMeshTerrain) {
+  static const KindCosts c{{950, 126, 0, 173, 68, 299, 495, 4}, {950, 75, 0, 160.5}};
+  return c;
+}
 
-// The parkour camera's pixels at N = 256 and IsaacLab's height scan at N = 4096 over one terrain,
-// traced by trace(org, dir, tmin, tmax, probe).
+// The parkour camera's pixels at N = 256 and IsaacLab's height scan at N = 4096 over one terrain
+// of kind Kind, traced as the kernels trace it.
 struct KindTraces {
   Traces camera, scan;
 };
-template <class Trace>
-KindTraces trace_kind(const Trace& trace) {
+template <class Kind>
+KindTraces trace_kind(const typename Kind::View& view) {
+  const auto trace = [&](wr::Vec3 o, wr::Vec3 d, float tmin, float tmax, const RecordingProbe& probe) {
+    (void)wr::trace_terrain<wr::GpuTraversal>(Kind{}, view, o, d, tmin, tmax, probe);
+  };
   KindTraces k;
   wr_camera_desc desc;
   (void)wr_bench::parkour_camera(&desc);
@@ -354,7 +367,12 @@ void print_kind_row(const char* kind, const char* rays, const Warps& warps, cons
   std::fflush(stdout);
 }
 
-void print_kind(const char* kind, const KindTraces& k, const KindCosts& c, bool bvh, double bytes_per_sample) {
+// Both rows of a terrain of kind Kind (its costs_of, its kernels' loop shape).
+template <class Kind>
+void print_kind(const char* kind, const typename Kind::View& view, double bytes_per_sample) {
+  const KindTraces k = trace_kind<Kind>(view);
+  const KindCosts& c = costs_of(Kind{});
+  constexpr bool bvh = std::is_same<Kind, wr::BvhTerrain>::value;
   print_kind_row(kind, "camera, N = 256", camera_warps(k.camera, wr::cuda::kTileWShift), c.camera, bvh,
                  bytes_per_sample);
   print_kind_row(kind, "height scan, N = 4096", consecutive_warps(k.scan), c.scan, bvh, bytes_per_sample);
@@ -376,7 +394,7 @@ int grid_kinds() {
       kNx, kNy, double(kSpacing));
   std::printf(
       "- loop shapes: the BVH's nested loops, the grid walk's one loop; instructions per branch: "
-      "KindCosts in tools/warp_model/warp_model.cpp\n\n");
+      "costs_of in tools/warp_model/warp_model.cpp\n\n");
   std::printf(
       "| kind | rays | node boxes/ray | children tests/ray (of nodes / of cells) | climbs/ray | "
       "leaves or cells/ray | triangles/ray | SIMT efficiency | G rays/s (issue bound) | "
@@ -390,43 +408,26 @@ int grid_kinds() {
     const wr::Mesh m = wr::triangulate_heightfield("wr-warp-model", desc);
     const wr::Bvh bvh =
         wr::build_bvh(m.vertices.data(), m.indices.data(), m.num_triangles(), wr::cuda::bvh_build_options());
-    print_kind("height field, BVH",
-               trace_kind([&](wr::Vec3 o, wr::Vec3 d, float t0, float t1, const RecordingProbe& p) {
-                 (void)wr::trace_terrain<wr::GpuTraversal>(wr::BvhTerrain{}, bvh.view(), o, d, t0, t1, p);
-               }),
-               kBvhCosts, true, bvh_device_bytes(bvh) / samples);
+    print_kind<wr::BvhTerrain>("height field, BVH", bvh.view(), bvh_device_bytes(bvh) / samples);
   }
   {
     wr::GridTerrainData grid;
     if (!wr::build_grid_terrain("wr-warp-model", desc, wr::cuda::bvh_build_options(), &grid)) return 1;
-    const wr::GridView view = grid.view();
-    print_kind("height field, grid",
-               trace_kind([&](wr::Vec3 o, wr::Vec3 d, float t0, float t1, const RecordingProbe& p) {
-                 (void)wr::trace_terrain<wr::GpuTraversal>(wr::GridTerrain{}, view, o, d, t0, t1, p);
-               }),
-               kGridCosts, false, double(grid.sample_bytes() + grid.pyramid_bytes()) / samples);
+    print_kind<wr::GridTerrain>("height field, grid", grid.view(),
+                                double(grid.sample_bytes() + grid.pyramid_bytes()) / samples);
   }
   const wr_tools::TriangleMesh& mesh = parkour_legged_gym_mesh();
   {
     const wr::Bvh bvh =
         wr::build_bvh(mesh.vertices.data(), mesh.indices.data(), mesh.num_triangles(), wr::cuda::bvh_build_options());
-    print_kind("legged_gym mesh, BVH",
-               trace_kind([&](wr::Vec3 o, wr::Vec3 d, float t0, float t1, const RecordingProbe& p) {
-                 (void)wr::trace_terrain<wr::GpuTraversal>(wr::BvhTerrain{}, bvh.view(), o, d, t0, t1, p);
-               }),
-               kBvhCosts, true, bvh_device_bytes(bvh) / samples);
+    print_kind<wr::BvhTerrain>("legged_gym mesh, BVH", bvh.view(), bvh_device_bytes(bvh) / samples);
   }
   {
     wr::GridMeshData grid;
     if (!wr::build_grid_mesh_terrain(mesh.vertices.data(), mesh.num_vertices(), mesh.indices.data(),
                                      mesh.num_triangles(), &grid))
       return 1;
-    const wr::GridMeshView view = grid.view();
-    print_kind("legged_gym mesh, grid",
-               trace_kind([&](wr::Vec3 o, wr::Vec3 d, float t0, float t1, const RecordingProbe& p) {
-                 (void)wr::trace_terrain<wr::GpuTraversal>(wr::GridMeshTerrain{}, view, o, d, t0, t1, p);
-               }),
-               kGridMeshCosts, false, double(grid.bytes()) / samples);
+    print_kind<wr::GridMeshTerrain>("legged_gym mesh, grid", grid.view(), double(grid.bytes()) / samples);
   }
   return 0;
 }
