@@ -39,12 +39,16 @@ std::array<double, 4> yaw_quat(const std::array<double, 4>& q) {
   return {std::cos(yaw / 2), 0, 0, std::sin(yaw / 2)};
 }
 
+// The length of (x, y). Not std::hypot: glibc 2.35 versioned hypot anew, and the GPU bundle
+// (scripts/gpu-bundle.sh) may need at most GLIBC_2.34; at these magnitudes sqrt loses nothing.
+double norm_xy(double x, double y) { return std::sqrt(x * x + y * y); }
+
 // mjlab's _compute_alignment_rotation("yaw") of the rotation of q.
 std::array<double, 9> mjlab_yaw(const std::array<double, 4>& q) {
   const std::array<double, 3> ex = quat_apply(q, {1, 0, 0}), ey = quat_apply(q, {0, 1, 0});
-  double x = ex[0], y = ex[1], n = std::hypot(x, y);
+  double x = ex[0], y = ex[1], n = norm_xy(x, y);
   if (n < 0.1) {
-    const double m = std::max(std::hypot(ey[0], ey[1]), 1e-6);
+    const double m = std::max(norm_xy(ey[0], ey[1]), 1e-6);
     x = ey[1] / m, y = -ey[0] / m, n = 1;
   }
   n = std::max(n, 1e-6);
@@ -106,7 +110,7 @@ TEST_CASE("world rays follow IsaacLab's base, yaw and world rules and mjlab's, w
                                float(q[1]),   float(q[2]),   float(q[3])};
         REQUIRE(wr_sensor_world_rays(sensor, pose, nullptr, 0, 0, got_o.data(), got_d.data()) == WR_SUCCESS);
         // mjlab's heading changes branch at a projection of 0.1: away from it, float and double agree
-        const double proj = std::hypot(quat_apply(qf, {1, 0, 0})[0], quat_apply(qf, {1, 0, 0})[1]);
+        const double proj = norm_xy(quat_apply(qf, {1, 0, 0})[0], quat_apply(qf, {1, 0, 0})[1]);
         if (rule.yaw == WR_YAW_MJLAB && std::fabs(proj - 0.1) < 1e-4) continue;
         ++poses_checked;
         for (uint32_t r = 0; r < n; ++r) {

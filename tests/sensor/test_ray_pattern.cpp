@@ -93,7 +93,9 @@ TEST_CASE("a grid normal to a slanted direction lies across it, and along -Z bot
     CHECK(d1[3 * r] == Approx(c));
     CHECK(d1[3 * r + 2] == Approx(-c));
   }
-  CHECK(std::hypot(s1[3] - s1[0], std::hypot(s1[4] - s1[1], s1[5] - s1[2])) == Approx(0.1).epsilon(1e-6));
+  // (sqrt, not std::hypot: see norm_xy in test_pattern_alignment.cpp)
+  const double dx = s1[3] - s1[0], dy = s1[4] - s1[1], dz = s1[5] - s1[2];
+  CHECK(std::sqrt(dx * dx + dy * dy + dz * dz) == Approx(0.1).epsilon(1e-6));
 }
 
 TEST_CASE("a spherical pattern is IsaacLab's lidar_pattern: 16 channels at 0.2 degrees over 360 and 120 degrees") {
