@@ -82,13 +82,14 @@ wr_status render_on_backend(wr_sensor sensor, const float* poses, size_t pose_fl
 #endif
 }
 
-wr_status render_ex_on_backend(wr_sensor sensor, const wr_render_args& args, uint32_t num_slots, uint32_t num_globals) {
+wr_status render_ex_on_backend(wr_sensor sensor, const wr_render_args& args, uint32_t num_slots, uint32_t num_globals,
+                               uint32_t pose_record) {
   if (g_backend == Backend::kCpu) return wr_sensor_render_ex(sensor, &args);
 #if WR_BUILT_WITH_CUDA
   uint32_t n = 0;
   REQUIRE(wr_sensor_desc(sensor, nullptr, &n) == WR_SUCCESS);
   const size_t stride = args.pose_stride ? args.pose_stride : 7;
-  const size_t pose_floats = n ? (n - 1) * stride + args.pose_offset + 7 : 0;
+  const size_t pose_floats = n ? (n - 1) * stride + args.pose_offset + pose_record : 0;
   const Stream stream;
   const DeviceCopy d_poses(args.body_poses, pose_floats * sizeof(float), stream.get());
   const DeviceCopy d_intrinsics(args.intrinsics, 4ull * n * sizeof(float), stream.get());
@@ -135,7 +136,7 @@ wr_status render_ex_on_backend(wr_sensor sensor, const wr_render_args& args, uin
   REQUIRE_CUDA(cudaStreamSynchronize(stream.get()));
   return s;
 #else
-  (void)sensor, (void)num_slots, (void)num_globals;
+  (void)sensor, (void)num_slots, (void)num_globals, (void)pose_record;
   FAIL("the CUDA backend is under test, but the tests were built without CUDA");
   return WR_ERROR_UNSUPPORTED;
 #endif

@@ -45,9 +45,11 @@ wr_status render_on_backend(wr_sensor sensor, const float* poses, size_t pose_fl
 // wr_sensor_render_ex with `args` as a caller fills it with host arrays: on CUDA every array it
 // points to is copied to the device first (its size from the sensor's env count, stride and
 // output; the instance poses' from the scene's num_slots and num_globals), the outputs (out,
-// bad_env_mask, bad_env_count, instance_ids) copied back after the stream finished.
+// bad_env_mask, bad_env_count, instance_ids) copied back after the stream finished. pose_record:
+// the floats the render reads of an env's record from its pose_offset on (a pattern sensor with
+// several frames: its largest frame pose offset + 7), so that the last env's copy holds them all.
 wr_status render_ex_on_backend(wr_sensor sensor, const wr_render_args& args, uint32_t num_slots = 0,
-                               uint32_t num_globals = 0);
+                               uint32_t num_globals = 0, uint32_t pose_record = 7);
 
 // wr_scene_intersect with host arrays: origins, directions (count x 3), tmax (count, or null),
 // out_t (count), out_triangle (count, or null).
