@@ -27,10 +27,15 @@
 # are shared libraries that need the GPU machine's libstdc++; their GLIBCXX need is
 # recorded, and gpu-check.sh checks it there.
 #
-#   usage: scripts/gpu-bundle.sh [dir]     (default: build-gpu-bundle; the build itself goes
-#                                           to <dir>-build)
+#   usage: scripts/gpu-bundle.sh [--no-variants] [dir]
+#     dir            default build-gpu-bundle; the build itself goes to <dir>-build
+#     --no-variants  builds no tuning variants (gpu-check.sh's sweep then reports "not run"). With
+#                    every CUDA architecture above, the nine variants' libwr make the bundle about
+#                    three times the device tool's 64 MiB, so a bundle for that tool is built so.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+variants=yes
+if [ "${1:-}" = --no-variants ]; then variants=no; shift; fi
 dir="${1:-build-gpu-bundle}"
 build="$dir-build"
 max_glibc=2.34    # the newest GLIBC symbol version a bundled file may need
@@ -65,7 +70,7 @@ for program in $backend_programs; do cp "$build/tests/$program" "$dir/bin/"; don
 cp "$build/tests/gpu-bundle/CTestTestfile.cmake" "$dir/CTestTestfile.cmake"
 bash tools/kernel-resources.sh "$build/bundle-build.log" >"$dir/kernel-resources.md"
 # libwr once per tuning variant, for gpu-check.sh's sweep
-bash scripts/build-cuda-variants.sh "$build" "$dir/variants"
+[ $variants = no ] || bash scripts/build-cuda-variants.sh "$build" "$dir/variants"
 # Every library the programs resolve, but glibc's own, the C++ runtime's (linked in, or the GPU
 # machine's for Embree) and the driver's (those must be the GPU machine's).
 for bin in "$dir"/bin/*; do
@@ -83,6 +88,7 @@ newest() { { grep -o "$1_[0-9.]*" || true; } | sed "s/^$1_//" | sort -V | tail -
   echo "| file | newest GLIBC | newest GLIBCXX (the GPU machine's libstdc++) |"
   echo "|---|---|---|"
   for f in "$dir"/bin/* "$dir"/lib/* "$dir"/variants/*/libwr.so.0; do
+    [ -e "$f" ] || continue  # no variants
     symbols=$(objdump -T "$f")
     g=$(newest GLIBC <<<"$symbols")
     x=$(newest GLIBCXX <<<"$symbols")
@@ -94,7 +100,9 @@ floor_line=$(awk -F'|' '$3 ~ /[0-9]/ {gsub(/ /, "", $2); gsub(/ /, "", $3); prin
   sort -V | tail -n 1)
 floor=${floor_line%% *} floor_file=${floor_line#* }
 cxx_floor=$(awk -F'|' '$4 ~ /[0-9]/ {gsub(/ /, "", $4); print $4}' "$dir/glibc.txt" | sort -V | tail -n 1)
-programs_floor=$(for f in "$dir"/bin/* "$dir"/lib/libwr.so* "$dir"/variants/*/libwr.so.0; do objdump -T "$f"; done | newest GLIBC)
+programs_floor=$(for f in "$dir"/bin/* "$dir"/lib/libwr.so* "$dir"/variants/*/libwr.so.0; do
+  [ ! -e "$f" ] || objdump -T "$f"
+done | newest GLIBC)
 cxx_users=$(awk -F'|' '$4 ~ /[0-9]/ {gsub(/ /, "", $2); print $2}' "$dir/glibc.txt" | paste -sd ' ')
 
 {
@@ -103,6 +111,7 @@ cxx_users=$(awk -F'|' '$4 ~ /[0-9]/ {gsub(/ /, "", $2); print $2}' "$dir/glibc.t
   echo "built=$(date -u '+%Y-%m-%d %H:%M') UTC on $(uname -sr), $(ldd --version | head -n 1)"
   echo "cuda=$(nvcc --version | grep -o 'release [0-9.]*' | head -n 1 | sed 's/release //')"
   echo "cuda_architectures=80;86;89;90"
+  echo "variants=$variants"
   echo "glibc_floor=$floor"
   echo "glibc_floor_file=$floor_file"
   echo "glibc_floor_programs=$programs_floor"

@@ -346,6 +346,10 @@ step_sweep() {
     timed "$limit" "$logs/variants.log" bash scripts/build-cuda-variants.sh "$build" "$variants" ||
       { verdict="FAILED: building the variants, see variants.log"; return; }
   fi
+  if [ -n "$prebuilt" ] && [ "$(bundle_info variants)" = no ]; then
+    verdict="not run: the bundle was built without variants (scripts/gpu-bundle.sh --no-variants)"
+    return
+  fi
   [ -f "$variants/variants.txt" ] || { verdict="FAILED: no $variants/variants.txt"; return; }
   cp "$variants/variants.txt" "$logs/sweep-variants.txt"
   while read -r name _; do
