@@ -3,7 +3,7 @@
 # "Stand-in GPU", a compute-sanitizer, and a bundle whose one test passes at once and whose
 # wr-bench-gpu prints its heading and then hangs (STAND_IN_HANG=1) or prints a table. Cut off
 # part-way, the script keeps every step it finished: it writes its results file section by
-# section. Six runs:
+# section. Seven runs:
 #   - SIGKILL while the benchmark runs (what a device tool does at its limit): the header and the
 #     tests section are in the results file, the benchmark's is not;
 #   - SIGTERM there: the same, plus a "Stopped" section naming the step, exit status 143, and the
@@ -15,7 +15,9 @@
 #   - once more without those faults: every step passes, exit 0, and the sweep's benchmark saw
 #     the variant's folder in front of the LD_LIBRARY_PATH it was started with (extended, not
 #     replaced);
-#   - a bundle that records a newer glibc than this machine has: stopped before any step, exit 2.
+#   - a bundle that records a newer glibc than this machine has: stopped before any step, exit 2;
+#   - a bundle built without tuning variants (gpu-bundle.sh --no-variants): the sweep is reported
+#     not run, saying why, and the run passes, exit 0.
 #
 #   usage: test_gpu_check_stand_ins.sh REPOSITORY_ROOT WORK_DIR
 set -uo pipefail
@@ -81,6 +83,9 @@ chmod +x "$work/path/nvidia-smi" "$work/path/compute-sanitizer" "$work/bundle/bi
 mkdir -p "$work/bundle/variants/shipped"
 echo "shipped (shipped values)" >"$work/bundle/variants/variants.txt"
 cat >"$work/bundle/CTestTestfile.cmake" <<'EOF'
+if(POLICY CMP0152)
+  cmake_policy(SET CMP0152 NEW)
+endif()
 file(REAL_PATH . _wr_bundle)
 add_test([=[cuda:stand-in]=] "${_wr_bundle}/bin/stand_in_test")
 set_tests_properties([=[cuda:stand-in]=] PROPERTIES LABELS [=[cuda;memcheck]=])
@@ -177,3 +182,15 @@ rc=$?
 grep -A 2 '^## Stopped before any step' "$out"/gpu-*.md | grep -q "glibc is .*, the bundle needs 99.0" ||
   fail "a bundle needing glibc 99.0: no clear stop in the results"
 echo "a bundle needing a newer glibc: stopped before any step, exit 2"
+
+# A bundle built with --no-variants: the sweep is not run, says why, and fails nothing.
+cp -r "$work/bundle" "$work/no-variants-bundle"
+rm -rf "$work/no-variants-bundle/variants"
+echo "variants=no" >>"$work/no-variants-bundle/bundle.txt"
+out="$work/no-variants"
+PATH="$work/path:$PATH" bash "$root/scripts/gpu-check.sh" --prebuilt "$work/no-variants-bundle" --out "$out" >"$out.stdout" 2>&1
+rc=$?
+[ $rc -eq 0 ] || { cat "$out.stdout" >&2; fail "a bundle without variants: exit status $rc, not 0"; }
+grep -A 2 '^## sweep$' "$out"/gpu-*.md | grep -q '^\*\*not run: the bundle was built without variants' ||
+  { cat "$out"/gpu-*.md >&2; fail "a bundle without variants: the sweep not reported as not run"; }
+echo "a bundle without variants: the sweep not run, saying why, exit 0"
