@@ -14,7 +14,8 @@
 #                               version, and the newest GLIBC / GLIBCXX versions its files need
 #   <dir>/glibc.txt             every bundled file's newest GLIBC (and GLIBCXX) version
 #   <dir>/kernel-resources.md   (ptxas: registers, stack frame, spills per kernel and arch)
-#   <dir>/variants/<variant>/libwr.so.0   (scripts/build-cuda-variants.sh, for the tuning sweep)
+#   <dir>/variants/<variant>/libwr.so.0   (with --variants: scripts/build-cuda-variants.sh, for the
+#                               tuning sweep)
 #   <dir>.tar.gz                the folder, compressed (at most 64 MiB: the device tool's limit)
 # Then, on the GPU machine, from the repository root:
 #   scripts/gpu-check.sh --prebuilt <dir>.tar.gz --out <folder>
@@ -27,15 +28,16 @@
 # are shared libraries that need the GPU machine's libstdc++; their GLIBCXX need is
 # recorded, and gpu-check.sh checks it there.
 #
-#   usage: scripts/gpu-bundle.sh [--no-variants] [dir]
-#     dir            default build-gpu-bundle; the build itself goes to <dir>-build
-#     --no-variants  builds no tuning variants (gpu-check.sh's sweep then reports "not run"). With
-#                    every CUDA architecture above, the nine variants' libwr make the bundle about
-#                    three times the device tool's 64 MiB, so a bundle for that tool is built so.
+#   usage: scripts/gpu-bundle.sh [--variants] [dir]
+#     dir         default build-gpu-bundle; the build itself goes to <dir>-build
+#     --variants  also builds the tuning variants for gpu-check.sh's sweep (without them the sweep
+#                 reports "not run"). With every CUDA architecture above, their nine libwr make
+#                 the bundle about three times the 64 MiB the device tool carries: such a bundle
+#                 is for a GPU machine reached some other way.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-variants=yes
-if [ "${1:-}" = --no-variants ]; then variants=no; shift; fi
+variants=no
+if [ "${1:-}" = --variants ]; then variants=yes; shift; fi
 dir="${1:-build-gpu-bundle}"
 build="$dir-build"
 max_glibc=2.34    # the newest GLIBC symbol version a bundled file may need
@@ -133,7 +135,9 @@ tar czf "$dir.tar.gz" -C "$(dirname "$dir")" "$(basename "$dir")"
 size_kib=$(du -k "$dir.tar.gz" | cut -f1)
 echo "gpu-bundle: $dir ($(du -sh "$dir" | cut -f1)), $dir.tar.gz ($(du -sh "$dir.tar.gz" | cut -f1)), commit $commit$([ $dirty = yes ] && echo ' (uncommitted changes)')"
 ls -l "$dir/bin" "$dir/lib"
-if [ "$size_kib" -gt $((max_bundle_mib * 1024)) ]; then
+if [ "$size_kib" -gt $((max_bundle_mib * 1024)) ] && [ $variants = yes ]; then
+  echo "gpu-bundle: note: $dir.tar.gz is over $max_bundle_mib MiB, more than the device tool carries (the variants)" >&2
+elif [ "$size_kib" -gt $((max_bundle_mib * 1024)) ]; then
   echo "gpu-bundle: FAILED: $dir.tar.gz is over $max_bundle_mib MiB, the device tool's limit" >&2
   exit 1
 fi

@@ -347,7 +347,7 @@ step_sweep() {
       { verdict="FAILED: building the variants, see variants.log"; return; }
   fi
   if [ -n "$prebuilt" ] && [ "$(bundle_info variants)" = no ]; then
-    verdict="not run: the bundle was built without variants (scripts/gpu-bundle.sh --no-variants)"
+    verdict="not run: the bundle was built without variants (scripts/gpu-bundle.sh --variants adds them)"
     return
   fi
   [ -f "$variants/variants.txt" ] || { verdict="FAILED: no $variants/variants.txt"; return; }

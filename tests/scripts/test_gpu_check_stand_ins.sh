@@ -16,7 +16,7 @@
 #     the variant's folder in front of the LD_LIBRARY_PATH it was started with (extended, not
 #     replaced);
 #   - a bundle that records a newer glibc than this machine has: stopped before any step, exit 2;
-#   - a bundle built without tuning variants (gpu-bundle.sh --no-variants): the sweep is reported
+#   - a bundle built without tuning variants (gpu-bundle.sh without --variants): the sweep is reported
 #     not run, saying why, and the run passes, exit 0.
 #
 #   usage: test_gpu_check_stand_ins.sh REPOSITORY_ROOT WORK_DIR
@@ -183,7 +183,7 @@ grep -A 2 '^## Stopped before any step' "$out"/gpu-*.md | grep -q "glibc is .*, 
   fail "a bundle needing glibc 99.0: no clear stop in the results"
 echo "a bundle needing a newer glibc: stopped before any step, exit 2"
 
-# A bundle built with --no-variants: the sweep is not run, says why, and fails nothing.
+# A bundle built without --variants: the sweep is not run, says why, and fails nothing.
 cp -r "$work/bundle" "$work/no-variants-bundle"
 rm -rf "$work/no-variants-bundle/variants"
 echo "variants=no" >>"$work/no-variants-bundle/bundle.txt"
