@@ -23,6 +23,7 @@
 #include "core/bvh_traverse.h"
 #include "core/grid_mesh_terrain.h"
 #include "core/grid_terrain.h"
+#include "core/terrain.h"
 #include "parkour_field.h"
 #include "scene/bvh_builder.h"
 #include "scene/grid_builder.h"

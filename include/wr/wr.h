@@ -243,10 +243,10 @@ typedef enum wr_heightfield_layout {
                       walls and bottom in a small BVH of their own), a grid-topology mesh in under
                       21; vertical rays (height scans) look their cell up directly, several times
                       faster than the BVH; on the CPU camera rays go in SIMD packets too (slower
-                      than the BVH's, as on a GPU). On CUDA its kernels take a deeper per-thread
-                      stack than the BVH's, which the driver reserves once per context for every
-                      thread the GPU can hold (benchmarks/results/gpu-*.md: the driver's count
-                      beside the ledger's). A field whose columns or rows float cannot tell apart (an
+                      than the BVH's, as on a GPU). On CUDA its kernels, as the BVH's, keep
+                      within CUDA's default stack per thread (a test checks every kernel's frame
+                      when it compiles), so the driver reserves no more for them than for any
+                      kernel. A field whose columns or rows float cannot tell apart (an
                       origin far from 0 against a small spacing) or with more than 2^23 cells
                       along a side has no grid.
      WR_TERRAIN_AUTO  (0, the default) the kind the library finds fastest for cameras: today the

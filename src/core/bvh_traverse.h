@@ -19,9 +19,10 @@ namespace wr {
 
 // Default stack depth. The SAH builder's trees are far shallower on real meshes; only
 // pathological inputs get near it, and those are still traced exactly (see above).
-// On the GPU the stack is the kernel's local memory, 12 bytes an entry (768 bytes): it must stay
-// within CUDA's default per-thread stack of 1024 bytes, or the driver grows every thread's local
-// memory at the first launch, an allocation inside render (scripts/gpu-check.sh reports the frame).
+// On the GPU the stack is the kernel's local memory, 12 bytes an entry (768 bytes): a kernel's
+// whole frame must stay within CUDA's default per-thread stack of 1024 bytes, or the driver grows
+// every thread's local memory at the first launch, an allocation inside render
+// (tests/kernels/test_cuda_kernel_stack.sh checks every kernel's frame).
 constexpr int kTraversalStackSize = 64;
 
 // What a traversal did, iteration by iteration, for tools that model its cost on a GPU
@@ -45,6 +46,20 @@ struct TraceResult {
   bool overflowed;    // the fixed stack overflowed and the stackless walk finished the ray
   NodeLink leaf;      // the leaf block holding the hit triangle, where hit_surface.h finds its
                       // corners again (a BVH's hits; left as it was by a grid's cells)
+};
+
+// The traversal's stack of pushed children (trace_closest_hit). Each entry keeps the pushed child's
+// link and the distance where the ray enters it, so a child whose entry lies beyond the closest
+// hit found since it was pushed is dropped without loading anything.
+// The GPU keeps this in local memory (it is indexed at run time): a caller that traces one ray
+// through several structures one after the other passes them the same stack (terrain.h's
+// TraceScratch), so that a kernel's frame holds one. Aligned so that a link moves as one 8-byte
+// access there; the depth sp stays a variable of its own, which inside the struct would be loaded
+// and stored in local memory at every push and pop.
+template <int kStackSize>
+struct TraversalStack {
+  alignas(16) NodeLink stack[kStackSize];
+  alignas(16) float entry[kStackSize];
 };
 
 namespace detail {
@@ -166,19 +181,6 @@ WR_HD void traverse_stackless(const BvhView& bvh, const RayBox& rb, const RayTri
   }
 }
 
-// The traversal's state between iterations (trace_closest_hit): what the node being visited
-// points to, and the stack of pushed children. Each stack entry keeps the pushed child's link
-// and the distance where the ray enters it, so a child whose entry lies beyond the closest hit
-// found since it was pushed is dropped without loading anything.
-// The GPU keeps this in local memory (it is indexed at run time). Aligned so that a link moves as
-// one 8-byte access there; the depth sp stays a variable of its own, which inside the struct would
-// be loaded and stored in local memory at every push and pop.
-template <int kStackSize>
-struct TraversalStack {
-  alignas(16) NodeLink stack[kStackSize];
-  alignas(16) float entry[kStackSize];
-};
-
 // One inner node `*node`: tests both children (read at once, they are adjacent, with their own
 // links, so descending needs no further load) and descends into the nearer one hit, pushing the
 // other if both are. Returns false when neither is hit: the next node must come off the stack.
@@ -225,13 +227,13 @@ WR_HD void visit_leaf(const BvhView& bvh, NodeLink leaf, const RayTriangle& rt, 
 
 }  // namespace detail
 
-// Nearest hit of the ray org + t*dir with t in [tmin, tmax] (inclusive). dir need not be
-// unit. Variant: the host's or the GPU's form (traversal_variant.h); kStackSize is a template
-// parameter so tests can force the overflow path; `probe` sees every iteration
-// (NoTraversalProbe above).
-template <class Variant = HostTraversal, int kStackSize = kTraversalStackSize, class Probe = NoTraversalProbe>
-WR_HD TraceResult trace_closest_hit(const BvhView& bvh, Vec3 org, Vec3 dir, float tmin, float tmax,
-                                    const Probe& probe = Probe()) {
+// Nearest hit of the ray org + t*dir with t in [tmin, tmax] (inclusive), using the stack `*s`
+// (its contents on entry do not matter). dir need not be unit. Variant: the host's or the GPU's
+// form (traversal_variant.h); kStackSize so tests can force the overflow path; `probe` sees every
+// iteration (NoTraversalProbe above).
+template <class Variant = HostTraversal, int kStackSize, class Probe = NoTraversalProbe>
+WR_HD TraceResult trace_closest_hit(TraversalStack<kStackSize>* stack, const BvhView& bvh, Vec3 org, Vec3 dir,
+                                    float tmin, float tmax, const Probe& probe = Probe()) {
   TraceResult best{tmax, kInvalidIndex, false, NodeLink{0, 0}};
   const RayBox rb = make_ray_box(org, dir);
   const RayTriangle rt = make_ray_triangle(org, dir);
@@ -241,7 +243,7 @@ WR_HD TraceResult trace_closest_hit(const BvhView& bvh, Vec3 org, Vec3 dir, floa
   if (!intersect_ray_box<Variant>(rb, root.bmin, root.bmax, tmin, tmax, &entry)) return best;
 
   const detail::NodeSlabs slabs = detail::make_node_slabs(rb);
-  detail::TraversalStack<kStackSize> s;
+  TraversalStack<kStackSize>& s = *stack;
   int sp = 0;
   NodeLink node = node_link(root);
 
@@ -268,6 +270,14 @@ WR_HD TraceResult trace_closest_hit(const BvhView& bvh, Vec3 org, Vec3 dir, floa
     } while (s.entry[sp] > best.t * kRobustFarScale);  // as conservative as the box test
     node = s.stack[sp];
   }
+}
+
+// The same with a stack of its own.
+template <class Variant = HostTraversal, int kStackSize = kTraversalStackSize, class Probe = NoTraversalProbe>
+WR_HD TraceResult trace_closest_hit(const BvhView& bvh, Vec3 org, Vec3 dir, float tmin, float tmax,
+                                    const Probe& probe = Probe()) {
+  TraversalStack<kStackSize> stack;
+  return trace_closest_hit<Variant>(&stack, bvh, org, dir, tmin, tmax, probe);
 }
 
 }  // namespace wr

@@ -166,11 +166,12 @@ WR_HD bool grid_cell_holds(const GridMeshView& g, uint32_t r, uint32_t c, float 
 }  // namespace detail
 
 // Nearest hit of org + t dir, t in [tmin, tmax], among the mesh's triangles: what
-// trace_closest_hit gives over the same triangles in a BVH. The walk starts from the cells the
-// ray's part inside the mesh's box can meet (grid_walk_cells). `probe`: as the height field's.
-template <class Variant, int kStackSize = kTraversalStackSize, class Probe = NoTraversalProbe>
-WR_HD TraceResult trace_terrain(GridMeshTerrain, const GridMeshView& g, Vec3 org, Vec3 dir, float tmin, float tmax,
-                                const Probe& probe = Probe()) {
+// trace_closest_hit gives over the same triangles in a BVH (terrain.h's trace_terrain is the way
+// in). The walk starts from the cells the ray's part inside the mesh's box can meet
+// (grid_walk_cells) and works in *walk. `probe`: as the height field's.
+template <class Variant, class Probe = NoTraversalProbe>
+WR_HD TraceResult trace_grid_mesh(GridWalkStack* walk, const GridMeshView& g, Vec3 org, Vec3 dir, float tmin,
+                                  float tmax, const Probe& probe = Probe()) {
   TraceResult best{tmax, kInvalidIndex, false, NodeLink{0, 0}};
   const RayBox rb = make_ray_box(org, dir);
   float bmin[3], bmax[3], span[4];
@@ -195,7 +196,7 @@ WR_HD TraceResult trace_terrain(GridMeshTerrain, const GridMeshView& g, Vec3 org
       }
     return best;
   }
-  detail::grid_walk_cells<Variant>(g, rb, rt, tmin, g.top, il, ih, jl, jh, &best, probe);
+  detail::grid_walk_cells<Variant>(walk, g, rb, rt, tmin, g.top, il, ih, jl, jh, &best, probe);
   return best;
 }
 

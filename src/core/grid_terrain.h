@@ -68,6 +68,19 @@ struct GridTerrain {
   using View = GridView;
 };
 
+// The walk's memory (detail::grid_walk): for each level below the one it starts at, the children
+// of a node of the level above that it still has to visit and their entry distances (the node
+// itself is the walk's current one, or that one's ancestor: found by halving its indices). The GPU
+// keeps it in local memory, 20 bytes a level; terrain.h's TraceScratch lays it over the BVH stack
+// that the ray's later traces use, so that a kernel's frame holds the larger of the two only.
+struct GridWalkStack {
+  struct Level {
+    float entry[4];  // child (2i + a, 2j + b)'s entry distance, a + 2b
+    uint32_t mask;   // bit a + 2b: that child is still to visit
+  };
+  Level level[kMaxGridLevels - 1];
+};
+
 namespace detail {
 
 WR_HD float grid_z(const GridView& g, uint64_t ix, uint64_t iy) {
@@ -279,10 +292,10 @@ struct GridOps<GridView> {
 // improving *best; View: a height field's grid (GridView) or a grid-topology mesh's
 // (grid_mesh_terrain.h), through its GridOps. A node's children are tested at once and visited nearest entry first; a
 // child whose entry lies beyond the closest hit found since is dropped (as a BVH's stack entry is). The children still
-// to visit are kept per level, at most kMaxGridLevels - 1 levels of 28 bytes.
+// to visit are kept per level in *walk (its contents on entry do not matter).
 template <class Variant, class View, class Probe>
-WR_HD void grid_walk(const View& g, const RayBox& rb, const RayTriangle& rt, float tmin, uint32_t start_level,
-                     uint32_t start_i, uint32_t start_j, TraceResult* best, const Probe& probe) {
+WR_HD void grid_walk(GridWalkStack* walk, const View& g, const RayBox& rb, const RayTriangle& rt, float tmin,
+                     uint32_t start_level, uint32_t start_i, uint32_t start_j, TraceResult* best, const Probe& probe) {
   float entry;
   probe.inner_node();
   if (!GridOps<View>::template node_hit<Variant>(g, rb, start_level, start_i, start_j, tmin, best->t, &entry)) return;
@@ -291,18 +304,14 @@ WR_HD void grid_walk(const View& g, const RayBox& rb, const RayTriangle& rt, flo
     GridOps<View>::cell(g, rt, start_i, start_j, tmin, best);
     return;
   }
-  struct Pending {  // the children of node (i, j) of the level above
-    float entry[4];
-    uint32_t mask, i, j;
-  };
-  Pending pending[kMaxGridLevels - 1];
-  uint32_t level = start_level - 1;  // the level whose pending children are being visited
-  pending[level].i = start_i, pending[level].j = start_j;
+  GridWalkStack::Level* pending = walk->level;
+  uint32_t level = start_level - 1;   // the level whose pending children are being visited
+  uint32_t i = start_i, j = start_j;  // their parent, of level + 1
   probe.grid_children(start_level);
   pending[level].mask = GridOps<View>::template children_hit<Variant>(g, rb, start_level, start_i, start_j, tmin,
                                                                       best->t, pending[level].entry);
   for (;;) {
-    Pending& p = pending[level];
+    GridWalkStack::Level& p = pending[level];
     uint32_t pick = 4;
     for (uint32_t k = 0; k < 4; ++k)
       if ((p.mask >> k & 1u) && (pick == 4 || p.entry[k] < p.entry[pick])) pick = k;
@@ -310,20 +319,21 @@ WR_HD void grid_walk(const View& g, const RayBox& rb, const RayTriangle& rt, flo
       if (level + 1 == start_level) return;
       probe.grid_climb();
       ++level;
+      i >>= 1, j >>= 1;
       continue;
     }
     p.mask &= ~(1u << pick);
-    const uint32_t ci = 2 * p.i + (pick & 1), cj = 2 * p.j + (pick >> 1);
+    const uint32_t ci = 2 * i + (pick & 1), cj = 2 * j + (pick >> 1);
     if (level == 0) {
       probe.leaf(2);
       GridOps<View>::cell(g, rt, ci, cj, tmin, best);
       continue;
     }
-    Pending& q = pending[level - 1];
-    q.i = ci, q.j = cj;
+    GridWalkStack::Level& q = pending[level - 1];
     probe.grid_children(level);
     q.mask = GridOps<View>::template children_hit<Variant>(g, rb, level, ci, cj, tmin, best->t, q.entry);
     --level;
+    i = ci, j = cj;
   }
 }
 
@@ -356,19 +366,20 @@ WR_HD bool grid_segment(const RayBox& rb, Vec3 org, Vec3 dir, const float bmin[3
 // where at most 2 x 2 nodes cover them, those nodes' subtrees in the ray's order (a camera ray
 // that ends within metres then skips the levels whose nodes all its rays share).
 template <class Variant, class View, class Probe>
-WR_HD void grid_walk_cells(const View& g, const RayBox& rb, const RayTriangle& rt, float tmin, uint32_t top,
-                           uint32_t il, uint32_t ih, uint32_t jl, uint32_t jh, TraceResult* best, const Probe& probe) {
+WR_HD void grid_walk_cells(GridWalkStack* walk, const View& g, const RayBox& rb, const RayTriangle& rt, float tmin,
+                           uint32_t top, uint32_t il, uint32_t ih, uint32_t jl, uint32_t jh, TraceResult* best,
+                           const Probe& probe) {
   uint32_t level = 0;
   while (level < top && ((ih >> level) > (il >> level) + 1 || (jh >> level) > (jl >> level) + 1)) ++level;
   // The (up to) 2 x 2 nodes, near ones first, the axis the ray moves along most inside.
   const uint32_t c0 = il >> level, c1 = ih >> level, r0 = jl >> level, r1 = jh >> level;
-  const uint32_t cols[2] = {rb.neg[0] ? c1 : c0, rb.neg[0] ? c0 : c1};
-  const uint32_t rows[2] = {rb.neg[1] ? r1 : r0, rb.neg[1] ? r0 : r1};
   const uint32_t num_cols = c1 > c0 ? 2 : 1, num_rows = r1 > r0 ? 2 : 1;
   const bool y_major = fabs_(rb.inv_dir.y) < fabs_(rb.inv_dir.x);
   for (uint32_t k = 0; k < 4; ++k) {
+    // Node a (b) along x (y): the near one first (selected, not indexed: no array in local memory).
     const uint32_t a = y_major ? k >> 1 : k & 1, b = y_major ? k & 1 : k >> 1;
-    if (a < num_cols && b < num_rows) grid_walk<Variant>(g, rb, rt, tmin, level, cols[a], rows[b], best, probe);
+    const uint32_t col = (a == 0) != rb.neg[0] ? c0 : c1, row = (b == 0) != rb.neg[1] ? r0 : r1;
+    if (a < num_cols && b < num_rows) grid_walk<Variant>(walk, g, rb, rt, tmin, level, col, row, best, probe);
   }
 }
 
@@ -388,8 +399,8 @@ WR_HD void grid_span_cells(const float* span2, float first, float per_unit, uint
 
 // A height field's walk for a ray that moves in x or y: the cells under its segment (grid_span_cells).
 template <class Variant, class Probe>
-WR_HD void grid_trace(const GridView& g, const RayBox& rb, const RayTriangle& rt, Vec3 org, Vec3 dir, float tmin,
-                      TraceResult* best, const Probe& probe) {
+WR_HD void grid_trace(GridWalkStack* walk, const GridView& g, const RayBox& rb, const RayTriangle& rt, Vec3 org,
+                      Vec3 dir, float tmin, TraceResult* best, const Probe& probe) {
   // The field's box: the columns' and rows' span, the top node's z range.
   float zmin, zmax;
   grid_node_z(g, g.top, 0, 0, &zmin, &zmax);
@@ -400,7 +411,7 @@ WR_HD void grid_trace(const GridView& g, const RayBox& rb, const RayTriangle& rt
   uint32_t il, ih, jl, jh;
   grid_span_cells(span, load_readonly(g.xs), g.cells_per_x, g.cells_x, &il, &ih);
   grid_span_cells(span + 2, load_readonly(g.ys), g.cells_per_y, g.cells_y, &jl, &jh);
-  grid_walk_cells<Variant>(g, rb, rt, tmin, g.top, il, ih, jl, jh, best, probe);
+  grid_walk_cells<Variant>(walk, g, rb, rt, tmin, g.top, il, ih, jl, jh, best, probe);
 }
 
 }  // namespace detail
@@ -438,19 +449,21 @@ WR_HD void grid_vertical(const GridView& g, const RayTriangle& rt, Vec3 org, flo
 }
 
 // Nearest hit of org + t dir, t in [tmin, tmax], among the grid's triangles: what
-// trace_closest_hit gives over the same triangles in a BVH. kStackSize: the sides' BVH's; `probe`
-// (NoTraversalProbe) sees the walk's iterations and the sides' traversal.
-template <class Variant, int kStackSize = kTraversalStackSize, class Probe = NoTraversalProbe>
-WR_HD TraceResult trace_terrain(GridTerrain, const GridView& g, Vec3 org, Vec3 dir, float tmin, float tmax,
-                                const Probe& probe = Probe()) {
+// trace_closest_hit gives over the same triangles in a BVH (terrain.h's trace_terrain is the way
+// in). The walk works in *walk, the sides' BVH is traced with *sides_stack: they may share memory
+// (the walk is over when the sides are traced). `probe` (NoTraversalProbe) sees the walk's
+// iterations and the sides' traversal.
+template <class Variant, int kStackSize, class Probe = NoTraversalProbe>
+WR_HD TraceResult trace_grid(GridWalkStack* walk, TraversalStack<kStackSize>* sides_stack, const GridView& g, Vec3 org,
+                             Vec3 dir, float tmin, float tmax, const Probe& probe = Probe()) {
   TraceResult best{tmax, kInvalidIndex, false, NodeLink{0, 0}};
   const RayTriangle rt = make_ray_triangle(org, dir);
   if (dir.x == 0.0f && dir.y == 0.0f)
     grid_vertical(g, rt, org, tmin, &best, probe);
   else
-    detail::grid_trace<Variant>(g, make_ray_box(org, dir), rt, org, dir, tmin, &best, probe);
+    detail::grid_trace<Variant>(walk, g, make_ray_box(org, dir), rt, org, dir, tmin, &best, probe);
   if (g.sides.nodes) {
-    const TraceResult s = trace_closest_hit<Variant, kStackSize>(g.sides, org, dir, tmin, best.t, probe);
+    const TraceResult s = trace_closest_hit<Variant>(sides_stack, g.sides, org, dir, tmin, best.t, probe);
     // The sides' ids come after every cell's: on a tie of t the cell's stays.
     if (s.triangle != kInvalidIndex && (best.triangle == kInvalidIndex || s.t < best.t)) {
       best.t = s.t;

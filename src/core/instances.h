@@ -127,15 +127,15 @@ WR_HD bool behind_camera(const PreparedInstance& p, const RigidTransform& camera
 }
 
 // One prepared instance `p` (instance i, entered by the ray: the caller's cull) traced: the ray
-// org + t dir, t in [tmin, best->t], turned into the instance's frame, through its prototype's BVH,
-// improving *best and setting *instance to i where its hit is taken. Returns whether the trace
-// overflowed its stack.
-template <class Variant, int kStackSize = kTraversalStackSize>
-WR_HD bool trace_instance(const EnvInstances& e, const PreparedInstance& p, uint32_t i, Vec3 org, Vec3 dir, float tmin,
-                          TraceResult* best, uint32_t* instance) {
+// org + t dir, t in [tmin, best->t], turned into the instance's frame, through its prototype's BVH
+// with the stack *stack, improving *best and setting *instance to i where its hit is taken.
+// Returns whether the trace overflowed its stack.
+template <class Variant, int kStackSize>
+WR_HD bool trace_instance(TraversalStack<kStackSize>* stack, const EnvInstances& e, const PreparedInstance& p,
+                          uint32_t i, Vec3 org, Vec3 dir, float tmin, TraceResult* best, uint32_t* instance) {
   const Vec3 o = rotate_inverse(p.pose.rot, org - p.pose.pos);
   const Vec3 d = rotate_inverse(p.pose.rot, dir);
-  const TraceResult hit = trace_closest_hit<Variant, kStackSize>(e.view.prototypes[p.prototype], o, d, tmin, best->t);
+  const TraceResult hit = trace_closest_hit<Variant>(stack, e.view.prototypes[p.prototype], o, d, tmin, best->t);
   // An earlier level keeps a tie; tmax is inclusive, so the first hit at exactly tmax counts.
   if (hit.triangle != kInvalidIndex && (hit.t < best->t || best->triangle == kInvalidIndex)) {
     best->t = hit.t;
@@ -148,25 +148,29 @@ WR_HD bool trace_instance(const EnvInstances& e, const PreparedInstance& p, uint
 
 // The ray org + t dir, t in [tmin, best->t], through every instance env `e` sees, in id order,
 // improving *best (the terrain's hit, or tmax and no triangle) and setting *instance to the
-// instance of the hit taken (left as it is where the terrain's stays). `prepared`: the env's
-// instances made by prepare_instance (num_instances of them), or null to make them here. Returns
-// whether a trace overflowed its stack. kPrepared: `prepared` is never null (the caller knows it at
-// compile time: a kernel whose block prepared them), so that no per-ray preparation is compiled in.
-template <class Variant, int kStackSize = kTraversalStackSize, bool kPrepared = false>
-WR_HD bool trace_instances(const EnvInstances& e, const PreparedInstance* prepared, Vec3 org, Vec3 dir, float tmin,
-                           TraceResult* best, uint32_t* instance) {
+// instance of the hit taken (left as it is where the terrain's stays), each BVH traced with the
+// stack *stack. `prepared`: the env's instances made by prepare_instance (num_instances of them),
+// or null to make them here. Returns whether a trace overflowed its stack. kPrepared: `prepared` is
+// never null (the caller knows it at compile time: a kernel whose block prepared them), so that no
+// per-ray preparation is compiled in.
+template <class Variant, bool kPrepared = false, int kStackSize>
+WR_HD bool trace_instances(TraversalStack<kStackSize>* stack, const EnvInstances& e, const PreparedInstance* prepared,
+                           Vec3 org, Vec3 dir, float tmin, TraceResult* best, uint32_t* instance) {
   bool overflowed = false;
   const uint32_t n = num_instances(e.view);
   const RayBox world = make_ray_box(org, dir);
-  for (uint32_t i = 0; i < n; ++i) {
-    PreparedInstance made;
-    if constexpr (!kPrepared)
-      if (!prepared) made = prepare_instance(e, i);
-    const PreparedInstance& p = kPrepared || prepared ? prepared[i] : made;
+  const auto trace = [&](const PreparedInstance& p, uint32_t i) {
     float entry;
-    if (p.prototype == kInvalidIndex || !intersect_ray_box<Variant>(world, p.bmin, p.bmax, tmin, best->t, &entry))
-      continue;
-    overflowed = trace_instance<Variant, kStackSize>(e, p, i, org, dir, tmin, best, instance) || overflowed;
+    if (p.prototype != kInvalidIndex && intersect_ray_box<Variant>(world, p.bmin, p.bmax, tmin, best->t, &entry))
+      overflowed = trace_instance<Variant>(stack, e, p, i, org, dir, tmin, best, instance) || overflowed;
+  };
+  for (uint32_t i = 0; i < n; ++i) {
+    if constexpr (kPrepared) {
+      trace(prepared[i], i);
+    } else {  // a value, not a reference to one of two places: the GPU keeps it in registers
+      const PreparedInstance p = prepared ? prepared[i] : prepare_instance(e, i);
+      trace(p, i);
+    }
   }
   return overflowed;
 }
@@ -185,11 +189,12 @@ struct SceneHit {
 template <class Variant, int kStackSize = kTraversalStackSize, class Terrain = BvhTerrain, bool kPrepared = false>
 WR_HD SceneHit trace_scene(const typename Terrain::View& terrain, const EnvInstances* e, Vec3 org, Vec3 dir, float tmin,
                            float tmax) {
-  TraceResult best = trace_terrain<Variant, kStackSize>(Terrain{}, terrain, org, dir, tmin, tmax);
+  TraceScratch<kStackSize> scratch;  // the terrain's, then each instance's (one at a time)
+  TraceResult best = trace_terrain<Variant>(&scratch, Terrain{}, terrain, org, dir, tmin, tmax);
   SceneHit h{best.t, best.triangle, kInvalidIndex, best.overflowed, best.leaf};
   if (e && num_instances(e->view) != 0) {
     h.overflowed =
-        trace_instances<Variant, kStackSize, kPrepared>(*e, e->prepared, org, dir, tmin, &best, &h.instance) ||
+        trace_instances<Variant, kPrepared>(&scratch.bvh, *e, e->prepared, org, dir, tmin, &best, &h.instance) ||
         h.overflowed;
     h.t = best.t;
     h.triangle = best.triangle;

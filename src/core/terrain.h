@@ -24,11 +24,46 @@ struct BvhTerrain {
   using View = BvhView;
 };
 
-// `probe`: as trace_closest_hit's (every kind takes one; NoTraversalProbe compiles away).
-template <class Variant, int kStackSize = kTraversalStackSize, class Probe = NoTraversalProbe>
-WR_HD TraceResult trace_terrain(BvhTerrain, const BvhView& terrain, Vec3 org, Vec3 dir, float tmin, float tmax,
-                                const Probe& probe = Probe()) {
-  return trace_closest_hit<Variant, kStackSize>(terrain, org, dir, tmin, tmax, probe);
+// The local memory one ray's trace works in, for whichever kind its terrain is and the BVHs traced
+// after it (the instances', instances.h; a height field's base, grid_terrain.h): the BVH's stack,
+// or a grid's walk and then the BVH's stack. The traces it serves run one after the other, so they
+// share it: on the GPU a kernel's frame then holds one traversal's memory, not one per structure,
+// and stays within CUDA's default stack per thread (bvh_traverse.h, kTraversalStackSize), where
+// the driver would otherwise reserve the larger frame for every thread the device can hold.
+template <int kStackSize>
+union TraceScratch {
+  TraversalStack<kStackSize> bvh;
+  GridWalkStack grid;
+};
+
+// Nearest hit of org + t dir, t in [tmin, tmax], through the terrain, of the kind named by the
+// tag (BvhTerrain, GridTerrain, GridMeshTerrain), working in *scratch (its contents on entry do
+// not matter); the hits of the BVH over the same triangles, bit for bit, for every kind. `probe`:
+// as trace_closest_hit's (every kind takes one; NoTraversalProbe compiles away).
+template <class Variant, int kStackSize, class Probe = NoTraversalProbe>
+WR_HD TraceResult trace_terrain(TraceScratch<kStackSize>* scratch, BvhTerrain, const BvhView& terrain, Vec3 org,
+                                Vec3 dir, float tmin, float tmax, const Probe& probe = Probe()) {
+  return trace_closest_hit<Variant>(&scratch->bvh, terrain, org, dir, tmin, tmax, probe);
+}
+
+template <class Variant, int kStackSize, class Probe = NoTraversalProbe>
+WR_HD TraceResult trace_terrain(TraceScratch<kStackSize>* scratch, GridTerrain, const GridView& terrain, Vec3 org,
+                                Vec3 dir, float tmin, float tmax, const Probe& probe = Probe()) {
+  return trace_grid<Variant>(&scratch->grid, &scratch->bvh, terrain, org, dir, tmin, tmax, probe);
+}
+
+template <class Variant, int kStackSize, class Probe = NoTraversalProbe>
+WR_HD TraceResult trace_terrain(TraceScratch<kStackSize>* scratch, GridMeshTerrain, const GridMeshView& terrain,
+                                Vec3 org, Vec3 dir, float tmin, float tmax, const Probe& probe = Probe()) {
+  return trace_grid_mesh<Variant>(&scratch->grid, terrain, org, dir, tmin, tmax, probe);
+}
+
+// The same with scratch memory of its own (a caller that traces nothing else for the ray).
+template <class Variant, int kStackSize = kTraversalStackSize, class Kind, class Probe = NoTraversalProbe>
+WR_HD TraceResult trace_terrain(Kind kind, const typename Kind::View& terrain, Vec3 org, Vec3 dir, float tmin,
+                                float tmax, const Probe& probe = Probe()) {
+  TraceScratch<kStackSize> scratch;
+  return trace_terrain<Variant>(&scratch, kind, terrain, org, dir, tmin, tmax, probe);
 }
 
 // Which kind a scene's terrain is (the value a render's feature set carries).

@@ -385,7 +385,8 @@ uint64_t packet_trace_instances(const PacketTile& tile, const Packet& p, const u
     }
     for (; lanes; lanes &= lanes - 1) {  // one lane, or the scalar path where the packet would overflow
       const int l = __builtin_ctz(lanes);
-      overflows += trace_instance<HostTraversal>(e, inst, i, org, dir(l), p.tmin[l], &best[l], &instance[l]);
+      TraversalStack<kTraversalStackSize> stack;
+      overflows += trace_instance<HostTraversal>(&stack, e, inst, i, org, dir(l), p.tmin[l], &best[l], &instance[l]);
     }
   }
   return overflows;

@@ -17,6 +17,7 @@
 
 #include "core/bvh_traverse.h"
 #include "core/grid_terrain.h"
+#include "core/terrain.h"
 #include "float_bits.h"
 #include "terrain_parity.h"
 #include "scene/bvh_builder.h"

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/bvh_traverse.h"
+#include "core/terrain.h"
 #include "float_bits.h"
 
 namespace wr_test {
