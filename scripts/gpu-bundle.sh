@@ -28,17 +28,32 @@
 # are shared libraries that need the GPU machine's libstdc++; their GLIBCXX need is
 # recorded, and gpu-check.sh checks it there.
 #
-#   usage: scripts/gpu-bundle.sh [--variants] [dir]
-#     dir         default build-gpu-bundle; the build itself goes to <dir>-build
-#     --variants  also builds the tuning variants for gpu-check.sh's sweep (without them the sweep
-#                 reports "not run"). With every CUDA architecture above, their nine libwr make
-#                 the bundle about three times the 64 MiB the device tool carries: such a bundle
-#                 is for a GPU machine reached some other way.
+#   usage: scripts/gpu-bundle.sh [--variants] [--arch LIST] [dir]
+#     dir          default build-gpu-bundle; the build itself goes to <dir>-build
+#     --variants   also builds the tuning variants for gpu-check.sh's sweep (without them the sweep
+#                  reports "not run"). With every CUDA architecture above, their nine libwr make
+#                  the bundle about three times the 64 MiB the device tool carries; --arch 90
+#                  shrinks each libwr, but Embree's library alone is most of that limit, so even
+#                  then such a bundle is for a GPU machine reached some other way.
+#     --arch LIST  the CUDA architectures to build, e.g. 90 or "80;90" (default 80;86;89;90); a
+#                  bundle runs only on GPUs of those (bundle.txt records them).
 set -euo pipefail
 shopt -s nullglob  # variants/*/libwr.so.0 is empty without --variants
 cd "$(dirname "$0")/.."
 variants=no
-if [ "${1:-}" = --variants ]; then variants=yes; shift; fi
+archs="80;86;89;90"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --variants) variants=yes; shift ;;
+    --arch)
+      [ $# -ge 2 ] && [[ "$2" =~ ^[0-9]+(\;[0-9]+)*$ ]] ||
+        { echo "gpu-bundle: --arch takes architectures such as 90 or \"80;90\", not '${2:-}'" >&2; exit 2; }
+      archs=$2
+      shift 2 ;;
+    -*) echo "usage: scripts/gpu-bundle.sh [--variants] [--arch LIST] [dir] (unknown option '$1')" >&2; exit 2 ;;
+    *) break ;;
+  esac
+done
 dir="${1:-build-gpu-bundle}"
 build="$dir-build"
 max_glibc=2.34    # the newest GLIBC symbol version a bundled file may need
@@ -55,7 +70,7 @@ command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ] || { echo "gp
 [ -x /usr/local/cuda/bin/nvcc ] && export PATH="/usr/local/cuda/bin:$PATH"
 command -v objdump >/dev/null 2>&1 || { echo "gpu-bundle: objdump not found (binutils)" >&2; exit 2; }
 
-cmake --preset gpu-bundle -B "$build" >/dev/null
+cmake --preset gpu-bundle -B "$build" "-DCMAKE_CUDA_ARCHITECTURES=$archs" >/dev/null
 # The kernel object is always recompiled, so that ptxas reports its resources in this log.
 rm -f "$build/kernels/CMakeFiles/wr_cuda_backend.dir/cuda_kernels.cu.o"
 # The tests against independent truth that also run on a CUDA context (tests/CMakeLists.txt,
@@ -110,7 +125,7 @@ cxx_users=$(awk -F'|' '$4 ~ /[0-9]/ {gsub(/ /, "", $2); print $2}' "$dir/glibc.t
   echo "dirty=$dirty"
   echo "built=$(date -u '+%Y-%m-%d %H:%M') UTC on $(uname -sr), $(ldd --version | head -n 1)"
   echo "cuda=$(nvcc --version | grep -o 'release [0-9.]*' | head -n 1 | sed 's/release //')"
-  echo "cuda_architectures=80;86;89;90"
+  echo "cuda_architectures=$archs"
   echo "variants=$variants"
   echo "glibc_floor=$floor"
   echo "glibc_floor_file=$floor_file"
