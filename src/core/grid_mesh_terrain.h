@@ -173,30 +173,37 @@ template <class Variant, class Probe = NoTraversalProbe>
 WR_HD TraceResult trace_grid_mesh(GridWalkStack* walk, const GridMeshView& g, Vec3 org, Vec3 dir, float tmin,
                                   float tmax, const Probe& probe = Probe()) {
   TraceResult best{tmax, kInvalidIndex, false, NodeLink{0, 0}};
+  uint32_t il, ih, jl, jh;
+  // A ray with no x and y component (a height scan's) and few cells whose x and y reach holds its
+  // (x, y): those cells' boxes, tested in x and y, pick the ones that decide it (the watertight test,
+  // whose shear is exact for this ray, accepts only a triangle that holds the point, and that
+  // triangle's cell box holds it too). No box in z and no segment first, as a height field's
+  // vertical path (grid_terrain.h, grid_vertical): they cull nothing the triangle test would take.
+  if (dir.x == 0.0f && dir.y == 0.0f) {
+    if (!detail::grid_reach(g.reach, g.cells_x, org.x, org.x, &il, &ih) ||
+        !detail::grid_reach(g.reach + 2 * g.cells_x, g.cells_y, org.y, org.y, &jl, &jh))
+      return best;
+    if ((ih - il + 1) * (jh - jl + 1) <= 16) {
+      const RayTriangle rt = make_ray_triangle(org, dir);
+      for (uint32_t i = il; i <= ih; ++i)
+        for (uint32_t j = jl; j <= jh; ++j) {
+          probe.inner_node();  // the cell's x-y box
+          if (detail::grid_cell_holds(g, i, j, org.x, org.y)) {
+            probe.leaf(2);
+            detail::GridOps<GridMeshView>::cell(g, rt, i, j, tmin, &best);
+          }
+        }
+      return best;
+    }
+  }
   const RayBox rb = make_ray_box(org, dir);
   float bmin[3], bmax[3], span[4];
   detail::grid_node_box(g, g.top, 0, 0, bmin, bmax);
   if (!detail::grid_segment(rb, org, dir, bmin, bmax, tmin, tmax, span)) return best;
-  uint32_t il, ih, jl, jh;
   if (!detail::grid_reach(g.reach, g.cells_x, span[0], span[1], &il, &ih) ||
       !detail::grid_reach(g.reach + 2 * g.cells_x, g.cells_y, span[2], span[3], &jl, &jh))
     return best;
-  const RayTriangle rt = make_ray_triangle(org, dir);
-  // A ray with no x and y component (a height scan's) and few cells in reach: the cells whose box
-  // holds its (x, y) in x and y decide it (the watertight test, whose shear is exact for this ray,
-  // accepts only a triangle that holds the point, and that triangle's cell box holds it too).
-  if (dir.x == 0.0f && dir.y == 0.0f && (ih - il + 1) * (jh - jl + 1) <= 16) {
-    for (uint32_t i = il; i <= ih; ++i)
-      for (uint32_t j = jl; j <= jh; ++j) {
-        probe.inner_node();  // the cell's x-y box
-        if (detail::grid_cell_holds(g, i, j, org.x, org.y)) {
-          probe.leaf(2);
-          detail::GridOps<GridMeshView>::cell(g, rt, i, j, tmin, &best);
-        }
-      }
-    return best;
-  }
-  detail::grid_walk_cells<Variant>(walk, g, rb, rt, tmin, g.top, il, ih, jl, jh, &best, probe);
+  detail::grid_walk_cells<Variant>(walk, g, rb, make_ray_triangle(org, dir), tmin, g.top, il, ih, jl, jh, &best, probe);
   return best;
 }
 

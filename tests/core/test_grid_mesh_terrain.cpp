@@ -63,6 +63,18 @@ std::vector<Ray> rays_over(const wr_tools::TriangleMesh& m, uint32_t seed, int r
     rays.push_back({Vec3{p[0], p[1], hi[2] + 5}, Vec3{0, 0, -1}, 0.0f, inf});
     rays.push_back({Vec3{p[0], p[1], lo[2] - 5}, Vec3{0, 0, 1}, 0.0f, inf});
   }
+  // Vertical rays at random (x, y) in and around the mesh, from every height, up and down, some
+  // with a later tmin or an earlier tmax, some with a -0 x or y: a vertical ray tests no box first
+  // (trace_grid_mesh), so [tmin, tmax] is the triangle test's alone to apply.
+  for (int k = 0; k < 3000; ++k) {
+    const Vec3 o{lo[0] - margin + (hi[0] - lo[0] + 2 * margin) * u(rng),
+                 lo[1] - margin + (hi[1] - lo[1] + 2 * margin) * u(rng), lo[2] - 1 + (hi[2] - lo[2] + 2) * u(rng)};
+    const Vec3 d = k % 5 == 0   ? Vec3{-0.0f, 0, -1}
+                   : k % 5 == 1 ? Vec3{0, -0.0f, 0.5f}
+                                : Vec3{0, 0, k % 2 ? -1.0f : 1.0f};
+    rays.push_back(
+        {o, d, k % 3 == 0 ? (hi[2] - lo[2]) * u(rng) : 0.0f, k % 4 == 0 ? (hi[2] - lo[2] + 1) * u(rng) : inf});
+  }
   // Towards vertices from random points, and horizontal rays into the walls.
   for (int k = 0; k < 2000; ++k) {
     const float* p = &m.vertices[3 * (rng() % nv)];
