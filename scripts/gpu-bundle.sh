@@ -36,7 +36,8 @@
 #                  shrinks each libwr, but Embree's library alone is most of that limit, so even
 #                  then such a bundle is for a GPU machine reached some other way.
 #     --arch LIST  the CUDA architectures to build, e.g. 90 or "80;90" (default 80;86;89;90); a
-#                  bundle runs only on GPUs of those (bundle.txt records them).
+#                  bundle runs on GPUs of the lowest of them or newer (each comes with its PTX);
+#                  bundle.txt records them and gpu-check.sh stops on an older GPU, saying so.
 set -euo pipefail
 shopt -s nullglob  # variants/*/libwr.so.0 is empty without --variants
 cd "$(dirname "$0")/.."

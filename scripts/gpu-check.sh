@@ -55,7 +55,7 @@ python=python3
 if ! command -v nvcc >/dev/null 2>&1 && [ -x /usr/local/cuda/bin/nvcc ]; then export PATH="/usr/local/cuda/bin:$PATH"; fi
 
 # ---- the GPU and its driver ----------------------------------------------------------------------
-gpu_ok=1 gpu_why="" gpu_name="" driver_version="" driver_cuda="" gpu_csv=""
+gpu_ok=1 gpu_why="" gpu_name="" driver_version="" driver_cuda="" gpu_csv="" gpu_arch=""
 if ! command -v nvidia-smi >/dev/null 2>&1; then
   gpu_ok=0 gpu_why="nvidia-smi not found: no NVIDIA driver on this machine"
 elif ! gpu_csv=$(nvidia-smi --query-gpu=name,driver_version --format=csv 2>&1); then
@@ -64,6 +64,9 @@ else
   gpu_name=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1 | sed 's/^ *//; s/ *$//')
   driver_version=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader 2>/dev/null | head -n 1 | tr -d ' ')
   driver_cuda=$(nvidia-smi 2>/dev/null | grep -o 'CUDA Version: [0-9.]*' | head -n 1 | sed 's/CUDA Version: //')
+  # Compute capability as CMake names architectures (9.0 -> 90); empty where the driver does not say.
+  gpu_arch=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n 1 | tr -d ' ')
+  [[ "$gpu_arch" =~ ^[0-9]+\.[0-9]+$ ]] && gpu_arch=${gpu_arch/./} || gpu_arch=""
   [ -n "$gpu_name" ] || gpu_ok=0 gpu_why="nvidia-smi lists no GPU"
 fi
 no_gpu_note="not run: no usable GPU ($gpu_why)"
@@ -108,7 +111,8 @@ if [ -n "$prebuilt_arg" ]; then
     if prebuilt=$(cd "$bundle" 2>/dev/null && pwd) && [ -f "$prebuilt/CTestTestfile.cmake" ] && [ -x "$prebuilt/bin/wr-bench-gpu" ]; then
       glibc_floor=$(bundle_info glibc_floor)
       bundle_cuda=$(bundle_info cuda)
-      bundle_line="$prebuilt: built from commit $(bundle_info commit)$([ "$(bundle_info dirty)" = yes ] && echo ' with uncommitted changes'), $(bundle_info built); CUDA ${bundle_cuda:-unknown}; needs GLIBC ${glibc_floor:-unknown}"
+      bundle_archs=$(bundle_info cuda_architectures)
+      bundle_line="$prebuilt: built from commit $(bundle_info commit)$([ "$(bundle_info dirty)" = yes ] && echo ' with uncommitted changes'), $(bundle_info built); CUDA ${bundle_cuda:-unknown}; for CUDA architectures ${bundle_archs:-unknown}; needs GLIBC ${glibc_floor:-unknown}"
       [ -z "$(bundle_info glibcxx_floor)" ] || bundle_line="$bundle_line and GLIBCXX $(bundle_info glibcxx_floor) (for $(bundle_info glibcxx_users))"
       if [ -z "$glibc_floor" ] || [ -z "$host_glibc" ]; then
         stop="cannot compare glibc: the bundle records '${glibc_floor}', this machine has '${host_glibc}'"
@@ -116,6 +120,11 @@ if [ -n "$prebuilt_arg" ]; then
         stop="this machine's glibc is $host_glibc, the bundle needs $glibc_floor ($(bundle_info glibc_floor_file)): make the bundle on a machine with an older glibc, or run scripts/gpu-check.sh without --prebuilt"
       elif [ $gpu_ok -eq 1 ] && [ -n "$bundle_cuda" ] && [ -n "$driver_cuda" ] && older "$driver_cuda" "$bundle_cuda"; then
         stop="the driver ($driver_version) supports CUDA $driver_cuda, the bundle was built with CUDA $bundle_cuda: run scripts/gpu-check.sh without --prebuilt, or make the bundle with an older toolkit"
+      elif [ -n "$gpu_arch" ] && [ -n "$bundle_archs" ] &&
+        [ "$(tr ';' '\n' <<<"$bundle_archs" | sort -n | head -n 1)" -gt "$gpu_arch" ]; then
+        # Each architecture CMake builds comes as machine code and as PTX, which the driver compiles
+        # for any newer GPU: the lowest one decides.
+        stop="the bundle was built for CUDA architectures $bundle_archs, this GPU ($gpu_name) is $gpu_arch: make the bundle with scripts/gpu-bundle.sh --arch $gpu_arch"
       fi
       # The programs link libstdc++ in, but the shared libraries they load that are written in
       # C++ (Embree and TBB) use this machine's libstdc++

@@ -3,7 +3,7 @@
 # "Stand-in GPU", a compute-sanitizer, and a bundle whose one test passes at once and whose
 # wr-bench-gpu prints its heading and then hangs (STAND_IN_HANG=1) or prints a table. Cut off
 # part-way, the script keeps every step it finished: it writes its results file section by
-# section. Seven runs:
+# section. Eight runs:
 #   - SIGKILL while the benchmark runs (what a device tool does at its limit): the header and the
 #     tests section are in the results file, the benchmark's is not;
 #   - SIGTERM there: the same, plus a "Stopped" section naming the step, exit status 143, and the
@@ -16,6 +16,7 @@
 #     the variant's folder in front of the LD_LIBRARY_PATH it was started with (extended, not
 #     replaced);
 #   - a bundle that records a newer glibc than this machine has: stopped before any step, exit 2;
+#   - a bundle built for CUDA architectures newer than the GPU's: stopped before any step, exit 2;
 #   - a bundle built without tuning variants (gpu-bundle.sh without --variants): the sweep is reported
 #     not run, saying why, and the run passes, exit 0.
 #
@@ -32,6 +33,7 @@ case "$*" in
   *--query-gpu=name,driver_version*) printf 'name, driver_version\nStand-in GPU, 999.99\n' ;;
   *--query-gpu=name*) echo "Stand-in GPU" ;;
   *--query-gpu=driver_version*) echo "999.99" ;;
+  *--query-gpu=compute_cap*) echo "9.0" ;;
   *) echo "| NVIDIA-SMI 999.99    Driver Version: 999.99    CUDA Version: 99.9 |" ;;
 esac
 EOF
@@ -182,6 +184,18 @@ rc=$?
 grep -A 2 '^## Stopped before any step' "$out"/gpu-*.md | grep -q "glibc is .*, the bundle needs 99.0" ||
   fail "a bundle needing glibc 99.0: no clear stop in the results"
 echo "a bundle needing a newer glibc: stopped before any step, exit 2"
+
+# A bundle built for a newer GPU than this one (the stand-in is 9.0) stops before any step, naming
+# the --arch to build it with.
+cp -r "$work/bundle" "$work/newer-arch-bundle"
+echo "cuda_architectures=100;120" >>"$work/newer-arch-bundle/bundle.txt"
+out="$work/newer-arch"
+PATH="$work/path:$PATH" bash "$root/scripts/gpu-check.sh" --prebuilt "$work/newer-arch-bundle" --out "$out" >"$out.stdout" 2>&1
+rc=$?
+[ $rc -eq 2 ] || fail "a bundle for architectures 100;120: exit status $rc, not 2"
+grep -A 2 '^## Stopped before any step' "$out"/gpu-*.md | grep -q "built for CUDA architectures 100;120, this GPU (Stand-in GPU) is 90: .*--arch 90" ||
+  fail "a bundle for architectures 100;120: no clear stop in the results"
+echo "a bundle for a newer GPU: stopped before any step, exit 2"
 
 # A bundle built without --variants: the sweep is not run, says why, and fails nothing.
 cp -r "$work/bundle" "$work/no-variants-bundle"
