@@ -339,11 +339,16 @@ class CudaScene final : public SceneBackend {
     } else {
       const GridMeshData& m = scene.grid_mesh();
       view_.grid_mesh = host.grid_mesh;
-      view_.grid_mesh.vertices =
-          upload(stream, "uploading the grid's vertices", m.vertices.data(), m.vertices.size(), &grid_xs_);
+      view_.grid_mesh.xs = upload(stream, "uploading the grid's rows", m.xs.data(), m.xs.size(), &grid_xs_);
+      view_.grid_mesh.ys = upload(stream, "uploading the grid's columns", m.ys.data(), m.ys.size(), &grid_ys_);
+      view_.grid_mesh.lines =
+          upload(stream, "uploading the grid's vertex z and flags", m.lines.data(), m.lines.size(), &lines_);
+      view_.grid_mesh.moved_xy = m.moved_xy.empty() ? nullptr
+                                                    : upload(stream, "uploading the grid's moved vertices",
+                                                             m.moved_xy.data(), m.moved_xy.size(), &moved_xy_);
       view_.grid_mesh.boxes =
           upload(stream, "uploading the grid's pyramid", m.boxes.data(), m.boxes.size(), &grid_pyramid_);
-      view_.grid_mesh.reach = upload(stream, "uploading the grid's reach", m.reach.data(), m.reach.size(), &grid_ys_);
+      view_.grid_mesh.reach = upload(stream, "uploading the grid's reach", m.reach.data(), m.reach.size(), &reach_);
       view_.grid_mesh.zero_area = m.zero_area.empty() ? nullptr
                                                       : upload(stream, "uploading the grid's zero-area bits",
                                                                m.zero_area.data(), m.zero_area.size(), &bits_);
@@ -402,11 +407,14 @@ class CudaScene final : public SceneBackend {
   DeviceArray<BvhNode> nodes_{ordinal_, &scene_.ledger(), MemoryTag::kBvhNodes};
   DeviceArray<uint32_t> leaf_words_{ordinal_, &scene_.ledger(), MemoryTag::kBvhTriangles};
   DeviceArray<uint32_t> parents_{ordinal_, &scene_.ledger(), MemoryTag::kBvhParents};
-  // A grid's arrays: a height field's columns, rows, samples and pyramid; a grid mesh's vertices
-  // (in grid_xs_), reach (in grid_ys_), pyramid and zero-area bits.
+  // A grid's arrays: a height field's columns, rows, samples and pyramid; a grid mesh's rows'
+  // x, columns' y, vertex z and flags, moved vertices, reach, pyramid and zero-area bits.
   DeviceArray<float> grid_xs_{ordinal_, &scene_.ledger(), MemoryTag::kGridSamples};
   DeviceArray<float> grid_ys_{ordinal_, &scene_.ledger(), MemoryTag::kGridSamples};
   DeviceArray<float> grid_zs_{ordinal_, &scene_.ledger(), MemoryTag::kGridSamples};
+  DeviceArray<uint32_t> lines_{ordinal_, &scene_.ledger(), MemoryTag::kGridSamples};
+  DeviceArray<float> moved_xy_{ordinal_, &scene_.ledger(), MemoryTag::kGridSamples};
+  DeviceArray<float> reach_{ordinal_, &scene_.ledger(), MemoryTag::kGridSamples};
   DeviceArray<float> grid_pyramid_{ordinal_, &scene_.ledger(), MemoryTag::kGridPyramid};
   DeviceArray<uint32_t> bits_{ordinal_, &scene_.ledger(), MemoryTag::kGridSamples};
 };

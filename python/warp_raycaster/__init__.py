@@ -254,8 +254,9 @@ class Scene:
         """A scene from a grid-topology mesh, traced through its grid (``wr_scene_create_grid_mesh``):
         the ``vertices, triangles`` legged_gym's and IsaacLab's ``convert_heightfield_to_trimesh``
         return, unchanged (vertices moved by a slope threshold included). Hits, triangle ids and
-        bounds are those of ``Scene(ctx, vertices, indices)``, bit for bit, in about a third of
-        its memory. :class:`Error` names the first triangle out of that layout."""
+        bounds are those of ``Scene(ctx, vertices, indices)``, bit for bit, in about a fifth of
+        its memory where few vertices are moved (legged_gym's terrains). :class:`Error` names the
+        first triangle out of that layout."""
         scene = cls.__new__(cls)
         scene.context = context
         scene._h = _wr.Scene.create_grid_mesh(context._h, _frameworks.to_host(vertices),

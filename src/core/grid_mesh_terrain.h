@@ -13,10 +13,21 @@
 // (v(r, c), v(r + 1, c + 1), v(r, c + 1)) and + 1 = (v(r, c), v(r + 1, c), v(r + 1, c + 1)), in
 // that vertex order. Node (level, i, j) covers cells [i 2^level, ...) of r and [j 2^level, ...) of c.
 //
-// Memory: 12 bytes per vertex, 16 per row and column of cells (where rays can meet them), 24 per
-// node above the cells (about a third of the cells) and, where
-// the mesh has zero-area triangles (moved vertices make some), a bit per triangle: under 21 bytes
-// per sample.
+// Vertices: most of such a mesh's vertices sit on the grid, their x that of their vertex row and
+// their y that of their column (convert_heightfield_to_trimesh's meshgrid), so the grid keeps an x
+// per vertex row, a y per vertex column and a z per vertex, and the x and y of the other vertices
+// (the moved ones) in a side table, marked by a bit per vertex: the same floats the caller gave,
+// rebuilt by loads alone (no arithmetic, so no backend can round them otherwise). The builder
+// chooses the rows' x and the columns' y (scene/grid_mesh_builder.cpp).
+//
+// A vertical ray (a height scan's) looks its cell up by the rows' x and the columns' y, as a height
+// field's does, where that cell is alone (GridMeshView::lines marks it); elsewhere (near moved
+// vertices) the reach arrays give the cells whose extent may hold it.
+//
+// Memory: 64 bytes per 14 vertices (their z and flags), 8 per moved vertex, 4 per vertex row and
+// column, 16 per row and column of cells (where rays can meet them), 24 per node above the cells
+// (about a third of the cells) and, where the mesh has zero-area triangles (moved vertices make
+// some), a bit per triangle: under 13 bytes per sample and 8 more per moved vertex.
 #pragma once
 
 #include "grid_terrain.h"
@@ -25,7 +36,18 @@ namespace wr {
 
 // GridLevels' cells_x and cells_y: rows - 1 and cols - 1 (i runs over rows, j over columns).
 struct GridMeshView : GridLevels {
-  const float* vertices;      // (rows x cols x 3) as the caller gave them
+  const float* xs;  // (rows) the x of vertex row r's vertices, but the moved ones'
+  const float* ys;  // (cols) the y of vertex column c's vertices, but the moved ones'
+  // The vertices' z and flags, 14 vertices to a 64-byte line (so that a cell's corners and their
+  // flags take a line per row): words 16 b .. 16 b + 15 hold vertices 14 b .. 14 b + 13 (vertex
+  // (r, c) is r cols + c), words 16 b + 2 + j vertex 14 b + j's z (its float's bits) and words
+  // 16 b, 16 b + 1 the low and high halves of their flags: bits 0 .. 13 mark the moved ones (bit j:
+  // vertex 14 b + j's x or y is not its row's or column's), bits 14 .. 27 those that are the first
+  // vertex v(r, c) of a cell alone where it lies (its four vertices not moved, no other cell's extent
+  // meeting the inside of its box [xs[r], xs[r + 1]] x [ys[c], ys[c + 1]]: a vertical ray inside it
+  // looks it up, `lookup`), bits 32 .. 63 count the moved vertices before 14 b.
+  const uint32_t* lines;      // (16 ceil(rows cols / 14))
+  const float* moved_xy;      // (moved vertices x 2) their x and y, in vertex order
   const float* boxes;         // min x y z, max x y z of each node above the cells (GridLevels)
   const uint32_t* zero_area;  // bit 2 cell + k: triangle k of that cell (cell r (cols - 1) + c) has
                               // zero area, never hit (the BVH leaves it out); null when none has
@@ -33,6 +55,8 @@ struct GridMeshView : GridLevels {
   // that of vertex rows r and r + 1), the largest x max of rows 0 .. r, then the smallest x min of
   // rows r .. end, both non-decreasing, (cells_x) each; the same in y for the cell columns.
   const float* reach;  // (2 cells_x + 2 cells_y)
+  bool lookup;         // xs and ys increase strictly: a point's cell is looked up by them (grid_column)
+  float cells_per_x, cells_per_y;  // cells_x / (xs[cells_x] - xs[0]), and in y: grid_column's guess
 };
 
 struct GridMeshTerrain {
@@ -41,27 +65,134 @@ struct GridMeshTerrain {
 
 namespace detail {
 
-WR_HD const float* grid_vertex(const GridMeshView& g, uint64_t r, uint64_t c) {
-  return g.vertices + 3 * (r * (uint64_t(g.cells_y) + 1) + c);
+constexpr uint32_t kGridLineVertices = 14;  // vertices per line of GridMeshView::lines
+
+// Vertex k's z (GridMeshView::lines).
+WR_HD float grid_vertex_z(const GridMeshView& g, uint64_t k) {
+  return float_from_bits(load_readonly(g.lines + 16 * (k / kGridLineVertices) + 2 + k % kGridLineVertices));
 }
 
-// The extent along `axis` of cell (r, c)'s four vertices: [*lo, *hi].
-WR_HD void grid_cell_extent(const GridMeshView& g, uint32_t r, uint32_t c, int axis, float* lo, float* hi) {
-  const float* v[4] = {grid_vertex(g, r, c), grid_vertex(g, r, c + 1), grid_vertex(g, r + 1, c),
-                       grid_vertex(g, r + 1, c + 1)};
-  float l = load_readonly(v[0] + axis), h = l;
-  for (int k = 1; k < 4; ++k) {
-    const float x = load_readonly(v[k] + axis);
-    l = x < l ? x : l;
-    h = x > h ? x : h;
+// The low half of the flags of vertex k's line: the marks of its moved vertices and lone cells.
+WR_HD uint32_t grid_line_flags(const GridMeshView& g, uint64_t k) {
+  return load_readonly(g.lines + 16 * (k / kGridLineVertices));
+}
+
+// Moved vertex k's x and y (GridMeshView::lines marks it): its entry in the side table, after the
+// moved vertices its line counts and those its line marks below it.
+WR_HD void grid_moved_xy(const GridMeshView& g, uint64_t k, float* x, float* y) {
+  const uint64_t line = 16 * (k / kGridLineVertices);
+  const uint32_t j = uint32_t(k % kGridLineVertices);
+  const uint64_t m = load_readonly(g.lines + line + 1) + popcount32(load_readonly(g.lines + line) & ((1u << j) - 1u));
+  *x = load_readonly(g.moved_xy + 2 * m), *y = load_readonly(g.moved_xy + 2 * m + 1);
+}
+
+// The marks of vertices k .. k + n - 1 (bit b: k + b is moved), n <= 3, all of them vertices.
+WR_HD uint32_t grid_moved_marks(const GridMeshView& g, uint64_t k, uint32_t n) {
+  constexpr uint32_t kMoved = (1u << kGridLineVertices) - 1u;
+  const uint32_t j = uint32_t(k % kGridLineVertices);
+  uint32_t marks = (grid_line_flags(g, k) & kMoved) >> j;
+  if (j + n > kGridLineVertices) marks |= (grid_line_flags(g, k + n - 1) & kMoved) << (kGridLineVertices - j);
+  return marks & ((1u << n) - 1u);
+}
+
+// The z of vertices k .. k + n - 1 in z[0 .. n - 1] and their marks (bit b: k + b is moved), n <= 3,
+// all of them vertices: one line's flags and words read, two where the run crosses a line's end.
+WR_HD uint32_t grid_vertex_run(const GridMeshView& g, uint64_t k, uint32_t n, float z[3]) {
+  constexpr uint32_t kMoved = (1u << kGridLineVertices) - 1u;
+  const uint32_t* line = g.lines + 16 * (k / kGridLineVertices);
+  const uint32_t j = uint32_t(k % kGridLineVertices);
+  uint32_t marks = (load_readonly(line) & kMoved) >> j;
+  if (j + n <= kGridLineVertices) {
+    for (uint32_t b = 0; b < n; ++b) z[b] = float_from_bits(load_readonly(line + 2 + j + b));
+  } else {
+    marks |= (load_readonly(line + 16) & kMoved) << (kGridLineVertices - j);
+    for (uint32_t b = 0; b < n; ++b)  // the next line's word 2 + m for its vertex m = j + b - 14
+      z[b] = float_from_bits(load_readonly(line + (j + b < kGridLineVertices ? 2 + j + b : 4 + j + b)));
   }
-  *lo = l, *hi = h;
+  return marks & ((1u << n) - 1u);
+}
+
+// Whether cell (r, c) is alone where it lies (GridMeshView::lines).
+WR_HD bool grid_cell_alone(const GridMeshView& g, uint32_t r, uint32_t c) {
+  const uint64_t k = uint64_t(r) * (uint64_t(g.cells_y) + 1) + c;
+  return grid_line_flags(g, k) >> (kGridLineVertices + k % kGridLineVertices) & 1u;
+}
+
+// Vertex (r, c), at k = r cols + c, as the caller gave it, `moved` its mark.
+WR_HD Vec3 grid_vertex_at(const GridMeshView& g, uint32_t r, uint32_t c, uint64_t k, bool moved) {
+  Vec3 v{load_readonly(g.xs + r), load_readonly(g.ys + c), grid_vertex_z(g, k)};
+  if (moved) grid_moved_xy(g, k, &v.x, &v.y);
+  return v;
+}
+
+// Vertex (r, c), as the caller gave it (the vertices of one cell: grid_cell_marks).
+WR_HD Vec3 grid_vertex(const GridMeshView& g, uint32_t r, uint32_t c) {
+  const uint64_t k = uint64_t(r) * (uint64_t(g.cells_y) + 1) + c;
+  return grid_vertex_at(g, r, c, k, grid_moved_marks(g, k, 1));
+}
+
+// The marks of cell (r, c)'s vertices v(r, c), v(r, c + 1), v(r + 1, c), v(r + 1, c + 1) (bits 0
+// to 3), read at once; *k: vertex (r, c)'s index.
+WR_HD uint32_t grid_cell_marks(const GridMeshView& g, uint32_t r, uint32_t c, uint64_t* k) {
+  const uint64_t row = uint64_t(g.cells_y) + 1;
+  *k = uint64_t(r) * row + c;
+  return grid_moved_marks(g, *k, 2) | grid_moved_marks(g, *k + row, 2) << 2;
+}
+
+// The x and y of cell (r, c)'s vertices v(r, c), v(r, c + 1), v(r + 1, c), v(r + 1, c + 1), as the
+// caller gave them: the rows' and columns', and where one is moved, its own.
+WR_HD void grid_cell_xy(const GridMeshView& g, uint32_t r, uint32_t c, float x[4], float y[4]) {
+  x[0] = x[1] = load_readonly(g.xs + r), x[2] = x[3] = load_readonly(g.xs + r + 1);
+  y[0] = y[2] = load_readonly(g.ys + c), y[1] = y[3] = load_readonly(g.ys + c + 1);
+  uint64_t k;
+  const uint32_t marks = grid_cell_marks(g, r, c, &k);
+  if (marks == 0) return;
+  const uint64_t row = uint64_t(g.cells_y) + 1;
+  for (uint32_t v = 0; v < 4; ++v)
+    if (marks >> v & 1u) grid_moved_xy(g, k + (v >> 1) * row + (v & 1u), &x[v], &y[v]);
+}
+
+// Vertices (r + a, c + b), a < nr and b < nc (nr, nc <= 3), as the caller gave them: v[a][b] (the
+// corners of up to 2 x 2 cells, read once for them all).
+WR_HD void grid_vertex_block(const GridMeshView& g, uint32_t r, uint32_t c, uint32_t nr, uint32_t nc, Vec3 v[3][3]) {
+  const uint64_t row = uint64_t(g.cells_y) + 1;
+  float y[3];
+  for (uint32_t b = 0; b < nc; ++b) y[b] = load_readonly(g.ys + c + b);
+  for (uint32_t a = 0; a < nr; ++a) {
+    const float x = load_readonly(g.xs + r + a);
+    const uint64_t k = (uint64_t(r) + a) * row + c;
+    float z[3];
+    const uint32_t marks = grid_vertex_run(g, k, nc, z);
+    for (uint32_t b = 0; b < nc; ++b) v[a][b] = Vec3{x, y[b], z[b]};
+    for (uint32_t b = 0; b < nc; ++b)
+      if (marks >> b & 1u) grid_moved_xy(g, k + b, &v[a][b].x, &v[a][b].y);
+  }
+}
+
+// Cell (r, c)'s vertices v(r, c), v(r, c + 1), v(r + 1, c), v(r + 1, c + 1), as the caller gave them.
+WR_HD void grid_cell_corners(const GridMeshView& g, uint32_t r, uint32_t c, Vec3 v[4]) {
+  Vec3 block[3][3];
+  grid_vertex_block(g, r, c, 2, 2, block);
+  v[0] = block[0][0], v[1] = block[0][1], v[2] = block[1][0], v[3] = block[1][1];
+}
+
+// The box of the four vertices a, b, c, d.
+WR_HD void grid_corners_box(Vec3 a, Vec3 b, Vec3 c, Vec3 d, float bmin[3], float bmax[3]) {
+  const Vec3 v[4] = {a, b, c, d};
+  bmin[0] = bmax[0] = a.x, bmin[1] = bmax[1] = a.y;
+  for (int k = 1; k < 4; ++k) {
+    bmin[0] = v[k].x < bmin[0] ? v[k].x : bmin[0], bmax[0] = v[k].x > bmax[0] ? v[k].x : bmax[0];
+    bmin[1] = v[k].y < bmin[1] ? v[k].y : bmin[1], bmax[1] = v[k].y > bmax[1] ? v[k].y : bmax[1];
+  }
+  grid_cell_z(a.z, b.z, c.z, d.z, &bmin[2], &bmax[2]);
 }
 
 // The box of node (level, i, j): a cell's from its four vertices, a node above as stored.
 WR_HD void grid_node_box(const GridMeshView& g, uint32_t level, uint32_t i, uint32_t j, float bmin[3], float bmax[3]) {
   if (level == 0) {
-    for (int a = 0; a < 3; ++a) grid_cell_extent(g, i, j, a, &bmin[a], &bmax[a]);
+    Vec3 v[4];
+    grid_cell_corners(g, i, j, v);
+    grid_corners_box(v[0], v[1], v[2], v[3], bmin, bmax);
     return;
   }
   const float* b = g.boxes + 6 * g.node_index(level, i, j);
@@ -93,22 +224,27 @@ struct GridOps<GridMeshView> {
     return mask;
   }
 
-  // Cell (r, c)'s two triangles, as intersect_leaf takes a leaf's.
+  // Cell (r, c)'s two triangles, as intersect_leaf takes a leaf's; `unmoved`: its vertices are known
+  // not to be moved (a lone cell's), their marks not read.
   static WR_HD void cell(const GridMeshView& g, const RayTriangle& rt, uint32_t r, uint32_t c, float tmin,
-                         TraceResult* best) {
-    const float* v00 = grid_vertex(g, r, c);
-    const float* v01 = grid_vertex(g, r, c + 1);
-    const float* v10 = grid_vertex(g, r + 1, c);
-    const float* v11 = grid_vertex(g, r + 1, c + 1);
+                         TraceResult* best, bool unmoved = false) {
+    // Each triangle's corners read for it alone (v00 and v11 twice, from cache): the GPU keeps less
+    // live across the first triangle's test.
+    const uint64_t row = uint64_t(g.cells_y) + 1;
+    uint64_t k = uint64_t(r) * row + c;
+    const uint32_t marks = unmoved ? 0u : grid_cell_marks(g, r, c, &k);
+    const auto at = [&](uint32_t a) {  // corner a of v00, v01, v10, v11
+      return grid_vertex_at(g, r + (a >> 1), c + (a & 1u), k + (a >> 1) * row + (a & 1u), marks >> a & 1u);
+    };
     const uint32_t first = 2 * (r * g.cells_y + c);
     const uint32_t skip = g.zero_area ? load_readonly(g.zero_area + first / 32) >> (first % 32) : 0u;
     float t;
-    if (!(skip & 1u) && intersect_ray_triangle(rt, v00, v11, v01, tmin, best->t, &t) &&
+    if (!(skip & 1u) && intersect_ray_triangle(rt, at(0), at(3), at(1), tmin, best->t, &t) &&
         (t < best->t || first < best->triangle)) {
       best->t = t;
       best->triangle = first;
     }
-    if (!(skip & 2u) && intersect_ray_triangle(rt, v00, v10, v11, tmin, best->t, &t) &&
+    if (!(skip & 2u) && intersect_ray_triangle(rt, at(0), at(2), at(3), tmin, best->t, &t) &&
         (t < best->t || first + 1 < best->triangle)) {
       best->t = t;
       best->triangle = first + 1;
@@ -156,11 +292,15 @@ WR_HD bool grid_reach(const float* reach, uint32_t n, float lo, float hi, uint32
 // Whether the x and y extent of cell (r, c)'s four vertices holds (x, y): its box's test in x and y
 // (grid_node_box), without the z it does not need.
 WR_HD bool grid_cell_holds(const GridMeshView& g, uint32_t r, uint32_t c, float x, float y) {
-  float lo, hi;
-  grid_cell_extent(g, r, c, 0, &lo, &hi);
-  if (!(x >= lo && x <= hi)) return false;
-  grid_cell_extent(g, r, c, 1, &lo, &hi);
-  return y >= lo && y <= hi;
+  float cx[4], cy[4];
+  grid_cell_xy(g, r, c, cx, cy);
+  // The extent [min, max] holds x when a corner lies at or below it and one at or above it.
+  bool below_x = false, above_x = false, below_y = false, above_y = false;
+  for (int k = 0; k < 4; ++k) {
+    below_x |= cx[k] <= x, above_x |= cx[k] >= x;
+    below_y |= cy[k] <= y, above_y |= cy[k] >= y;
+  }
+  return below_x && above_x && below_y && above_y;
 }
 
 }  // namespace detail
@@ -180,17 +320,27 @@ WR_HD TraceResult trace_grid_mesh(GridWalkStack* walk, const GridMeshView& g, Ve
   // triangle's cell box holds it too). No box in z and no segment first, as a height field's
   // vertical path (grid_terrain.h, grid_vertical): they cull nothing the triangle test would take.
   if (dir.x == 0.0f && dir.y == 0.0f) {
-    if (!detail::grid_reach(g.reach, g.cells_x, org.x, org.x, &il, &ih) ||
-        !detail::grid_reach(g.reach + 2 * g.cells_x, g.cells_y, org.y, org.y, &jl, &jh))
+    // Inside the box of a cell that is alone there (GridMeshView::lines), that cell decides it: no
+    // other's extent holds the point. On a box's border (two cells hold it) or elsewhere, the reach.
+    bool alone = false;
+    if (g.lookup) {
+      il = ih = grid_column(g.xs, g.cells_x, g.cells_per_x, org.x);
+      jl = jh = grid_column(g.ys, g.cells_y, g.cells_per_y, org.y);
+      alone = il < g.cells_x && jl < g.cells_y && org.x > load_readonly(g.xs + il) &&
+              org.x < load_readonly(g.xs + il + 1) && org.y > load_readonly(g.ys + jl) &&
+              org.y < load_readonly(g.ys + jl + 1) && detail::grid_cell_alone(g, il, jl);
+    }
+    if (!alone && (!detail::grid_reach(g.reach, g.cells_x, org.x, org.x, &il, &ih) ||
+                   !detail::grid_reach(g.reach + 2 * g.cells_x, g.cells_y, org.y, org.y, &jl, &jh)))
       return best;
     if ((ih - il + 1) * (jh - jl + 1) <= 16) {
       const RayTriangle rt = make_ray_triangle(org, dir);
       for (uint32_t i = il; i <= ih; ++i)
         for (uint32_t j = jl; j <= jh; ++j) {
-          probe.inner_node();  // the cell's x-y box
-          if (detail::grid_cell_holds(g, i, j, org.x, org.y)) {
+          if (!alone) probe.inner_node();  // the cell's x-y box
+          if (alone || detail::grid_cell_holds(g, i, j, org.x, org.y)) {
             probe.leaf(2);
-            detail::GridOps<GridMeshView>::cell(g, rt, i, j, tmin, &best);
+            detail::GridOps<GridMeshView>::cell(g, rt, i, j, tmin, &best, alone);
           }
         }
       return best;

@@ -52,12 +52,9 @@ WR_HD bool hit_corners(GridTerrain, const GridView& g, uint32_t id, NodeLink lea
 // A grid-topology mesh: cell triangles by id (GridOps<GridMeshView>::cell's corners and order).
 WR_HD bool hit_corners(GridMeshTerrain, const GridMeshView& g, uint32_t id, NodeLink, TriangleCorners* out) {
   const uint32_t cell = id / 2, r = cell / g.cells_y, c = cell % g.cells_y;
-  const auto at = [&](uint32_t vr, uint32_t vc) {
-    const float* v = detail::grid_vertex(g, vr, vc);
-    return Vec3{load_readonly(v), load_readonly(v + 1), load_readonly(v + 2)};
-  };
-  *out = id % 2 == 0 ? TriangleCorners{at(r, c), at(r + 1, c + 1), at(r, c + 1)}
-                     : TriangleCorners{at(r, c), at(r + 1, c), at(r + 1, c + 1)};
+  using detail::grid_vertex;
+  *out = id % 2 == 0 ? TriangleCorners{grid_vertex(g, r, c), grid_vertex(g, r + 1, c + 1), grid_vertex(g, r, c + 1)}
+                     : TriangleCorners{grid_vertex(g, r, c), grid_vertex(g, r + 1, c), grid_vertex(g, r + 1, c + 1)};
   return true;
 }
 

@@ -118,6 +118,15 @@ WR_HD uint32_t bits_from_float(float f) {
 #endif
 }
 
+// The number of set bits of w.
+WR_HD uint32_t popcount32(uint32_t w) {
+#if defined(__CUDA_ARCH__)
+  return uint32_t(__popc(w));
+#else
+  return uint32_t(__builtin_popcount(w));
+#endif
+}
+
 // A load from data that no thread writes while it is read (the BVH, the ray template). On the
 // GPU it goes through the read-only data cache (__ldg): nvcc cannot prove that the arrays behind
 // a BvhView are never written, so a plain load would take the ordinary global path.

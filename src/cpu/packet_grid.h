@@ -193,15 +193,13 @@ inline uint32_t packet_grid_children(const GridMeshView& g, const Packet& p, uin
   return mask;
 }
 
-// The cells of node (1, i, j) for the lanes `lanes` that entered it, as grid_walk visits them: their
-// boxes tested at once (packet_grid_children), then each cell a lane enters within its closest hit so
-// far, nearest first by the lanes' shared direction signs (the order only matters for speed):
-// test(a, b, lanes) for cell (2i + a, 2j + b).
+// The cells of node (1, i, j) for the lanes `lanes` that entered it, as grid_walk visits them, their
+// boxes tested (packet_grid_children's mask, lanes and entries): each cell a lane enters within its
+// closest hit so far, nearest first by the lanes' shared direction signs (the order only matters for
+// speed): test(a, b, lanes) for cell (2i + a, 2j + b).
 template <class View, class Test>
-inline void packet_visit_cells(const View& g, uint32_t i, uint32_t j, LaneBits lanes, Packet* p, Test&& test) {
-  LaneBits cell_lanes[4];
-  LaneF entry[4];
-  const uint32_t mask = packet_grid_children(g, *p, 1, i, j, lanes, cell_lanes, entry);
+inline void packet_visit_entered_cells(const View& g, uint32_t i, uint32_t j, LaneBits lanes, uint32_t mask,
+                                       const LaneBits cell_lanes[4], const LaneF entry[4], Packet* p, Test&& test) {
   if (!mask) return;
   const uint32_t cols = 2 * i + 1 < g.cells_x ? 2 : 1, rows = 2 * j + 1 < g.cells_y ? 2 : 1;
   uint32_t order[4];
@@ -212,6 +210,15 @@ inline void packet_visit_cells(const View& g, uint32_t i, uint32_t j, LaneBits l
     const LaneBits in = cell_lanes[k] & le_bits(entry[k], p->best_t * kRobustFarScale);
     if (in) test(k & 1, k >> 1, in);
   }
+}
+
+// packet_visit_entered_cells, the cells' boxes tested by packet_grid_children.
+template <class View, class Test>
+inline void packet_visit_cells(const View& g, uint32_t i, uint32_t j, LaneBits lanes, Packet* p, Test&& test) {
+  LaneBits cell_lanes[4];
+  LaneF entry[4];
+  const uint32_t mask = packet_grid_children(g, *p, 1, i, j, lanes, cell_lanes, entry);
+  packet_visit_entered_cells(g, i, j, lanes, mask, cell_lanes, entry, p, test);
 }
 
 // A height field's level-1 node: its cells (packet_visit_cells), the (up to) 3 x 3 corners sheared
@@ -242,27 +249,58 @@ inline void packet_grid_cells(const GridView& g, uint32_t i, uint32_t j, LaneBit
 // ---- A grid-topology mesh's cells ----
 
 // GridOps<GridMeshView>::cell for the lanes `lanes`: cell (r, c)'s triangles (v00, v11, v01) and
-// (v00, v10, v11), ids 2 (r cells_y + c) and + 1, each unless it has zero area.
+// (v00, v10, v11), ids 2 (r cells_y + c) and + 1, each unless it has zero area; v its corners v00,
+// v01, v10, v11.
 template <bool kUniform>
-inline void packet_grid_cell(const GridMeshView& g, uint32_t r, uint32_t c, LaneBits lanes, Packet* p) {
-  const float* v[4] = {detail::grid_vertex(g, r, c), detail::grid_vertex(g, r + 1, c + 1),
-                       detail::grid_vertex(g, r, c + 1), detail::grid_vertex(g, r + 1, c)};
+inline void packet_mesh_cell(const GridMeshView& g, uint32_t r, uint32_t c, const Vec3 v[4], LaneBits lanes,
+                             Packet* p) {
   LaneF X[4], Y[4], Z[4];
   for (int k = 0; k < 4; ++k) {
-    const float corner[3] = {load_readonly(v[k]), load_readonly(v[k] + 1), load_readonly(v[k] + 2)};
+    const float corner[3] = {v[k].x, v[k].y, v[k].z};
     packet_shear_corner<kUniform>(*p, corner, &X[k], &Y[k], &Z[k]);
   }
   const uint32_t first = 2 * (r * g.cells_y + c);
   const uint32_t skip = g.zero_area ? load_readonly(g.zero_area + first / 32) >> (first % 32) : 0u;
-  if (!(skip & 1u)) packet_test_triangle(X[0], Y[0], Z[0], X[1], Y[1], Z[1], X[2], Y[2], Z[2], first, lanes, p);
-  if (!(skip & 2u)) packet_test_triangle(X[0], Y[0], Z[0], X[3], Y[3], Z[3], X[1], Y[1], Z[1], first + 1, lanes, p);
+  if (!(skip & 1u)) packet_test_triangle(X[0], Y[0], Z[0], X[3], Y[3], Z[3], X[1], Y[1], Z[1], first, lanes, p);
+  if (!(skip & 2u)) packet_test_triangle(X[0], Y[0], Z[0], X[2], Y[2], Z[2], X[3], Y[3], Z[3], first + 1, lanes, p);
 }
 
-// A mesh's level-1 node: its cells (packet_visit_cells), each through packet_grid_cell.
+// packet_mesh_cell with the cell's corners read here.
+template <bool kUniform>
+inline void packet_grid_cell(const GridMeshView& g, uint32_t r, uint32_t c, LaneBits lanes, Packet* p) {
+  Vec3 v[4];  // v00, v01, v10, v11
+  detail::grid_cell_corners(g, r, c, v);
+  packet_mesh_cell<kUniform>(g, r, c, v, lanes, p);
+}
+
+// A mesh's level-1 node: the (up to) 3 x 3 vertices of its cells read once (grid_vertex_block),
+// the cells' boxes from them (as grid_node_box makes them) tested, then the cells entered
+// (packet_visit_entered_cells), each one's corners sheared and its triangles tested as
+// packet_grid_cell does.
 template <bool kUniform>
 inline void packet_grid_cells(const GridMeshView& g, uint32_t i, uint32_t j, LaneBits lanes, Packet* p) {
-  packet_visit_cells(g, i, j, lanes, p, [&](uint32_t a, uint32_t b, LaneBits in) {
-    packet_grid_cell<kUniform>(g, 2 * i + a, 2 * j + b, in, p);
+  const uint32_t ci = 2 * i, cj = 2 * j;
+  const uint32_t cols = ci + 1 < g.cells_x ? 2 : 1, rows = cj + 1 < g.cells_y ? 2 : 1;
+  Vec3 v[3][3];
+  if (cols == 2 && rows == 2)  // the usual node, its loops unrolled
+    detail::grid_vertex_block(g, ci, cj, 3, 3, v);
+  else
+    detail::grid_vertex_block(g, ci, cj, cols + 1, rows + 1, v);
+  LaneBits cell_lanes[4];
+  LaneF entry[4];
+  uint32_t mask = 0;
+  for (uint32_t b = 0; b < rows; ++b)
+    for (uint32_t a = 0; a < cols; ++a) {
+      float bmin[3], bmax[3];
+      detail::grid_corners_box(v[a][b], v[a][b + 1], v[a + 1][b], v[a + 1][b + 1], bmin, bmax);
+      const uint32_t k = a + 2 * b;
+      cell_lanes[k] = packet_mesh_box(*p, bmin, bmax, lanes, &entry[k]);
+      mask |= (cell_lanes[k] ? 1u : 0u) << k;
+    }
+  packet_visit_entered_cells(g, i, j, lanes, mask, cell_lanes, entry, p, [&](uint32_t a, uint32_t b, LaneBits in) {
+    // Cell (ci + a, cj + b): (v00, v11, v01) and (v00, v10, v11), ids 2 (r cells_y + c) and + 1.
+    const Vec3 corners[4] = {v[a][b], v[a][b + 1], v[a + 1][b], v[a + 1][b + 1]};
+    packet_mesh_cell<kUniform>(g, ci + a, cj + b, corners, in, p);
   });
 }
 

@@ -135,6 +135,96 @@ TEMPLATE_TEST_CASE("legged_gym's grid meshes: the grid gives the BVH's t and tri
   }
 }
 
+namespace {
+
+// Every vertex of the mesh `m` (rows x cols), as grid_vertex rebuilds it from the grid, against the
+// caller's floats bit for bit.
+void check_vertices(const wr_tools::TriangleMesh& m, const wr::GridMeshData& grid) {
+  const wr::GridMeshView view = grid.view();
+  const uint32_t rows = grid.cells_x + 1, cols = grid.cells_y + 1;
+  REQUIRE(uint64_t(rows) * cols == m.vertices.size() / 3);
+  uint64_t mismatches = 0;
+  for (uint32_t r = 0; r < rows; ++r)
+    for (uint32_t c = 0; c < cols; ++c) {
+      const Vec3 v = wr::detail::grid_vertex(view, r, c);
+      const float* given = &m.vertices[3 * (uint64_t(r) * cols + c)];
+      mismatches += wr_test::bits(v.x) != wr_test::bits(given[0]) || wr_test::bits(v.y) != wr_test::bits(given[1]) ||
+                    wr_test::bits(v.z) != wr_test::bits(given[2]);
+    }
+  CHECK(mismatches == 0);
+}
+
+// The lone cells (GridMeshView::flags) against every pair of cells: a cell marked alone has no
+// moved vertex and no other cell's extent meets the inside of its box. Returns how many are marked.
+uint64_t check_alone(const wr::GridMeshData& grid) {
+  const wr::GridMeshView view = grid.view();
+  const uint32_t nx = grid.cells_x, ny = grid.cells_y;
+  uint64_t marked = 0, wrong = 0;
+  for (uint32_t r = 0; r < nx; ++r)
+    for (uint32_t c = 0; c < ny; ++c) {
+      if (!wr::detail::grid_cell_alone(view, r, c)) continue;
+      wrong += !view.lookup;
+      ++marked;
+      const float bx0 = grid.xs[r], bx1 = grid.xs[r + 1], by0 = grid.ys[c], by1 = grid.ys[c + 1];
+      for (uint32_t k = 0; k < 4; ++k) {  // its corners are its box's
+        const Vec3 v = wr::detail::grid_vertex(view, r + k / 2, c + k % 2);
+        wrong += v.x != (k / 2 ? bx1 : bx0) || v.y != (k % 2 ? by1 : by0);
+      }
+      for (uint32_t rr = 0; rr < nx; ++rr)
+        for (uint32_t cc = 0; cc < ny; ++cc) {
+          if (rr == r && cc == c) continue;
+          float lo[3], hi[3];
+          wr::detail::grid_node_box(view, 0, rr, cc, lo, hi);
+          wrong += lo[0] < bx1 && hi[0] > bx0 && lo[1] < by1 && hi[1] > by0;
+        }
+    }
+  CHECK(wrong == 0);
+  return marked;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "a grid mesh gives back every vertex's floats, moved or not, -0 apart from +0, and its lone cells are alone") {
+  const wr_tools::RawField f = parkour_raw(70, 37, 6);
+  for (double threshold : {-1.0, 0.75, 1.5}) {
+    INFO("slope threshold " << threshold);
+    const wr_tools::TriangleMesh m = wr_tools::convert_heightfield_to_trimesh(f, 0.1, 0.005, threshold);
+    wr::GridMeshData grid;
+    REQUIRE(wr::build_grid_mesh_terrain(m.vertices.data(), m.vertices.size() / 3, m.indices.data(),
+                                        m.indices.size() / 3, &grid));
+    CHECK(grid.moved_xy.empty() == (threshold < 0));  // without a threshold no vertex moves
+    CHECK(grid.lookup);
+    check_vertices(m, grid);
+    const uint64_t alone = check_alone(grid);
+    if (threshold < 0) CHECK(alone == uint64_t(grid.cells_x) * grid.cells_y);
+    CHECK(alone > uint64_t(grid.cells_x) * grid.cells_y / 2);
+  }
+  // Vertices off the grid in every way: a row's x and a column's y with no majority, every vertex
+  // jittered in a third of the rows, -0 where the rest of the column has +0, runs of moved vertices
+  // across the 32-vertex words of marks.
+  wr_tools::TriangleMesh m = wr_tools::convert_heightfield_to_trimesh(f, 0.1, 0.005, 0.75);
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> jitter(-0.04f, 0.04f);
+  const uint32_t cols = f.cols;
+  for (uint32_t r = 0; r < f.rows; ++r)
+    for (uint32_t c = 0; c < cols; ++c) {
+      float* v = &m.vertices[3 * (size_t(r) * cols + c)];
+      if (r % 3 == 1) v[0] += jitter(rng), v[1] += jitter(rng);
+      if (r == 5) v[0] = float(c);  // no two alike
+      if (c == 0 && r % 2 == 0) v[1] = -0.0f;
+      if (r == 9 && c >= 20) v[1] += 0.01f;
+    }
+  wr::GridMeshData grid;
+  REQUIRE(wr::build_grid_mesh_terrain(m.vertices.data(), m.vertices.size() / 3, m.indices.data(), m.indices.size() / 3,
+                                      &grid));
+  CHECK(grid.moved_xy.size() / 2 > m.vertices.size() / 3 / 3);
+  check_vertices(m, grid);
+  check_alone(grid);
+  check_mesh<wr::HostTraversal>(m, "jittered parkour 70 x 37", 20000);
+  check_mesh<wr::GpuTraversal>(m, "jittered parkour 70 x 37", 20000);
+}
+
 TEST_CASE("a grid mesh is recognised only in convert_heightfield_to_trimesh's layout") {
   const wr_tools::RawField f = parkour_raw(12, 9, 4);
   wr_tools::TriangleMesh m = wr_tools::convert_heightfield_to_trimesh(f, 0.1, 0.005, 0.75);
@@ -143,9 +233,13 @@ TEST_CASE("a grid mesh is recognised only in convert_heightfield_to_trimesh's la
                                       &grid));
   CHECK(grid.cells_x == 11);
   CHECK(grid.cells_y == 8);
-  // 12 bytes a vertex, 8 a row and a column of cells, 24 a node above the cells, and a bit per
-  // triangle where some have zero area.
-  CHECK(grid.bytes() == 12 * 12 * 9 + 8 * (11 + 8) + 24 * (6 * 4 + 3 * 2 + 2 * 1 + 1) + 4 * grid.zero_area.size());
+  // 4 bytes a vertex row and column, a 64-byte line per 14 vertices (their z and flags), 8 per moved
+  // vertex, 8 a row and a column of cells, 24 a node above the cells, and a bit per triangle where
+  // some have zero area.
+  const uint64_t moved = grid.moved_xy.size() / 2;
+  CHECK(moved > 0);
+  CHECK(grid.bytes() == 4 * (12 + 9) + 64 * ((12 * 9 + 13) / 14) + 8 * moved + 8 * (11 + 8) +
+                            24 * (6 * 4 + 3 * 2 + 2 * 1 + 1) + 4 * grid.zero_area.size());
   wr_tools::TriangleMesh swapped = m;  // one triangle's corners in another order
   std::swap(swapped.indices[7], swapped.indices[8]);
   CHECK_FALSE(wr::build_grid_mesh_terrain(swapped.vertices.data(), swapped.vertices.size() / 3, swapped.indices.data(),

@@ -489,7 +489,20 @@ TEST_CASE("a grid mesh's memory: under 24 bytes a sample, under the grid's tags"
   uint64_t samples = 0, pyramid = 0;
   REQUIRE(wr_scene_memory_tag(grid.s, WR_MEMORY_GRID_SAMPLES, &samples, nullptr) == WR_SUCCESS);
   REQUIRE(wr_scene_memory_tag(grid.s, WR_MEMORY_GRID_PYRAMID, &pyramid, nullptr) == WR_SUCCESS);
-  CHECK(samples >= 12 * (m.vertices.size() / 3));
+  // Exactly: an x per vertex row, a y per column, a 64-byte line per 14 vertices (their z and
+  // flags), the moved vertices' x and y, the reach (4 floats per cell row and column) and, where
+  // some triangles have zero area, their bits.
+  const uint64_t rows = raw.rows, cols = raw.cols, triangles = m.indices.size() / 3;
+  uint64_t moved = 0;
+  for (uint64_t r = 0; r < rows; ++r)
+    for (uint64_t c = 0; c < cols; ++c) {
+      const float* v = &m.vertices[3 * (r * cols + c)];
+      moved += v[0] != float(double(r) * 0.1) || v[1] != float(double(c) * 0.1);
+    }
+  REQUIRE(moved > 0);
+  const uint64_t expected =
+      4 * (rows + cols) + 64 * ((rows * cols + 13) / 14) + 8 * moved + 4 * (2 * (rows - 1) + 2 * (cols - 1));
+  CHECK((samples == expected || samples == expected + 4 * ((triangles + 31) / 32)));
   CHECK(pyramid > 0);
   CHECK(double(stats.host_bytes) / double(m.vertices.size() / 3) < 24.0);
 }
