@@ -48,3 +48,14 @@ TEST_CASE("is_finite_, infinity_ and the float/bits round trip") {
   for (float f : {0.0f, -0.0f, 1.5f, -3.25e-20f}) CHECK(wr::float_from_bits(wr::bits_from_float(f)) == f);
   CHECK(wr::bits_from_float(-0.0f) == 0x80000000u);
 }
+
+TEST_CASE("popcount32 counts the set bits, as a bit-by-bit loop does") {
+  uint32_t w = 0x9e3779b9u;
+  for (int k = 0; k < 1000; ++k) {
+    w = w * 1664525u + 1013904223u;
+    const uint32_t v = k < 3 ? (k == 0 ? 0u : k == 1 ? 0xffffffffu : 0x80000001u) : w;
+    uint32_t loop = 0;
+    for (int b = 0; b < 32; ++b) loop += v >> b & 1u;
+    CHECK(wr::popcount32(v) == loop);
+  }
+}
