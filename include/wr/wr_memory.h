@@ -51,12 +51,11 @@ typedef enum wr_memory_tag {
                                     (its BVH's view and its handle) and 8 per instance; on a CUDA
                                     context's device 24 per prototype and 8 per instance */
   WR_MEMORY_GRID_SAMPLES = 11,   /* a grid terrain's vertices: a height field's sample z (4 bytes each)
-                                    and column x and row y; a grid mesh's vertex z (4 bytes each), row
-                                    x and column y, a bit per vertex and 8 bytes per vertex off them
-                                    where some are (moved to make walls), where rows and columns of
-                                    cells reach (16 bytes per row and column), a bit per cell (the
-                                    cells a vertical ray looks up) and a bit per triangle where some
-                                    have zero area */
+                                    and column x and row y; a grid mesh's vertex z and flags (64 bytes
+                                    per 14 vertices), row x and column y, 8 bytes per vertex off them
+                                    (moved to make walls), where rows and columns of cells reach (16
+                                    bytes per row and column) and a bit per triangle where some have
+                                    zero area */
   WR_MEMORY_GRID_PYRAMID = 12,   /* a grid terrain's min-max pyramid above its cells: a height field's
                                     8 bytes per node, a grid mesh's 24 (about a third of the cells) */
   WR_MEMORY_TAG_COUNT = 13
