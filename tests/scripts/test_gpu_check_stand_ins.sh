@@ -174,28 +174,27 @@ for error in 1 ""; do
   fi
 done
 
-# A bundle that needs a newer glibc than this machine's stops before any step, saying so.
-cp -r "$work/bundle" "$work/new-glibc-bundle"
-sed -i 's/^glibc_floor=.*/glibc_floor=99.0/' "$work/new-glibc-bundle/bundle.txt"
-out="$work/new-glibc"
-PATH="$work/path:$PATH" bash "$root/scripts/gpu-check.sh" --prebuilt "$work/new-glibc-bundle" --out "$out" >"$out.stdout" 2>&1
-rc=$?
-[ $rc -eq 2 ] || fail "a bundle needing glibc 99.0: exit status $rc, not 2"
-grep -A 2 '^## Stopped before any step' "$out"/gpu-*.md | grep -q "glibc is .*, the bundle needs 99.0" ||
-  fail "a bundle needing glibc 99.0: no clear stop in the results"
-echo "a bundle needing a newer glibc: stopped before any step, exit 2"
+# A bundle whose bundle.txt is edited by the sed script `edit` stops before any step with exit
+# status 2 and says why (`why`, a grep pattern, in the results' stop section); `what` names it.
+expect_stop() {
+  local name=$1 edit=$2 why=$3 what=$4
+  cp -r "$work/bundle" "$work/$name-bundle"
+  sed -i "$edit" "$work/$name-bundle/bundle.txt"
+  local out="$work/$name" rc
+  PATH="$work/path:$PATH" bash "$root/scripts/gpu-check.sh" --prebuilt "$work/$name-bundle" --out "$out" >"$out.stdout" 2>&1
+  rc=$?
+  [ $rc -eq 2 ] || fail "$what: exit status $rc, not 2"
+  grep -A 2 '^## Stopped before any step' "$out"/gpu-*.md | grep -q "$why" || fail "$what: no clear stop in the results"
+  echo "$what: stopped before any step, exit 2"
+}
 
-# A bundle built for a newer GPU than this one (the stand-in is 9.0) stops before any step, naming
-# the --arch to build it with.
-cp -r "$work/bundle" "$work/newer-arch-bundle"
-echo "cuda_architectures=100;120" >>"$work/newer-arch-bundle/bundle.txt"
-out="$work/newer-arch"
-PATH="$work/path:$PATH" bash "$root/scripts/gpu-check.sh" --prebuilt "$work/newer-arch-bundle" --out "$out" >"$out.stdout" 2>&1
-rc=$?
-[ $rc -eq 2 ] || fail "a bundle for architectures 100;120: exit status $rc, not 2"
-grep -A 2 '^## Stopped before any step' "$out"/gpu-*.md | grep -q "built for CUDA architectures 100;120, this GPU (Stand-in GPU) is 90: .*--arch 90" ||
-  fail "a bundle for architectures 100;120: no clear stop in the results"
-echo "a bundle for a newer GPU: stopped before any step, exit 2"
+# A bundle that needs a newer glibc than this machine's.
+expect_stop new-glibc 's/^glibc_floor=.*/glibc_floor=99.0/' "glibc is .*, the bundle needs 99.0" \
+  "a bundle needing glibc 99.0"
+# A bundle built for a newer GPU than this one (the stand-in is 9.0), naming the --arch to use.
+expect_stop newer-arch "\$a cuda_architectures=100;120" \
+  "built for CUDA architectures 100;120, this GPU (Stand-in GPU) is 90: .*--arch 90" \
+  "a bundle for architectures 100;120"
 
 # A bundle built without --variants: the sweep is not run, says why, and fails nothing.
 cp -r "$work/bundle" "$work/no-variants-bundle"
