@@ -67,29 +67,36 @@ namespace detail {
 
 constexpr uint32_t kGridLineVertices = 14;  // vertices per line of GridMeshView::lines
 
+// Vertex indices k = r cols + c are 32-bit (the builder takes at most 2^32 vertices, as a mesh's
+// uint32 indices can name): a GPU divides them by 14 in two instructions, where a 64-bit index
+// took a multi-word multiply for every vertex read.
+
+// The first word of vertex k's line (GridMeshView::lines).
+WR_HD const uint32_t* grid_line(const GridMeshView& g, uint32_t k) {
+  return g.lines + 16 * uint64_t(k / kGridLineVertices);
+}
+
 // Vertex k's z (GridMeshView::lines).
-WR_HD float grid_vertex_z(const GridMeshView& g, uint64_t k) {
-  return float_from_bits(load_readonly(g.lines + 16 * (k / kGridLineVertices) + 2 + k % kGridLineVertices));
+WR_HD float grid_vertex_z(const GridMeshView& g, uint32_t k) {
+  return float_from_bits(load_readonly(grid_line(g, k) + 2 + k % kGridLineVertices));
 }
 
 // The low half of the flags of vertex k's line: the marks of its moved vertices and lone cells.
-WR_HD uint32_t grid_line_flags(const GridMeshView& g, uint64_t k) {
-  return load_readonly(g.lines + 16 * (k / kGridLineVertices));
-}
+WR_HD uint32_t grid_line_flags(const GridMeshView& g, uint32_t k) { return load_readonly(grid_line(g, k)); }
 
 // Moved vertex k's x and y (GridMeshView::lines marks it): its entry in the side table, after the
 // moved vertices its line counts and those its line marks below it.
-WR_HD void grid_moved_xy(const GridMeshView& g, uint64_t k, float* x, float* y) {
-  const uint64_t line = 16 * (k / kGridLineVertices);
-  const uint32_t j = uint32_t(k % kGridLineVertices);
-  const uint64_t m = load_readonly(g.lines + line + 1) + popcount32(load_readonly(g.lines + line) & ((1u << j) - 1u));
+WR_HD void grid_moved_xy(const GridMeshView& g, uint32_t k, float* x, float* y) {
+  const uint32_t* line = grid_line(g, k);
+  const uint32_t j = k % kGridLineVertices;
+  const uint64_t m = load_readonly(line + 1) + popcount32(load_readonly(line) & ((1u << j) - 1u));
   *x = load_readonly(g.moved_xy + 2 * m), *y = load_readonly(g.moved_xy + 2 * m + 1);
 }
 
 // The marks of vertices k .. k + n - 1 (bit b: k + b is moved), n <= 3, all of them vertices.
-WR_HD uint32_t grid_moved_marks(const GridMeshView& g, uint64_t k, uint32_t n) {
+WR_HD uint32_t grid_moved_marks(const GridMeshView& g, uint32_t k, uint32_t n) {
   constexpr uint32_t kMoved = (1u << kGridLineVertices) - 1u;
-  const uint32_t j = uint32_t(k % kGridLineVertices);
+  const uint32_t j = k % kGridLineVertices;
   uint32_t marks = (grid_line_flags(g, k) & kMoved) >> j;
   if (j + n > kGridLineVertices) marks |= (grid_line_flags(g, k + n - 1) & kMoved) << (kGridLineVertices - j);
   return marks & ((1u << n) - 1u);
@@ -97,10 +104,10 @@ WR_HD uint32_t grid_moved_marks(const GridMeshView& g, uint64_t k, uint32_t n) {
 
 // The z of vertices k .. k + n - 1 in z[0 .. n - 1] and their marks (bit b: k + b is moved), n <= 3,
 // all of them vertices: one line's flags and words read, two where the run crosses a line's end.
-WR_HD uint32_t grid_vertex_run(const GridMeshView& g, uint64_t k, uint32_t n, float z[3]) {
+WR_HD uint32_t grid_vertex_run(const GridMeshView& g, uint32_t k, uint32_t n, float z[3]) {
   constexpr uint32_t kMoved = (1u << kGridLineVertices) - 1u;
-  const uint32_t* line = g.lines + 16 * (k / kGridLineVertices);
-  const uint32_t j = uint32_t(k % kGridLineVertices);
+  const uint32_t* line = grid_line(g, k);
+  const uint32_t j = k % kGridLineVertices;
   uint32_t marks = (load_readonly(line) & kMoved) >> j;
   if (j + n <= kGridLineVertices) {
     for (uint32_t b = 0; b < n; ++b) z[b] = float_from_bits(load_readonly(line + 2 + j + b));
@@ -114,12 +121,12 @@ WR_HD uint32_t grid_vertex_run(const GridMeshView& g, uint64_t k, uint32_t n, fl
 
 // Whether cell (r, c) is alone where it lies (GridMeshView::lines).
 WR_HD bool grid_cell_alone(const GridMeshView& g, uint32_t r, uint32_t c) {
-  const uint64_t k = uint64_t(r) * (uint64_t(g.cells_y) + 1) + c;
+  const uint32_t k = r * (g.cells_y + 1) + c;
   return grid_line_flags(g, k) >> (kGridLineVertices + k % kGridLineVertices) & 1u;
 }
 
 // Vertex (r, c), at k = r cols + c, as the caller gave it, `moved` its mark.
-WR_HD Vec3 grid_vertex_at(const GridMeshView& g, uint32_t r, uint32_t c, uint64_t k, bool moved) {
+WR_HD Vec3 grid_vertex_at(const GridMeshView& g, uint32_t r, uint32_t c, uint32_t k, bool moved) {
   Vec3 v{load_readonly(g.xs + r), load_readonly(g.ys + c), grid_vertex_z(g, k)};
   if (moved) grid_moved_xy(g, k, &v.x, &v.y);
   return v;
@@ -127,15 +134,15 @@ WR_HD Vec3 grid_vertex_at(const GridMeshView& g, uint32_t r, uint32_t c, uint64_
 
 // Vertex (r, c), as the caller gave it (the vertices of one cell: grid_cell_marks).
 WR_HD Vec3 grid_vertex(const GridMeshView& g, uint32_t r, uint32_t c) {
-  const uint64_t k = uint64_t(r) * (uint64_t(g.cells_y) + 1) + c;
+  const uint32_t k = r * (g.cells_y + 1) + c;
   return grid_vertex_at(g, r, c, k, grid_moved_marks(g, k, 1));
 }
 
 // The marks of cell (r, c)'s vertices v(r, c), v(r, c + 1), v(r + 1, c), v(r + 1, c + 1) (bits 0
 // to 3), read at once; *k: vertex (r, c)'s index.
-WR_HD uint32_t grid_cell_marks(const GridMeshView& g, uint32_t r, uint32_t c, uint64_t* k) {
-  const uint64_t row = uint64_t(g.cells_y) + 1;
-  *k = uint64_t(r) * row + c;
+WR_HD uint32_t grid_cell_marks(const GridMeshView& g, uint32_t r, uint32_t c, uint32_t* k) {
+  const uint32_t row = g.cells_y + 1;
+  *k = r * row + c;
   return grid_moved_marks(g, *k, 2) | grid_moved_marks(g, *k + row, 2) << 2;
 }
 
@@ -144,10 +151,10 @@ WR_HD uint32_t grid_cell_marks(const GridMeshView& g, uint32_t r, uint32_t c, ui
 WR_HD void grid_cell_xy(const GridMeshView& g, uint32_t r, uint32_t c, float x[4], float y[4]) {
   x[0] = x[1] = load_readonly(g.xs + r), x[2] = x[3] = load_readonly(g.xs + r + 1);
   y[0] = y[2] = load_readonly(g.ys + c), y[1] = y[3] = load_readonly(g.ys + c + 1);
-  uint64_t k;
+  uint32_t k;
   const uint32_t marks = grid_cell_marks(g, r, c, &k);
   if (marks == 0) return;
-  const uint64_t row = uint64_t(g.cells_y) + 1;
+  const uint32_t row = g.cells_y + 1;
   for (uint32_t v = 0; v < 4; ++v)
     if (marks >> v & 1u) grid_moved_xy(g, k + (v >> 1) * row + (v & 1u), &x[v], &y[v]);
 }
@@ -155,12 +162,12 @@ WR_HD void grid_cell_xy(const GridMeshView& g, uint32_t r, uint32_t c, float x[4
 // Vertices (r + a, c + b), a < nr and b < nc (nr, nc <= 3), as the caller gave them: v[a][b] (the
 // corners of up to 2 x 2 cells, read once for them all).
 WR_HD void grid_vertex_block(const GridMeshView& g, uint32_t r, uint32_t c, uint32_t nr, uint32_t nc, Vec3 v[3][3]) {
-  const uint64_t row = uint64_t(g.cells_y) + 1;
+  const uint32_t row = g.cells_y + 1;
   float y[3];
   for (uint32_t b = 0; b < nc; ++b) y[b] = load_readonly(g.ys + c + b);
   for (uint32_t a = 0; a < nr; ++a) {
     const float x = load_readonly(g.xs + r + a);
-    const uint64_t k = (uint64_t(r) + a) * row + c;
+    const uint32_t k = (r + a) * row + c;
     float z[3];
     const uint32_t marks = grid_vertex_run(g, k, nc, z);
     for (uint32_t b = 0; b < nc; ++b) v[a][b] = Vec3{x, y[b], z[b]};
@@ -187,6 +194,13 @@ WR_HD void grid_corners_box(Vec3 a, Vec3 b, Vec3 c, Vec3 d, float bmin[3], float
   grid_cell_z(a.z, b.z, c.z, d.z, &bmin[2], &bmax[2]);
 }
 
+// The stored box of node (level, i, j), level >= 1.
+WR_HD void grid_stored_box(const GridMeshView& g, uint32_t level, uint32_t i, uint32_t j, float bmin[3],
+                           float bmax[3]) {
+  const float* b = g.boxes + 6 * g.node_index(level, i, j);
+  for (int a = 0; a < 3; ++a) bmin[a] = load_readonly(b + a), bmax[a] = load_readonly(b + 3 + a);
+}
+
 // The box of node (level, i, j): a cell's from its four vertices, a node above as stored.
 WR_HD void grid_node_box(const GridMeshView& g, uint32_t level, uint32_t i, uint32_t j, float bmin[3], float bmax[3]) {
   if (level == 0) {
@@ -195,8 +209,7 @@ WR_HD void grid_node_box(const GridMeshView& g, uint32_t level, uint32_t i, uint
     grid_corners_box(v[0], v[1], v[2], v[3], bmin, bmax);
     return;
   }
-  const float* b = g.boxes + 6 * g.node_index(level, i, j);
-  for (int a = 0; a < 3; ++a) bmin[a] = load_readonly(b + a), bmax[a] = load_readonly(b + 3 + a);
+  grid_stored_box(g, level, i, j, bmin, bmax);
 }
 
 // The walk's questions (grid_terrain.h, GridOps) for a grid-topology mesh.
@@ -210,7 +223,8 @@ struct GridOps<GridMeshView> {
     return intersect_ray_box<Variant>(rb, bmin, bmax, tmin, tmax, entry);
   }
 
-  // The children of node (level, i, j), level >= 1: child (2i + a, 2j + b) is bit a + 2b.
+  // The children of node (level, i, j), level >= 2 (a level-1 node's cells: `cells`), from their
+  // stored boxes: child (2i + a, 2j + b) is bit a + 2b.
   template <class Variant>
   static WR_HD uint32_t children_hit(const GridMeshView& g, const RayBox& rb, uint32_t level, uint32_t i, uint32_t j,
                                      float tmin, float tmax, float entry[4]) {
@@ -219,9 +233,55 @@ struct GridOps<GridMeshView> {
     const uint32_t rows = 2 * j + 1 < grid_level_size(g.cells_y, c) ? 2 : 1;
     uint32_t mask = 0;
     for (uint32_t b = 0; b < rows; ++b)
-      for (uint32_t a = 0; a < cols; ++a)
-        if (node_hit<Variant>(g, rb, c, 2 * i + a, 2 * j + b, tmin, tmax, &entry[a + 2 * b])) mask |= 1u << (a + 2 * b);
+      for (uint32_t a = 0; a < cols; ++a) {
+        float bmin[3], bmax[3];
+        grid_stored_box(g, c, 2 * i + a, 2 * j + b, bmin, bmax);
+        if (intersect_ray_box<Variant>(rb, bmin, bmax, tmin, tmax, &entry[a + 2 * b])) mask |= 1u << (a + 2 * b);
+      }
     return mask;
+  }
+
+  // The cells of node (1, i, j), for a ray that entered it, as grid_visit_cells visits them (in
+  // `pending`, the walk's level-0 entry): the node's 3 x 3 vertices read once for its four cells'
+  // boxes and triangles; a node at the grid's edge, with fewer cells, each cell read for itself.
+  template <class Variant, class Probe>
+  static WR_HD void cells(GridWalkStack::Level* pending, const GridMeshView& g, const RayBox& rb, const RayTriangle& rt,
+                          float tmin, uint32_t i, uint32_t j, TraceResult* best, const Probe& probe) {
+    const bool full = 2 * i + 1 < g.cells_x && 2 * j + 1 < g.cells_y;
+    Vec3 v[3][3];  // constant indices only, so that the GPU keeps the block in registers
+    probe.grid_children(1);
+    pending->mask = 0;
+    if (full) {
+      grid_vertex_block(g, 2 * i, 2 * j, 3, 3, v);
+      for (uint32_t k = 0; k < 4; ++k) {  // cell (2i + a, 2j + b), k = a + 2b, its box as grid_node_box makes it
+        const uint32_t a = k & 1u, b = k >> 1;
+        float bmin[3], bmax[3];
+        grid_corners_box(v[a][b], v[a][b + 1], v[a + 1][b], v[a + 1][b + 1], bmin, bmax);
+        if (intersect_ray_box<Variant>(rb, bmin, bmax, tmin, best->t, &pending->entry[k])) pending->mask |= 1u << k;
+      }
+    } else {
+      for (uint32_t k = 0; k < 4; ++k)
+        if (2 * i + (k & 1) < g.cells_x && 2 * j + (k >> 1) < g.cells_y &&
+            node_hit<Variant>(g, rb, 0, 2 * i + (k & 1), 2 * j + (k >> 1), tmin, best->t, &pending->entry[k]))
+          pending->mask |= 1u << k;
+    }
+    for (;;) {
+      const uint32_t k = grid_next_child(*pending, best->t);
+      if (k == 4) return;
+      pending->mask &= ~(1u << k);
+      probe.leaf(2);
+      const uint32_t a = k & 1u, b = k >> 1;
+      if (!full) {
+        cell(g, rt, 2 * i + a, 2 * j + b, tmin, best);
+        continue;
+      }
+      const auto at = [&](uint32_t corner) {  // v[a + da][b + db] for corner da 2 + db, selected
+        const uint32_t da = corner >> 1, db = corner & 1u;
+        const Vec3 lo = a ? v[1 + da][db] : v[da][db], hi = a ? v[1 + da][1 + db] : v[da][1 + db];
+        return b ? hi : lo;
+      };
+      cell_triangles(g, rt, 2 * i + a, 2 * j + b, at, tmin, best);
+    }
   }
 
   // Cell (r, c)'s two triangles, as intersect_leaf takes a leaf's; `unmoved`: its vertices are known
@@ -230,12 +290,20 @@ struct GridOps<GridMeshView> {
                          TraceResult* best, bool unmoved = false) {
     // Each triangle's corners read for it alone (v00 and v11 twice, from cache): the GPU keeps less
     // live across the first triangle's test.
-    const uint64_t row = uint64_t(g.cells_y) + 1;
-    uint64_t k = uint64_t(r) * row + c;
+    const uint32_t row = g.cells_y + 1;
+    uint32_t k = r * row + c;
     const uint32_t marks = unmoved ? 0u : grid_cell_marks(g, r, c, &k);
     const auto at = [&](uint32_t a) {  // corner a of v00, v01, v10, v11
       return grid_vertex_at(g, r + (a >> 1), c + (a & 1u), k + (a >> 1) * row + (a & 1u), marks >> a & 1u);
     };
+    cell_triangles(g, rt, r, c, at, tmin, best);
+  }
+
+  // Cell (r, c)'s triangles (v00, v11, v01) and (v00, v10, v11), ids 2 (r cells_y + c) and + 1, each
+  // unless it has zero area, at(a) giving corner a of v00, v01, v10, v11.
+  template <class Corner>
+  static WR_HD void cell_triangles(const GridMeshView& g, const RayTriangle& rt, uint32_t r, uint32_t c,
+                                   const Corner& at, float tmin, TraceResult* best) {
     const uint32_t first = 2 * (r * g.cells_y + c);
     const uint32_t skip = g.zero_area ? load_readonly(g.zero_area + first / 32) >> (first % 32) : 0u;
     float t;

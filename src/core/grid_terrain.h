@@ -265,10 +265,38 @@ WR_HD void grid_cell(const GridView& g, const RayTriangle& rt, uint32_t ix, uint
 }
 
 // What the walk asks of a grid (View), as static functions: node_hit (a node's box test),
-// children_hit (its children's, at once) and cell (a cell's triangles). A class template, so that
+// children_hit (its children's, at once), cell (a cell's triangles) and cells (a level-1 node's
+// cells visited, grid_visit_cells or a kind's own way of doing as much). A class template, so that
 // a kind defined after the walk (grid_mesh_terrain.h) is found where the walk is instantiated.
 template <class View>
 struct GridOps;
+
+// The child of `p` (a node's children left to visit) to visit next: its nearest one by entry, 4
+// where none is left or the nearest lies beyond the closest hit so far (as conservative as the box
+// test: the walk drops it and every farther one).
+WR_HD uint32_t grid_next_child(const GridWalkStack::Level& p, float best_t) {
+  uint32_t pick = 4;
+  for (uint32_t k = 0; k < 4; ++k)
+    if ((p.mask >> k & 1u) && (pick == 4 || p.entry[k] < p.entry[pick])) pick = k;
+  return pick == 4 || p.entry[pick] > best_t * kRobustFarScale ? 4 : pick;
+}
+
+// The cells of node (1, i, j), for a ray that entered it: their boxes tested at once (children_hit),
+// then each one entered, nearest entry first, its triangles tested, until the next lies beyond the
+// closest hit found since. `pending` is the walk's level-0 entry (GridWalkStack), used here.
+template <class Variant, class View, class Probe>
+WR_HD void grid_visit_cells(GridWalkStack::Level* pending, const View& g, const RayBox& rb, const RayTriangle& rt,
+                            float tmin, uint32_t i, uint32_t j, TraceResult* best, const Probe& probe) {
+  probe.grid_children(1);
+  pending->mask = GridOps<View>::template children_hit<Variant>(g, rb, 1, i, j, tmin, best->t, pending->entry);
+  for (;;) {
+    const uint32_t k = grid_next_child(*pending, best->t);
+    if (k == 4) return;
+    pending->mask &= ~(1u << k);
+    probe.leaf(2);
+    GridOps<View>::cell(g, rt, 2 * i + (k & 1), 2 * j + (k >> 1), tmin, best);
+  }
+}
 
 template <>
 struct GridOps<GridView> {
@@ -285,6 +313,11 @@ struct GridOps<GridView> {
   static WR_HD void cell(const GridView& g, const RayTriangle& rt, uint32_t i, uint32_t j, float tmin,
                          TraceResult* best) {
     grid_cell(g, rt, i, j, tmin, best);
+  }
+  template <class Variant, class Probe>
+  static WR_HD void cells(GridWalkStack::Level* pending, const GridView& g, const RayBox& rb, const RayTriangle& rt,
+                          float tmin, uint32_t i, uint32_t j, TraceResult* best, const Probe& probe) {
+    grid_visit_cells<Variant>(pending, g, rb, rt, tmin, i, j, best, probe);
   }
 };
 
@@ -305,6 +338,13 @@ WR_HD void grid_walk(GridWalkStack* walk, const View& g, const RayBox& rb, const
     return;
   }
   GridWalkStack::Level* pending = walk->level;
+  if (start_level == 1) {
+    GridOps<View>::template cells<Variant>(&pending[0], g, rb, rt, tmin, start_i, start_j, best, probe);
+    return;
+  }
+  // A node of level 1 has its cells visited at once (GridOps::cells, in pending[0]): the loop runs
+  // over the levels above. (Two call sites of cells: one loop that opens every node, start included,
+  // took more of the GPU's stack frame.)
   uint32_t level = start_level - 1;   // the level whose pending children are being visited
   uint32_t i = start_i, j = start_j;  // their parent, of level + 1
   probe.grid_children(start_level);
@@ -312,10 +352,8 @@ WR_HD void grid_walk(GridWalkStack* walk, const View& g, const RayBox& rb, const
                                                                       best->t, pending[level].entry);
   for (;;) {
     GridWalkStack::Level& p = pending[level];
-    uint32_t pick = 4;
-    for (uint32_t k = 0; k < 4; ++k)
-      if ((p.mask >> k & 1u) && (pick == 4 || p.entry[k] < p.entry[pick])) pick = k;
-    if (pick == 4 || p.entry[pick] > best->t * kRobustFarScale) {  // as conservative as the box test
+    const uint32_t pick = grid_next_child(p, best->t);
+    if (pick == 4) {
       if (level + 1 == start_level) return;
       probe.grid_climb();
       ++level;
@@ -324,9 +362,8 @@ WR_HD void grid_walk(GridWalkStack* walk, const View& g, const RayBox& rb, const
     }
     p.mask &= ~(1u << pick);
     const uint32_t ci = 2 * i + (pick & 1), cj = 2 * j + (pick >> 1);
-    if (level == 0) {
-      probe.leaf(2);
-      GridOps<View>::cell(g, rt, ci, cj, tmin, best);
+    if (level == 1) {
+      GridOps<View>::template cells<Variant>(&pending[0], g, rb, rt, tmin, ci, cj, best, probe);
       continue;
     }
     GridWalkStack::Level& q = pending[level - 1];

@@ -216,7 +216,7 @@ void mark_alone_cells(const GridMeshView& view, uint64_t budget, GridMeshData* g
   std::vector<uint64_t> spoiled;               // the cells with moved vertices
   for (uint32_t r = 0; r < nx; ++r)
     for (uint32_t c = 0; c < ny; ++c) {
-      uint64_t k;
+      uint32_t k;
       if (!detail::grid_cell_marks(view, r, c, &k))
         alone[uint64_t(r) * ny + c] = true;
       else
@@ -275,6 +275,9 @@ bool build_grid_mesh_terrain(const float* vertices, uint64_t num_vertices, const
                   std::to_string(rows) + " x " + std::to_string(cols) + " vertices");
   if (rows - 1 > (1u << (kMaxGridLevels - 1)) || cols - 1 > (1u << (kMaxGridLevels - 1)))
     return refuse("more than 2^23 cells lie along a side");
+  // The traversal indexes vertices in 32 bits (core/grid_mesh_terrain.h), as uint32 indices name them.
+  if (num_vertices > (uint64_t(1) << 32))
+    return refuse("num_vertices = " + std::to_string(num_vertices) + " is more than 2^32");
   const auto v = [cols](uint64_t r, uint64_t c) { return static_cast<uint32_t>(r * cols + c); };
   GridMeshData g(ledger);
   g.zero_area.assign((num_triangles + 31) / 32, 0u);

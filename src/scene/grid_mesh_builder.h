@@ -43,10 +43,11 @@ struct GridMeshData : GridLevels {
 
 // True, and the mesh's grid in *out (its arrays recorded in `ledger`), when the triangles are
 // grid_mesh_terrain.h's layout over the vertices in their order (rows x cols of them, rows and
-// cols >= 2) and at most 2^23 cells lie along a side; false, *out untouched and the first thing
-// that is not so in *why (where not null), otherwise. Zero-area triangles (zero_area_triangle.h, left
-// out of a BVH) are marked, never hit. vertices (num_vertices x 3) finite and indices
-// (num_triangles x 3) in range, as the scene's validation leaves them.
+// cols >= 2), at most 2^23 cells lie along a side and at most 2^32 vertices in all; false, *out
+// untouched and the first thing that is not so in *why (where not null), otherwise. Zero-area
+// triangles (zero_area_triangle.h, left out of a BVH) are marked, never hit. vertices
+// (num_vertices x 3) finite and indices (num_triangles x 3) in range, as the scene's validation
+// leaves them.
 bool build_grid_mesh_terrain(const float* vertices, uint64_t num_vertices, const uint32_t* indices,
                              uint64_t num_triangles, GridMeshData* out, MemoryLedger* ledger = nullptr,
                              std::string* why = nullptr);

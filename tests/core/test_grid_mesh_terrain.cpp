@@ -248,6 +248,13 @@ TEST_CASE("a grid mesh is recognised only in convert_heightfield_to_trimesh's la
   fewer.indices.resize(fewer.indices.size() - 3);
   CHECK_FALSE(wr::build_grid_mesh_terrain(fewer.vertices.data(), fewer.vertices.size() / 3, fewer.indices.data(),
                                           fewer.indices.size() / 3, &grid));
+  // More vertices than 32-bit indices name (65537 x 65537, with the triangles that many make): refused
+  // from the counts and triangle 0 alone, before any vertex or later triangle is read.
+  const uint32_t huge_first[3] = {0, 65537 + 1, 1};
+  std::string why;
+  CHECK_FALSE(wr::build_grid_mesh_terrain(m.vertices.data(), 65537ull * 65537ull, huge_first, 2ull * 65536 * 65536,
+                                          &grid, nullptr, &why));
+  CHECK(why == "num_vertices = 4295098369 is more than 2^32");
   CHECK(grid.cells_x == 11);  // untouched by the refusals
   // A zero-area triangle (two corners at one place) is marked, as the BVH leaves it out.
   wr_tools::TriangleMesh flat = m;
