@@ -68,8 +68,8 @@ namespace detail {
 constexpr uint32_t kGridLineVertices = 14;  // vertices per line of GridMeshView::lines
 
 // Vertex indices k = r cols + c are 32-bit (the builder takes at most 2^32 vertices, as a mesh's
-// uint32 indices can name): a GPU divides them by 14 in two instructions, where a 64-bit index
-// took a multi-word multiply for every vertex read.
+// uint32 indices can name): a GPU divides them by 14 with a 32-bit multiply and a shift, where a
+// 64-bit index takes a 64-bit multiply-high, several instructions, at every vertex read.
 
 // The first word of vertex k's line (GridMeshView::lines).
 WR_HD const uint32_t* grid_line(const GridMeshView& g, uint32_t k) {
@@ -265,15 +265,10 @@ struct GridOps<GridMeshView> {
             node_hit<Variant>(g, rb, 0, 2 * i + (k & 1), 2 * j + (k >> 1), tmin, best->t, &pending->entry[k]))
           pending->mask |= 1u << k;
     }
-    for (;;) {
-      const uint32_t k = grid_next_child(*pending, best->t);
-      if (k == 4) return;
-      pending->mask &= ~(1u << k);
-      probe.leaf(2);
-      const uint32_t a = k & 1u, b = k >> 1;
+    grid_visit_entered(pending, best, probe, [&](uint32_t a, uint32_t b) {
       if (!full) {
         cell(g, rt, 2 * i + a, 2 * j + b, tmin, best);
-        continue;
+        return;
       }
       const auto at = [&](uint32_t corner) {  // v[a + da][b + db] for corner da 2 + db, selected
         const uint32_t da = corner >> 1, db = corner & 1u;
@@ -281,7 +276,7 @@ struct GridOps<GridMeshView> {
         return b ? hi : lo;
       };
       cell_triangles(g, rt, 2 * i + a, 2 * j + b, at, tmin, best);
-    }
+    });
   }
 
   // Cell (r, c)'s two triangles, as intersect_leaf takes a leaf's; `unmoved`: its vertices are known

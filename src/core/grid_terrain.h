@@ -281,21 +281,30 @@ WR_HD uint32_t grid_next_child(const GridWalkStack::Level& p, float best_t) {
   return pick == 4 || p.entry[pick] > best_t * kRobustFarScale ? 4 : pick;
 }
 
-// The cells of node (1, i, j), for a ray that entered it: their boxes tested at once (children_hit),
-// then each one entered, nearest entry first, its triangles tested, until the next lies beyond the
-// closest hit found since. `pending` is the walk's level-0 entry (GridWalkStack), used here.
-template <class Variant, class View, class Probe>
-WR_HD void grid_visit_cells(GridWalkStack::Level* pending, const View& g, const RayBox& rb, const RayTriangle& rt,
-                            float tmin, uint32_t i, uint32_t j, TraceResult* best, const Probe& probe) {
-  probe.grid_children(1);
-  pending->mask = GridOps<View>::template children_hit<Variant>(g, rb, 1, i, j, tmin, best->t, pending->entry);
+// The cells of a level-1 node whose boxes `pending` holds (mask and entries, as children_hit
+// gives them), each one entered visited nearest entry first, test(a, b) testing cell (2i + a,
+// 2j + b)'s triangles, until the next lies beyond the closest hit found since.
+template <class Probe, class Test>
+WR_HD void grid_visit_entered(GridWalkStack::Level* pending, const TraceResult* best, const Probe& probe,
+                              const Test& test) {
   for (;;) {
     const uint32_t k = grid_next_child(*pending, best->t);
     if (k == 4) return;
     pending->mask &= ~(1u << k);
     probe.leaf(2);
-    GridOps<View>::cell(g, rt, 2 * i + (k & 1), 2 * j + (k >> 1), tmin, best);
+    test(k & 1u, k >> 1);
   }
+}
+
+// The cells of node (1, i, j), for a ray that entered it: their boxes tested at once (children_hit),
+// then visited (grid_visit_entered). `pending` is the walk's level-0 entry (GridWalkStack), used here.
+template <class Variant, class View, class Probe>
+WR_HD void grid_visit_cells(GridWalkStack::Level* pending, const View& g, const RayBox& rb, const RayTriangle& rt,
+                            float tmin, uint32_t i, uint32_t j, TraceResult* best, const Probe& probe) {
+  probe.grid_children(1);
+  pending->mask = GridOps<View>::template children_hit<Variant>(g, rb, 1, i, j, tmin, best->t, pending->entry);
+  grid_visit_entered(pending, best, probe,
+                     [&](uint32_t a, uint32_t b) { GridOps<View>::cell(g, rt, 2 * i + a, 2 * j + b, tmin, best); });
 }
 
 template <>
