@@ -306,14 +306,15 @@ inline void packet_grid_cells(const GridMeshView& g, uint32_t i, uint32_t j, Lan
 
 // ---- The walk, for either kind (View: GridView or GridMeshView) ----
 
-// grid_walk for the lanes `lanes` through node (start_level, i, j) and its subtree: a node's
-// children tested at once and visited nearest first (by the entry of their first lane: the order
-// only matters for speed), each lane dropping a child it enters beyond its closest hit so far.
+// grid_walk for the lanes `lanes` through node (start_level, i, j) and its subtree, as trace_packet
+// walks a BVH: a node's children tested at once, the one entered nearest (by the entry of its first
+// lane: the order only matters for speed) visited next and the others pushed, farther first; a
+// popped node keeps the lanes that entered it within their closest hit so far.
 template <bool kUniform, class View>
 void packet_grid_walk(const View& g, uint32_t start_level, uint32_t start_i, uint32_t start_j, LaneBits lanes,
                       Packet* p) {
-  LaneF entry;
-  lanes = packet_grid_node(g, *p, start_level, start_i, start_j, lanes, &entry);
+  LaneF start_entry;
+  lanes = packet_grid_node(g, *p, start_level, start_i, start_j, lanes, &start_entry);
   if (!lanes) return;
   if (start_level <= 1) {
     if (start_level == 0)
@@ -322,46 +323,50 @@ void packet_grid_walk(const View& g, uint32_t start_level, uint32_t start_i, uin
       packet_grid_cells<kUniform>(g, start_i, start_j, lanes, p);
     return;
   }
-  struct Pending {  // the children of node (i, j) of the level above
-    LaneF entry[4];
-    LaneBits lanes[4];
-    uint32_t mask, i, j;
-  };
-  Pending pending[kMaxGridLevels - 1];
-  uint32_t level = start_level - 1;  // the level whose pending children are being visited
-  pending[level].i = start_i, pending[level].j = start_j;
-  pending[level].mask =
-      packet_grid_children(g, *p, start_level, start_i, start_j, lanes, pending[level].lanes, pending[level].entry);
+  // At most three children pushed per level below the start.
+  constexpr int kStack = 3 * (kMaxGridLevels - 1);
+  LaneF stack_entry[kStack];
+  LaneBits stack_lanes[kStack];
+  uint32_t stack_node[kStack][3];  // level, i, j
+  int sp = 0;
+  uint32_t level = start_level, i = start_i, j = start_j;
   for (;;) {
-    Pending& q = pending[level];
-    const LaneF far_hit = p->best_t * kRobustFarScale;
-    uint32_t pick = 4;
-    float pick_entry = 0.0f;
-    for (uint32_t k = 0; k < 4; ++k) {
-      if (!(q.mask >> k & 1u)) continue;
-      q.lanes[k] &= le_bits(q.entry[k], far_hit);  // as conservative as the box test
-      if (!q.lanes[k]) {
-        q.mask &= ~(1u << k);
+    if (level == 1) {  // a node of four cells
+      packet_grid_cells<kUniform>(g, i, j, lanes, p);
+    } else {
+      LaneBits child_lanes[4];
+      LaneF entry[4];
+      const uint32_t mask = packet_grid_children(g, *p, level, i, j, lanes, child_lanes, entry);
+      if (mask) {
+        uint32_t order[4], n = 0;
+        float key[4];
+        for (uint32_t m = mask; m; m &= m - 1) {  // insertion by the entry of each child's first lane
+          const uint32_t k = __builtin_ctz(m);
+          const float e = entry[k][__builtin_ctz(child_lanes[k])];
+          uint32_t at = n++;
+          for (; at > 0 && e < key[at - 1]; --at) key[at] = key[at - 1], order[at] = order[at - 1];
+          key[at] = e, order[at] = k;
+        }
+        for (uint32_t q = n - 1; q > 0; --q) {
+          const uint32_t k = order[q];
+          stack_entry[sp] = entry[k];
+          stack_lanes[sp] = child_lanes[k];
+          stack_node[sp][0] = level - 1, stack_node[sp][1] = 2 * i + (k & 1), stack_node[sp][2] = 2 * j + (k >> 1);
+          ++sp;
+        }
+        const uint32_t k = order[0];
+        lanes = child_lanes[k];
+        --level, i = 2 * i + (k & 1), j = 2 * j + (k >> 1);
         continue;
       }
-      const float e = q.entry[k][__builtin_ctz(q.lanes[k])];
-      if (pick == 4 || e < pick_entry) pick = k, pick_entry = e;
     }
-    if (pick == 4) {
-      if (level + 1 == start_level) return;
-      ++level;
-      continue;
-    }
-    q.mask &= ~(1u << pick);
-    const uint32_t ci = 2 * q.i + (pick & 1), cj = 2 * q.j + (pick >> 1);
-    if (level == 1) {  // a node of four cells
-      packet_grid_cells<kUniform>(g, ci, cj, q.lanes[pick], p);
-      continue;
-    }
-    Pending& r = pending[level - 1];
-    r.i = ci, r.j = cj;
-    r.mask = packet_grid_children(g, *p, level, ci, cj, q.lanes[pick], r.lanes, r.entry);
-    --level;
+    const LaneF far_hit = p->best_t * kRobustFarScale;
+    do {
+      if (sp == 0) return;
+      --sp;
+      lanes = stack_lanes[sp] & le_bits(stack_entry[sp], far_hit);  // as conservative as the box test
+    } while (!lanes);
+    level = stack_node[sp][0], i = stack_node[sp][1], j = stack_node[sp][2];
   }
 }
 
