@@ -16,9 +16,10 @@
 // lane's t and triangle id are the scalar walk's bit for bit (tests/scene/test_scene_terrain.cpp
 // checks every pixel on each CPU path against the BVH's scalar path).
 //
-// A packet with a lane whose ray has no x and y component (grid_vertical's case: a cell looked up),
-// or whose lanes differ in a direction sign, goes pixel by pixel; lanes that differ in the triangle
-// test's axis order take its mixed form (kUniform = false).
+// A packet with a lane whose ray has no x and y component (grid_vertical's case: a cell looked up)
+// goes pixel by pixel; one whose lanes differ in a direction sign walks once per sign class, each
+// class's lanes as a packet of their own (the walk's box tests need one sign per axis); lanes that
+// differ in the triangle test's axis order take its mixed form (kUniform = false).
 //
 // Included only by the per-instruction-set translation units (packet_tile_*.cpp), after
 // packet_traversal.h; everything defined here has internal linkage.
@@ -479,9 +480,35 @@ bool trace_packet_grid(const GridMeshView& g, Packet* p) {
   return true;
 }
 
-// The tile's pixels over a grid terrain: each packet traced through the grid (trace_packet_grid),
-// then finished as render_packet finishes it; a packet the grid walk does not take (above), or
-// whose base would overflow the stack, pixel by pixel.
+// trace_packet_grid for a packet whose lanes differ in a direction sign (none of them vertical): the
+// lanes of each sign class traced as a packet of their own (its near planes its lanes'; uniform
+// where they share the triangle test's axis order too), each class's hits merged into *p's lanes.
+// Returns false as trace_packet_grid does.
+template <class View>
+bool trace_packet_grid_by_signs(const View& g, Packet* p) {
+  const LaneBits nx = bits_of(p->neg_x), ny = bits_of(p->neg_y), nz = bits_of(p->neg_z);
+  const LaneI key = p->kz * 3 + p->kx;
+  for (LaneBits left = p->active; left;) {
+    const int l = __builtin_ctz(left);
+    const LaneBits same = ~((nx >> l & 1u ? ~nx : nx) | (ny >> l & 1u ? ~ny : ny) | (nz >> l & 1u ? ~nz : nz));
+    const LaneBits lanes = left & same;
+    left &= ~lanes;
+    Packet c = *p;
+    c.active = lanes;
+    c.ukx = p->kx[l], c.uky = p->ky[l], c.ukz = p->kz[l];
+    c.near_x = nx >> l & 1u ? 4 : 0, c.near_y = ny >> l & 1u ? 4 : 0, c.near_z = nz >> l & 1u ? 4 : 0;
+    const bool uniform = (bits_of(key != splat_i(key[l])) & lanes) == 0;
+    if (!(uniform ? trace_packet_grid<true>(g, &c) : trace_packet_grid<false>(g, &c))) return false;
+    p->best_t = blend(lanes, c.best_t, p->best_t);
+    p->best_id = blend(lanes, c.best_id, p->best_id);
+  }
+  return true;
+}
+
+// The tile's pixels over a grid terrain: each packet traced through the grid (trace_packet_grid;
+// one whose lanes differ in a direction sign, by sign classes), then finished as render_packet
+// finishes it; a packet with a vertical lane (above), or whose base would overflow the stack,
+// pixel by pixel.
 template <class Terrain>
 uint64_t render_grid_tile_packets(const PacketTile& tile, const typename Terrain::View& g) {
   uint32_t seen[kMaxTileInstances];
@@ -496,7 +523,10 @@ uint64_t render_grid_tile_packets(const PacketTile& tile, const typename Terrain
       const LaneBits nx = bits_of(p.neg_x) & p.active, ny = bits_of(p.neg_y) & p.active,
                      nz = bits_of(p.neg_z) & p.active;
       const bool one_sign = (!nx || nx == p.active) && (!ny || ny == p.active) && (!nz || nz == p.active);
-      if (one_sign && !vertical && (uniform ? trace_packet_grid<true>(g, &p) : trace_packet_grid<false>(g, &p)))
+      const bool traced = !vertical && (!one_sign ? trace_packet_grid_by_signs(g, &p)
+                                        : uniform ? trace_packet_grid<true>(g, &p)
+                                                  : trace_packet_grid<false>(g, &p));
+      if (traced)
         overflows += finish_packet(tile, p, uniform, u, v, instances, count);
       else
         overflows += render_packet_pixels<Terrain>(tile, g, p.active, u, v);
