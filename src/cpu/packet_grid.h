@@ -101,16 +101,23 @@ inline uint32_t packet_grid_children(const GridView& g, const Packet& p, uint32_
   const bool neg_x = p.near_x != 0, neg_y = p.near_y != 0;
   // Children that are cells: their (up to) 3 x 3 corners' z, each loaded once.
   float z[3][3];
-  if (c == 0)
+  // Children above the cells: their z ranges, all loaded before any test, so that their cache misses
+  // overlap (loaded after each child's x and y test, they came one after the other).
+  float range[2][2][2];
+  if (c == 0) {
     for (uint32_t b = 0; b <= rows; ++b)
       for (uint32_t a = 0; a <= cols; ++a) z[b][a] = detail::grid_z(g, ci + a, cj + b);
+  } else {
+    for (uint32_t b = 0; b < rows; ++b)
+      for (uint32_t a = 0; a < cols; ++a) detail::grid_node_z(g, c, ci + a, cj + b, &range[b][a][0], &range[b][a][1]);
+  }
   uint32_t mask = 0;
   for (uint32_t b = 0; b < rows; ++b)
     for (uint32_t a = 0; a < cols; ++a) {
       const uint32_t k = a + 2 * b;
       const LaneF &nx = neg_x ? tx[a + 1] : tx[a], &fx = neg_x ? tx[a] : tx[a + 1];
       const LaneF &ny = neg_y ? ty[b + 1] : ty[b], &fy = neg_y ? ty[b] : ty[b + 1];
-      // x and y first: no z range is loaded for a child they keep every lane out of.
+      // x and y first: a child they keep every lane out of takes no z test.
       LaneF near_xy, far_xy;
       slab_near_far(nx, fx, ny, fy, p.tmin, p.best_t, p.tmin, p.best_t, &near_xy, &far_xy);
       const LaneBits pass = le_bits(near_xy, far_xy * kRobustFarScale) & lanes;
@@ -120,7 +127,7 @@ inline uint32_t packet_grid_children(const GridView& g, const Packet& p, uint32_
       if (c == 0)
         detail::grid_cell_z(z[b][a], z[b][a + 1], z[b + 1][a], z[b + 1][a + 1], &zmin, &zmax);
       else
-        detail::grid_node_z(g, c, ci + a, cj + b, &zmin, &zmax);
+        zmin = range[b][a][0], zmax = range[b][a][1];
       child_lanes[k] = packet_grid_box_z(p, zmin, zmax, near_xy, far_xy, pass, &entry[k]);
       mask |= (child_lanes[k] ? 1u : 0u) << k;
       if (child_lanes[k] && c > 0) prefetch_grid_below(g, c, ci + a, cj + b);
