@@ -263,19 +263,24 @@ inline void packet_grid_cells(const GridView& g, uint32_t i, uint32_t j, LaneBit
 
 // ---- A grid-topology mesh's cells ----
 
+// Cell (r, c)'s zero-area marks (GridMeshView::zero_area): bit k, its triangle k has zero area.
+inline uint32_t packet_mesh_zero_area(const GridMeshView& g, uint32_t r, uint32_t c) {
+  const uint32_t first = 2 * (r * g.cells_y + c);
+  return g.zero_area ? load_readonly(g.zero_area + first / 32) >> (first % 32) & 3u : 0u;
+}
+
 // GridOps<GridMeshView>::cell for the lanes `lanes`: cell (r, c)'s triangles (v00, v11, v01) and
-// (v00, v10, v11), ids 2 (r cells_y + c) and + 1, each unless it has zero area; v its corners v00,
-// v01, v10, v11.
+// (v00, v10, v11), ids 2 (r cells_y + c) and + 1, each unless it has zero area (`skip`: the cell's
+// packet_mesh_zero_area); v its corners v00, v01, v10, v11.
 template <bool kUniform>
-inline void packet_mesh_cell(const GridMeshView& g, uint32_t r, uint32_t c, const Vec3 v[4], LaneBits lanes,
-                             Packet* p) {
+inline void packet_mesh_cell(const GridMeshView& g, uint32_t r, uint32_t c, const Vec3 v[4], uint32_t skip,
+                             LaneBits lanes, Packet* p) {
   LaneF X[4], Y[4], Z[4];
   for (int k = 0; k < 4; ++k) {
     const float corner[3] = {v[k].x, v[k].y, v[k].z};
     packet_shear_corner<kUniform>(*p, corner, &X[k], &Y[k], &Z[k]);
   }
   const uint32_t first = 2 * (r * g.cells_y + c);
-  const uint32_t skip = g.zero_area ? load_readonly(g.zero_area + first / 32) >> (first % 32) : 0u;
   if (!(skip & 1u)) packet_test_triangle(X[0], Y[0], Z[0], X[3], Y[3], Z[3], X[1], Y[1], Z[1], first, lanes, p);
   if (!(skip & 2u)) packet_test_triangle(X[0], Y[0], Z[0], X[2], Y[2], Z[2], X[3], Y[3], Z[3], first + 1, lanes, p);
 }
@@ -285,7 +290,7 @@ template <bool kUniform>
 inline void packet_grid_cell(const GridMeshView& g, uint32_t r, uint32_t c, LaneBits lanes, Packet* p) {
   Vec3 v[4];  // v00, v01, v10, v11
   detail::grid_cell_corners(g, r, c, v);
-  packet_mesh_cell<kUniform>(g, r, c, v, lanes, p);
+  packet_mesh_cell<kUniform>(g, r, c, v, packet_mesh_zero_area(g, r, c), lanes, p);
 }
 
 // A mesh's level-1 node: the (up to) 3 x 3 vertices of its cells read once (grid_vertex_block),
@@ -301,6 +306,11 @@ inline void packet_grid_cells(const GridMeshView& g, uint32_t i, uint32_t j, Lan
     detail::grid_vertex_block(g, ci, cj, 3, 3, v);
   else
     detail::grid_vertex_block(g, ci, cj, cols + 1, rows + 1, v);
+  // The cells' zero-area marks, read before their boxes are tested (a miss, where it is one, overlaps
+  // the tests, rather than stalling the first cell entered).
+  uint32_t skip[4] = {0, 0, 0, 0};
+  for (uint32_t b = 0; b < rows; ++b)
+    for (uint32_t a = 0; a < cols; ++a) skip[a + 2 * b] = packet_mesh_zero_area(g, ci + a, cj + b);
   LaneBits cell_lanes[4];
   LaneF entry[4];
   uint32_t mask = 0;
@@ -315,7 +325,7 @@ inline void packet_grid_cells(const GridMeshView& g, uint32_t i, uint32_t j, Lan
   packet_visit_entered_cells(g, i, j, lanes, mask, cell_lanes, entry, p, [&](uint32_t a, uint32_t b, LaneBits in) {
     // Cell (ci + a, cj + b): (v00, v11, v01) and (v00, v10, v11), ids 2 (r cells_y + c) and + 1.
     const Vec3 corners[4] = {v[a][b], v[a][b + 1], v[a + 1][b], v[a + 1][b + 1]};
-    packet_mesh_cell<kUniform>(g, ci + a, cj + b, corners, in, p);
+    packet_mesh_cell<kUniform>(g, ci + a, cj + b, corners, skip[a + 2 * b], in, p);
   });
 }
 
