@@ -6,6 +6,7 @@
 //     wr_sensor_render: each kind on the context's fastest path (SIMD packets where the CPU has
 //     them), the BVH on the scalar path, the height field's kinds also on AVX2's and the grid's on
 //     the scalar path;
+//   - a VLP-16-like LiDAR (16 x 900 rays, 100 m) as a pattern sensor at N = 256, wr_sensor_render;
 //   - IsaacLab's height scan (GridPatternCfg(resolution=0.1, size=[1.6, 1.0]): 187 vertical rays
 //     from 20 m up, yaw-aligned) at N = 4096, wr_scene_intersect;
 //   - each scene's bytes per height sample (wr_scene_memory) and build seconds.
@@ -100,6 +101,38 @@ void BM_Camera(benchmark::State& state) {
   wr_sensor_release(sensor);
 }
 
+// A Velodyne VLP-16-like LiDAR (16 channels over [-15, 15] degrees, 900 azimuths over 360, 100 m)
+// as a pattern sensor at N = 256, 1.6 m over the field (the camera's poses): its packets share the
+// sensor's origin, but most of them hold rays of opposite x or y direction signs.
+template <int kKind>
+void BM_Lidar(benchmark::State& state) {
+  Scenes& s = scenes();
+  const uint32_t n = 256;
+  wr_pattern_desc pd;
+  wr_pattern_desc_init(&pd);
+  pd.kind = WR_PATTERN_SPHERICAL;
+  pd.channels = 16;
+  pd.vertical_fov[0] = -15.0, pd.vertical_fov[1] = 15.0;
+  pd.horizontal_fov[0] = -180.0, pd.horizontal_fov[1] = 180.0;
+  pd.horizontal_count = 900;
+  wr_pattern pattern = nullptr;
+  check(wr_pattern_create(&pd, &pattern), "wr_pattern_create");
+  wr_ray_sensor_desc d;
+  wr_ray_sensor_desc_init(&d);
+  d.max_distance = 100.0f;
+  wr_sensor sensor = nullptr;
+  check(wr_sensor_create_pattern(s.get(kKind), pattern, &d, nullptr, n, &sensor), "wr_sensor_create_pattern");
+  wr_pattern_release(pattern);
+  const std::vector<float> poses = parkour_camera_poses(n);
+  std::vector<float> out(size_t(n) * 16 * 900);
+  for (auto _ : state) check(wr_sensor_render(sensor, poses.data(), out.data(), nullptr), "wr_sensor_render");
+  size_t hits = 0;
+  for (float v : out) hits += std::isfinite(v);
+  state.SetItemsProcessed(int64_t(state.iterations()) * int64_t(out.size()));
+  state.counters["hit_fraction"] = double(hits) / double(out.size());
+  wr_sensor_release(sensor);
+}
+
 template <int kKind>
 void BM_HeightScan(benchmark::State& state) {
   wr_scene scene = scenes().get(kKind);
@@ -137,6 +170,8 @@ BENCHMARK_TEMPLATE(BM_Camera, 1, WR_CPU_PATH_SCALAR)
     ->Unit(benchmark::kMillisecond);
 BENCHMARK_TEMPLATE(BM_Camera, 0, WR_CPU_PATH_AVX2)->Name("Camera_HeightField_Bvh_Avx2")->Unit(benchmark::kMillisecond);
 BENCHMARK_TEMPLATE(BM_Camera, 1, WR_CPU_PATH_AVX2)->Name("Camera_HeightField_Grid_Avx2")->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(BM_Lidar, 0)->Name("Lidar_HeightField_Bvh")->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(BM_Lidar, 1)->Name("Lidar_HeightField_Grid")->Unit(benchmark::kMillisecond);
 BENCHMARK_TEMPLATE(BM_HeightScan, 0)->Name("HeightScan_HeightField_Bvh")->Unit(benchmark::kMillisecond);
 BENCHMARK_TEMPLATE(BM_HeightScan, 1)->Name("HeightScan_HeightField_Grid")->Unit(benchmark::kMillisecond);
 BENCHMARK_TEMPLATE(BM_Memory, 2)->Name("Memory_GridMesh_Bvh")->Iterations(1);
@@ -144,6 +179,8 @@ BENCHMARK_TEMPLATE(BM_Memory, 3)->Name("Memory_GridMesh_Grid")->Iterations(1);
 BENCHMARK_TEMPLATE(BM_Camera, 2)->Name("Camera_GridMesh_Bvh")->Unit(benchmark::kMillisecond);
 BENCHMARK_TEMPLATE(BM_Camera, 2, WR_CPU_PATH_SCALAR)->Name("Camera_GridMesh_Bvh_Scalar")->Unit(benchmark::kMillisecond);
 BENCHMARK_TEMPLATE(BM_Camera, 3)->Name("Camera_GridMesh_Grid")->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(BM_Lidar, 2)->Name("Lidar_GridMesh_Bvh")->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(BM_Lidar, 3)->Name("Lidar_GridMesh_Grid")->Unit(benchmark::kMillisecond);
 BENCHMARK_TEMPLATE(BM_HeightScan, 2)->Name("HeightScan_GridMesh_Bvh")->Unit(benchmark::kMillisecond);
 BENCHMARK_TEMPLATE(BM_HeightScan, 3)->Name("HeightScan_GridMesh_Grid")->Unit(benchmark::kMillisecond);
 
