@@ -95,10 +95,11 @@ uint64_t trace(const Run& run, uint32_t env, const RigidTransform& camera, const
 
 // Tile `tile` of the run's area: pixels [*u0, *u1) x [*v0, *v1).
 void tile_bounds(const Run& run, uint32_t tile, uint32_t* u0, uint32_t* v0, uint32_t* u1, uint32_t* v1) {
-  *u0 = run.area_x + (tile % run.tasks.tiles_x) * kCpuTileSize;
-  *v0 = run.area_y + (tile / run.tasks.tiles_x) * kCpuTileSize;
-  *u1 = *u0 + kCpuTileSize < run.area_x + run.area_w ? *u0 + kCpuTileSize : run.area_x + run.area_w;
-  *v1 = *v0 + kCpuTileSize < run.area_y + run.area_h ? *v0 + kCpuTileSize : run.area_y + run.area_h;
+  const uint32_t w = run.tasks.tile_w, h = run.tasks.tile_h;
+  *u0 = run.area_x + (tile % run.tasks.tiles_x) * w;
+  *v0 = run.area_y + (tile / run.tasks.tiles_x) * h;
+  *u1 = *u0 + w < run.area_x + run.area_w ? *u0 + w : run.area_x + run.area_w;
+  *v1 = *v0 + h < run.area_y + run.area_h ? *v0 + h : run.area_y + run.area_h;
 }
 
 // Output pixel i of env `env` (whose output starts at `to`) is invalid: NaN (the plain render), or
@@ -277,8 +278,10 @@ template uint64_t trace_tile_pixels<GridMeshTerrain>(const PacketTile&, const Gr
 CpuRenderTasks cpu_render_tasks(uint32_t width, uint32_t height, uint32_t num_envs, unsigned num_threads,
                                 bool whole_envs) {
   CpuRenderTasks t;
-  t.tiles_x = (width + kCpuTileSize - 1) / kCpuTileSize;
-  t.tiles_per_env = t.tiles_x * ((height + kCpuTileSize - 1) / kCpuTileSize);
+  t.tile_w = height == 1 ? kCpuTileSize * kCpuTileSize : kCpuTileSize;
+  t.tile_h = height == 1 ? 1 : kCpuTileSize;
+  t.tiles_x = (width + t.tile_w - 1) / t.tile_w;
+  t.tiles_per_env = t.tiles_x * ((height + t.tile_h - 1) / t.tile_h);
   // Tasks as large as still gives every thread 16 of them, at most a whole env.
   const uint64_t tiles = uint64_t(t.tiles_per_env) * num_envs, min_tasks = 16ull * num_threads;
   const uint64_t per_task = tiles / min_tasks;

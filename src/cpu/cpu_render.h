@@ -57,7 +57,12 @@ void cpu_render(ThreadPool& pool, const CpuRenderJob& job);
 // stays below 2^32, the pool's task numbering; tests/cpu/test_cpu_task_numbering.cpp checks that at
 // the limit.
 struct CpuRenderTasks {
-  uint32_t tiles_x, tiles_per_env;  // kCpuTileSize-square tiles of one area
+  // A tile's width and height: kCpuTileSize square, or a row of kCpuTileSize^2 pixels where the area
+  // is one row high (a pattern sensor's one-row template), so that its SIMD packets hold a row of
+  // rays each (packet_traversal.h); either way a tile's pixels fit kCpuTileSize^2 entries with a row
+  // stride of kCpuTileSize.
+  uint32_t tile_w, tile_h;
+  uint32_t tiles_x, tiles_per_env;  // tiles of one area
   uint32_t tiles_per_task, tasks_per_env;
   uint64_t num_tasks;  // tasks_per_env x num_envs
 };

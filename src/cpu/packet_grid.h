@@ -539,8 +539,9 @@ uint64_t render_grid_tile_packets(const PacketTile& tile, const typename Terrain
   uint32_t count;
   const uint32_t* instances = sort_tile_instances(tile, seen, &count);
   uint64_t overflows = 0;
-  for (uint32_t v = tile.v0; v < tile.v1; v += kPacketH)
-    for (uint32_t u = tile.u0; u < tile.u1; u += kPacketW) {
+  const uint32_t w = packet_width(tile);
+  for (uint32_t v = tile.v0; v < tile.v1; v += kLanes / w)
+    for (uint32_t u = tile.u0; u < tile.u1; u += w) {
       Packet p;
       const bool uniform = setup_packet(tile, u, v, &p);
       const LaneBits vertical = eq_bits(p.dir_x, splat(0.0f)) & eq_bits(p.dir_y, splat(0.0f)) & p.active;

@@ -30,8 +30,12 @@
 namespace wr {
 namespace {
 
-// A packet: 4 pixels wide, kLanes / 4 high (4x4 with AVX-512, 4x2 with AVX2).
+// A packet: 4 pixels wide, kLanes / 4 high (4x4 with AVX-512, 4x2 with AVX2); in a tile one row
+// high (a pattern sensor's one-row template, cpu_render.h), a row of kLanes pixels.
 constexpr uint32_t kPacketW = 4, kPacketH = kLanes / kPacketW;
+
+// The width of the tile's packets: kPacketW, or kLanes in a tile one row high.
+inline uint32_t packet_width(const PacketTile& tile) { return tile.v1 - tile.v0 == 1 ? kLanes : kPacketW; }
 
 struct Packet {
   LaneF inv_x, inv_y, inv_z;  // 1 / direction (ray_box.h)
@@ -233,7 +237,8 @@ inline LaneF lane_component(const LaneF& x, const LaneF& y, const LaneF& z, cons
   return axis == 0 ? x : (axis == 1 ? y : z);
 }
 
-// Sets up the packet of pixels [u0, u0 + kPacketW) x [v0, v0 + kPacketH) of the tile (clipped to it):
+// Sets up the packet of pixels [u0, u0 + w) x [v0, v0 + kLanes / w) of the tile (clipped to it), w its
+// packet_width, lane l pixel (u0 + l % w, v0 + l / w):
 // make_pixel_ray() (camera.h), make_ray_box() (ray_box.h) and make_ray_triangle()
 // (ray_triangle.h) evaluated lane by lane with the same operations. Returns whether every
 // active lane shares the direction signs and the axis permutation (a uniform packet).
@@ -242,8 +247,9 @@ bool setup_packet(const PacketTile& tile, uint32_t u0, uint32_t v0, Packet* p) {
   alignas(64) float dir[4][kLanes];  // template direction x, y, z and depth_scale
   p->active = 0;
   const TemplateRay* rays = &tile_ray(tile, u0, v0);  // the packet's first pixel
+  const uint32_t w = packet_width(tile);
   for (int l = 0; l < kLanes; ++l) {
-    const uint32_t du = l % kPacketW, dv = l / kPacketW;
+    const uint32_t du = l % w, dv = l / w;
     const bool in = u0 + du < tile.u1 && v0 + dv < tile.v1;
     p->active |= (in ? 1u : 0u) << l;
     // Idle lanes repeat the packet's first pixel: finite values, and out of every mask.
@@ -306,9 +312,10 @@ template <class Terrain>
 __attribute__((noinline)) uint64_t render_packet_pixels(const PacketTile& tile, const typename Terrain::View& terrain,
                                                         LaneBits lanes, uint32_t u0, uint32_t v0) {
   uint64_t overflows = 0;
+  const uint32_t w = packet_width(tile);
   for (; lanes; lanes &= lanes - 1) {
     const int l = __builtin_ctz(lanes);
-    const uint32_t u = u0 + l % kPacketW, v = v0 + l / kPacketW;
+    const uint32_t u = u0 + l % w, v = v0 + l / w;
     bool overflowed;
     uint32_t instance;
     tile_depth(tile, u, v) = render_pixel<HostTraversal, Terrain>(terrain, tile.instances, tile_ray(tile, u, v),
@@ -392,7 +399,7 @@ uint64_t packet_trace_instances(const PacketTile& tile, const Packet& p, const u
   return overflows;
 }
 
-// Finishes pixels [u0, u0 + kPacketW) x [v0, v0 + kPacketH) of the tile (clipped to it), whose
+// Finishes the packet at (u0, v0) of the tile (setup_packet's pixels), whose
 // packet p has been traced through the terrain (p.best_t, p.best_id): through the env's
 // instances (packet_trace_instances), then each lane's hit handed to the pipeline's value stage
 // (pixel_value), which everything after the trace goes through on every path.
@@ -409,9 +416,10 @@ uint64_t finish_packet(const PacketTile& tile, const Packet& p, bool uniform, ui
   if (tile.instances)
     overflows = uniform ? packet_trace_instances<true>(tile, p, seen, count, best, instance)
                         : packet_trace_instances<false>(tile, p, seen, count, best, instance);
+  const uint32_t w = packet_width(tile);
   for (int l = 0; l < kLanes; ++l) {
     if (!(p.active >> l & 1u)) continue;
-    const uint32_t du = l % kPacketW, dv = l / kPacketW;
+    const uint32_t du = l % w, dv = l / w;
     if (tile.instances) set_tile_id(tile, u0 + du, v0 + dv, instance[l]);
     image[dv * tile.image_stride + du] =
         pixel_value(best[l].t, best[l].triangle, rays[dv * tile.rays_stride + du], *tile.params);
@@ -419,7 +427,7 @@ uint64_t finish_packet(const PacketTile& tile, const Packet& p, bool uniform, ui
   return overflows;
 }
 
-// Renders pixels [u0, u0 + kPacketW) x [v0, v0 + kPacketH) of the tile (clipped to it): the
+// Renders the packet at (u0, v0) of the tile (setup_packet's pixels): the
 // packet's rays traced together through the terrain's BVH, then finish_packet.
 uint64_t render_packet(const PacketTile& tile, uint32_t u0, uint32_t v0, const uint32_t* seen, uint32_t count) {
   Packet p;
@@ -491,8 +499,9 @@ uint64_t render_tile_packets(const PacketTile& tile) {
   uint32_t count;
   const uint32_t* instances = sort_tile_instances(tile, seen, &count);
   uint64_t overflows = 0;
-  for (uint32_t v = tile.v0; v < tile.v1; v += kPacketH)
-    for (uint32_t u = tile.u0; u < tile.u1; u += kPacketW) overflows += render_packet(tile, u, v, instances, count);
+  const uint32_t w = packet_width(tile);
+  for (uint32_t v = tile.v0; v < tile.v1; v += kLanes / w)
+    for (uint32_t u = tile.u0; u < tile.u1; u += w) overflows += render_packet(tile, u, v, instances, count);
   return overflows;
 }
 

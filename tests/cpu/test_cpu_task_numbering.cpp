@@ -32,8 +32,11 @@ TEST_CASE("cpu task numbering: renders up to 2^32 - 1 pixels fit the pool's task
     for (unsigned threads : {1u, 2u, 3u, 64u, 4096u}) {
       INFO(s.num_envs << " x " << s.height << " x " << s.width << ", " << threads << " threads");
       const wr::CpuRenderTasks t = wr::cpu_render_tasks(s.width, s.height, s.num_envs, threads);
-      const uint64_t tiles_y = (uint64_t(s.height) + wr::kCpuTileSize - 1) / wr::kCpuTileSize;
-      CHECK(t.tiles_x == (uint64_t(s.width) + wr::kCpuTileSize - 1) / wr::kCpuTileSize);
+      // kCpuTileSize-square tiles, or rows of kCpuTileSize^2 pixels in a one-row area.
+      CHECK(t.tile_w == (s.height == 1 ? wr::kCpuTileSize * wr::kCpuTileSize : wr::kCpuTileSize));
+      CHECK(t.tile_h == (s.height == 1 ? 1 : wr::kCpuTileSize));
+      const uint64_t tiles_y = (uint64_t(s.height) + t.tile_h - 1) / t.tile_h;
+      CHECK(t.tiles_x == (uint64_t(s.width) + t.tile_w - 1) / t.tile_w);
       CHECK(uint64_t(t.tiles_per_env) == t.tiles_x * tiles_y);
       CHECK(t.num_tasks <= kMaxTasks);
       CHECK(t.num_tasks == uint64_t(t.tasks_per_env) * s.num_envs);
