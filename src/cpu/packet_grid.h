@@ -227,21 +227,17 @@ inline void packet_visit_entered_cells(const View& g, uint32_t i, uint32_t j, La
   }
 }
 
-// packet_visit_entered_cells, the cells' boxes tested by packet_grid_children.
-template <class View, class Test>
-inline void packet_visit_cells(const View& g, uint32_t i, uint32_t j, LaneBits lanes, Packet* p, Test&& test) {
-  LaneBits cell_lanes[4];
-  LaneF entry[4];
-  const uint32_t mask = packet_grid_children(g, *p, 1, i, j, lanes, cell_lanes, entry);
-  packet_visit_entered_cells(g, i, j, lanes, mask, cell_lanes, entry, p, test);
-}
-
-// A height field's level-1 node: its cells (packet_visit_cells), the (up to) 3 x 3 corners sheared
-// once for the cells that share them (all up front: shearing each when a cell first needs it measured
-// slower), each cell's two triangles as packet_grid_cell tests them.
+// A height field's level-1 node: its cells' boxes tested (packet_grid_children), then, where a lane
+// enters one, the (up to) 3 x 3 corners sheared once for the cells that share them (all up front:
+// shearing each when a cell first needs it measured slower) and the cells entered visited
+// (packet_visit_entered_cells), each cell's two triangles as packet_grid_cell tests them.
 template <bool kUniform>
 inline void packet_grid_cells(const GridView& g, uint32_t i, uint32_t j, LaneBits lanes, Packet* p) {
   const uint32_t ci = 2 * i, cj = 2 * j;
+  LaneBits cell_lanes[4];
+  LaneF entry[4];
+  const uint32_t mask = packet_grid_children(g, *p, 1, i, j, lanes, cell_lanes, entry);
+  if (!mask) return;  // no cell entered: nothing to shear
   LaneF X[3][3], Y[3][3], Z[3][3];
   const uint32_t cols = ci + 1 < g.cells_x ? 2 : 1, rows = cj + 1 < g.cells_y ? 2 : 1;
   for (uint32_t b = 0; b <= rows; ++b)
@@ -258,7 +254,7 @@ inline void packet_grid_cells(const GridView& g, uint32_t i, uint32_t j, LaneBit
     packet_test_triangle(X[b][a], Y[b][a], Z[b][a], X[b + 1][a + 1], Y[b + 1][a + 1], Z[b + 1][a + 1], X[b + 1][a],
                          Y[b + 1][a], Z[b + 1][a], id + 1, in, p);
   };
-  packet_visit_cells(g, i, j, lanes, p, cell);
+  packet_visit_entered_cells(g, i, j, lanes, mask, cell_lanes, entry, p, cell);
 }
 
 // ---- A grid-topology mesh's cells ----
