@@ -53,29 +53,45 @@ struct Packet {
   int near_x, near_y, near_z;
 };
 
-// One node's box against the lanes `lanes` (those that entered its parent). Returns the lanes
-// that enter the box within [tmin, best_t] and, in *entry, each lane's entry distance.
+// The box [bmin, bmax] against the lanes `lanes`: intersect_ray_box() lane by lane. Returns the lanes
+// that enter it within [tmin, best_t] and, in *entry, each lane's entry distance. For a box that is
+// not a BVH node's (an instance's world box, a grid mesh's node): its planes are read where they lie.
 template <bool kUniform>
-__attribute__((always_inline)) inline LaneBits packet_hits_box(const Packet& p, const BvhNode& node, LaneBits lanes,
-                                                               LaneF* entry) {
+__attribute__((always_inline)) inline LaneBits packet_hits_bounds(const Packet& p, const float bmin[3],
+                                                                  const float bmax[3], LaneBits lanes, LaneF* entry) {
   LaneF nx, fx, ny, fy, nz, fz;
   if (kUniform) {
-    // Every lane enters each slab through the same plane: the scalar path's NodeSlabs.
-    const float* f = reinterpret_cast<const float*>(&node);
-    nx = (f[p.near_x] - p.org[0]) * p.inv_x, fx = (f[4 - p.near_x] - p.org[0]) * p.inv_x;
-    ny = (f[1 + p.near_y] - p.org[1]) * p.inv_y, fy = (f[5 - p.near_y] - p.org[1]) * p.inv_y;
-    nz = (f[2 + p.near_z] - p.org[2]) * p.inv_z, fz = (f[6 - p.near_z] - p.org[2]) * p.inv_z;
+    // Every lane enters each slab through the same plane, picked by the packet's signs.
+    const bool neg_x = p.near_x != 0, neg_y = p.near_y != 0, neg_z = p.near_z != 0;
+    nx = ((neg_x ? bmax[0] : bmin[0]) - p.org[0]) * p.inv_x, fx = ((neg_x ? bmin[0] : bmax[0]) - p.org[0]) * p.inv_x;
+    ny = ((neg_y ? bmax[1] : bmin[1]) - p.org[1]) * p.inv_y, fy = ((neg_y ? bmin[1] : bmax[1]) - p.org[1]) * p.inv_y;
+    nz = ((neg_z ? bmax[2] : bmin[2]) - p.org[2]) * p.inv_z, fz = ((neg_z ? bmin[2] : bmax[2]) - p.org[2]) * p.inv_z;
   } else {
     // Signs differ across lanes: each lane picks its entry plane by its own sign, as
     // intersect_ray_box() does (a min/max of the two would mishandle a 0 * inf = NaN slab).
-    const LaneF x0 = (node.bmin[0] - p.org[0]) * p.inv_x, x1 = (node.bmax[0] - p.org[0]) * p.inv_x;
-    const LaneF y0 = (node.bmin[1] - p.org[1]) * p.inv_y, y1 = (node.bmax[1] - p.org[1]) * p.inv_y;
-    const LaneF z0 = (node.bmin[2] - p.org[2]) * p.inv_z, z1 = (node.bmax[2] - p.org[2]) * p.inv_z;
+    const LaneF x0 = (bmin[0] - p.org[0]) * p.inv_x, x1 = (bmax[0] - p.org[0]) * p.inv_x;
+    const LaneF y0 = (bmin[1] - p.org[1]) * p.inv_y, y1 = (bmax[1] - p.org[1]) * p.inv_y;
+    const LaneF z0 = (bmin[2] - p.org[2]) * p.inv_z, z1 = (bmax[2] - p.org[2]) * p.inv_z;
     nx = p.neg_x ? x1 : x0, fx = p.neg_x ? x0 : x1;
     ny = p.neg_y ? y1 : y0, fy = p.neg_y ? y0 : y1;
     nz = p.neg_z ? z1 : z0, fz = p.neg_z ? z0 : z1;
   }
   // slab_interval() of ray_box.h, lane by lane.
+  LaneF tfar;
+  slab_near_far(nx, fx, ny, fy, nz, fz, p.tmin, p.best_t, entry, &tfar);
+  return le_bits(*entry, tfar * kRobustFarScale) & lanes;
+}
+
+// One node's box against the lanes `lanes` (those that entered its parent): packet_hits_bounds, a
+// uniform packet's near planes read at their offsets in the node (the scalar path's NodeSlabs).
+template <bool kUniform>
+__attribute__((always_inline)) inline LaneBits packet_hits_box(const Packet& p, const BvhNode& node, LaneBits lanes,
+                                                               LaneF* entry) {
+  if (!kUniform) return packet_hits_bounds<false>(p, node.bmin, node.bmax, lanes, entry);
+  const float* f = reinterpret_cast<const float*>(&node);
+  const LaneF nx = (f[p.near_x] - p.org[0]) * p.inv_x, fx = (f[4 - p.near_x] - p.org[0]) * p.inv_x;
+  const LaneF ny = (f[1 + p.near_y] - p.org[1]) * p.inv_y, fy = (f[5 - p.near_y] - p.org[1]) * p.inv_y;
+  const LaneF nz = (f[2 + p.near_z] - p.org[2]) * p.inv_z, fz = (f[6 - p.near_z] - p.org[2]) * p.inv_z;
   LaneF tfar;
   slab_near_far(nx, fx, ny, fy, nz, fz, p.tmin, p.best_t, entry, &tfar);
   return le_bits(*entry, tfar * kRobustFarScale) & lanes;
@@ -349,11 +365,8 @@ uint64_t packet_trace_instances(const PacketTile& tile, const Packet& p, const u
     if (!e.prepared) made = prepare_instance(e, i);
     const PreparedInstance& inst = e.prepared ? e.prepared[i] : made;
     if (inst.prototype == kInvalidIndex) continue;
-    BvhNode box;
-    for (int a = 0; a < 3; ++a) box.bmin[a] = inst.bmin[a], box.bmax[a] = inst.bmax[a];
-    box.first = box.count = 0;
     LaneF entry;
-    LaneBits lanes = packet_hits_box<kUniform>(p, box, p.active, &entry);
+    LaneBits lanes = packet_hits_bounds<kUniform>(p, inst.bmin, inst.bmax, p.active, &entry);
     if (!lanes) continue;
     const Vec3 org = tile.camera.pos;
     if (lanes & (lanes - 1)) {  // two lanes or more: a packet in the instance's frame
