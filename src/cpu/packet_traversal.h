@@ -32,7 +32,7 @@ namespace {
 
 // A packet: 4 pixels wide, kLanes / 4 high (4x4 with AVX-512, 4x2 with AVX2); in a tile one row
 // high (a pattern sensor's one-row template, cpu_render.h), a row of kLanes pixels.
-constexpr uint32_t kPacketW = 4, kPacketH = kLanes / kPacketW;
+constexpr uint32_t kPacketW = 4;
 
 // The width of the tile's packets: kPacketW, or kLanes in a tile one row high.
 inline uint32_t packet_width(const PacketTile& tile) { return tile.v1 - tile.v0 == 1 ? kLanes : kPacketW; }
