@@ -1,9 +1,10 @@
-// Packet traversal for the CPU backend: the rays of a 4x4 (AVX-512) or 4x2 (AVX2) pixel
-// block, one per SIMD lane, walk the BVH together (Wald, Slusallek, Benthin, Wagner, "Interactive Rendering with
-// Coherent Ray Tracing", Eurographics 2001). The rays of a depth camera share their origin,
-// so every per-node and per-triangle quantity that depends only on the origin (box planes
-// minus origin, vertices minus origin) is computed once for the packet; only the products
-// with the per-ray direction terms are done per lane.
+// Packet traversal for the CPU backend: the rays of a 4x4 (AVX-512) or 4x2 (AVX2) pixel block
+// (in a tile one row high, a row of 16 or 8), one per SIMD lane, walk the BVH together (Wald,
+// Slusallek, Benthin, Wagner, "Interactive Rendering with Coherent Ray Tracing", Eurographics
+// 2001). The rays of a depth camera share their origin, so every per-node and per-triangle
+// quantity that depends only on the origin (box planes minus origin, vertices minus origin) is
+// computed once for the packet; only the products with the per-ray direction terms are done per
+// lane.
 //
 // Exactness: each lane computes exactly what the scalar path (src/core) computes for its ray,
 // operation for operation and in the same order (the watertight triangle test of
