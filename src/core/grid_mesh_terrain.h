@@ -183,6 +183,13 @@ WR_HD void grid_cell_corners(const GridMeshView& g, uint32_t r, uint32_t c, Vec3
   v[0] = block[0][0], v[1] = block[0][1], v[2] = block[1][0], v[3] = block[1][1];
 }
 
+// Cell (r, c)'s zero-area marks (GridMeshView::zero_area): bit k set where its triangle k has zero
+// area (never hit).
+WR_HD uint32_t grid_zero_area_marks(const GridMeshView& g, uint32_t r, uint32_t c) {
+  const uint32_t first = 2 * (r * g.cells_y + c);
+  return g.zero_area ? load_readonly(g.zero_area + first / 32) >> (first % 32) & 3u : 0u;
+}
+
 // The box of the four vertices a, b, c, d.
 WR_HD void grid_corners_box(Vec3 a, Vec3 b, Vec3 c, Vec3 d, float bmin[3], float bmax[3]) {
   const Vec3 v[4] = {a, b, c, d};
@@ -300,7 +307,7 @@ struct GridOps<GridMeshView> {
   static WR_HD void cell_triangles(const GridMeshView& g, const RayTriangle& rt, uint32_t r, uint32_t c,
                                    const Corner& at, float tmin, TraceResult* best) {
     const uint32_t first = 2 * (r * g.cells_y + c);
-    const uint32_t skip = g.zero_area ? load_readonly(g.zero_area + first / 32) >> (first % 32) : 0u;
+    const uint32_t skip = grid_zero_area_marks(g, r, c);
     float t;
     if (!(skip & 1u) && intersect_ray_triangle(rt, at(0), at(3), at(1), tmin, best->t, &t) &&
         (t < best->t || first < best->triangle)) {

@@ -250,15 +250,9 @@ inline void packet_grid_cells(const GridView& g, uint32_t i, uint32_t j, LaneBit
 
 // ---- A grid-topology mesh's cells ----
 
-// Cell (r, c)'s zero-area marks (GridMeshView::zero_area): bit k, its triangle k has zero area.
-inline uint32_t packet_mesh_zero_area(const GridMeshView& g, uint32_t r, uint32_t c) {
-  const uint32_t first = 2 * (r * g.cells_y + c);
-  return g.zero_area ? load_readonly(g.zero_area + first / 32) >> (first % 32) & 3u : 0u;
-}
-
 // GridOps<GridMeshView>::cell for the lanes `lanes`: cell (r, c)'s triangles (v00, v11, v01) and
 // (v00, v10, v11), ids 2 (r cells_y + c) and + 1, each unless it has zero area (`skip`: the cell's
-// packet_mesh_zero_area); v its corners v00, v01, v10, v11.
+// grid_zero_area_marks); v its corners v00, v01, v10, v11.
 template <bool kUniform>
 inline void packet_mesh_cell(const GridMeshView& g, uint32_t r, uint32_t c, const Vec3 v[4], uint32_t skip,
                              LaneBits lanes, Packet* p) {
@@ -277,7 +271,7 @@ template <bool kUniform>
 inline void packet_grid_cell(const GridMeshView& g, uint32_t r, uint32_t c, LaneBits lanes, Packet* p) {
   Vec3 v[4];  // v00, v01, v10, v11
   detail::grid_cell_corners(g, r, c, v);
-  packet_mesh_cell<kUniform>(g, r, c, v, packet_mesh_zero_area(g, r, c), lanes, p);
+  packet_mesh_cell<kUniform>(g, r, c, v, detail::grid_zero_area_marks(g, r, c), lanes, p);
 }
 
 // A mesh's level-1 node: the (up to) 3 x 3 vertices of its cells read once (grid_vertex_block),
@@ -297,7 +291,7 @@ inline void packet_grid_cells(const GridMeshView& g, uint32_t i, uint32_t j, Lan
   // the tests, rather than stalling the first cell entered).
   uint32_t skip[4] = {0, 0, 0, 0};
   for (uint32_t b = 0; b < rows; ++b)
-    for (uint32_t a = 0; a < cols; ++a) skip[a + 2 * b] = packet_mesh_zero_area(g, ci + a, cj + b);
+    for (uint32_t a = 0; a < cols; ++a) skip[a + 2 * b] = detail::grid_zero_area_marks(g, ci + a, cj + b);
   LaneBits cell_lanes[4];
   LaneF entry[4];
   uint32_t mask = 0;

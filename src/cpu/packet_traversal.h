@@ -54,6 +54,16 @@ struct Packet {
   int near_x, near_y, near_z;
 };
 
+// slab_interval() of ray_box.h, lane by lane, on a box's slab distances: the lanes of `lanes` that
+// enter it within [tmin, best_t], each one's entry in *entry.
+__attribute__((always_inline)) inline LaneBits packet_slabs_hit(const Packet& p, const LaneF& nx, const LaneF& fx,
+                                                                const LaneF& ny, const LaneF& fy, const LaneF& nz,
+                                                                const LaneF& fz, LaneBits lanes, LaneF* entry) {
+  LaneF tfar;
+  slab_near_far(nx, fx, ny, fy, nz, fz, p.tmin, p.best_t, entry, &tfar);
+  return le_bits(*entry, tfar * kRobustFarScale) & lanes;
+}
+
 // The box [bmin, bmax] against the lanes `lanes`: intersect_ray_box() lane by lane. Returns the lanes
 // that enter it within [tmin, best_t] and, in *entry, each lane's entry distance. For a box that is
 // not a BVH node's (an instance's world box, a grid mesh's node): its planes are read where they lie.
@@ -77,10 +87,7 @@ __attribute__((always_inline)) inline LaneBits packet_hits_bounds(const Packet& 
     ny = p.neg_y ? y1 : y0, fy = p.neg_y ? y0 : y1;
     nz = p.neg_z ? z1 : z0, fz = p.neg_z ? z0 : z1;
   }
-  // slab_interval() of ray_box.h, lane by lane.
-  LaneF tfar;
-  slab_near_far(nx, fx, ny, fy, nz, fz, p.tmin, p.best_t, entry, &tfar);
-  return le_bits(*entry, tfar * kRobustFarScale) & lanes;
+  return packet_slabs_hit(p, nx, fx, ny, fy, nz, fz, lanes, entry);
 }
 
 // One node's box against the lanes `lanes` (those that entered its parent): packet_hits_bounds, a
@@ -93,9 +100,7 @@ __attribute__((always_inline)) inline LaneBits packet_hits_box(const Packet& p, 
   const LaneF nx = (f[p.near_x] - p.org[0]) * p.inv_x, fx = (f[4 - p.near_x] - p.org[0]) * p.inv_x;
   const LaneF ny = (f[1 + p.near_y] - p.org[1]) * p.inv_y, fy = (f[5 - p.near_y] - p.org[1]) * p.inv_y;
   const LaneF nz = (f[2 + p.near_z] - p.org[2]) * p.inv_z, fz = (f[6 - p.near_z] - p.org[2]) * p.inv_z;
-  LaneF tfar;
-  slab_near_far(nx, fx, ny, fy, nz, fz, p.tmin, p.best_t, entry, &tfar);
-  return le_bits(*entry, tfar * kRobustFarScale) & lanes;
+  return packet_slabs_hit(p, nx, fx, ny, fy, nz, fz, lanes, entry);
 }
 
 // The corners c (num x 3 floats, world axes) taken relative to the shared origin and sheared for
