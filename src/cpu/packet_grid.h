@@ -86,6 +86,20 @@ inline void prefetch_grid_below(const GridView& g, uint32_t level, uint32_t i, u
   if (2 * j + 1 < h) __builtin_prefetch(g.bounds + 2 * (first + w));
 }
 
+// grid_cell_z for the (up to) four cells of a level-1 node, cell k = a + 2b from the z of its corners
+// z[b][a], z[b][a + 1], z[b + 1][a], z[b + 1][a + 1]: lane k of each vector takes grid_cell_z's
+// selects for cell k. As vector operations they take no branch; grid_cell_z's scalar form shares
+// its comparisons between the minimum and the maximum, which compiles to branches that a rough
+// terrain's heights make unpredictable.
+inline void grid_cells_z(const float z[3][3], float zmin[4], float zmax[4]) {
+  typedef float F4 __attribute__((vector_size(16)));
+  const F4 a{z[0][0], z[0][1], z[1][0], z[1][1]}, b{z[0][1], z[0][2], z[1][1], z[1][2]};
+  const F4 c{z[1][0], z[1][1], z[2][0], z[2][1]}, d{z[1][1], z[1][2], z[2][1], z[2][2]};
+  const F4 lo0 = a < b ? a : b, lo1 = c < d ? c : d, hi0 = a < b ? b : a, hi1 = c < d ? d : c;
+  const F4 lo = lo0 < lo1 ? lo0 : lo1, hi = hi0 < hi1 ? hi1 : hi0;
+  for (int k = 0; k < 4; ++k) zmin[k] = lo[k], zmax[k] = hi[k];
+}
+
 // grid_children_hit, lane by lane: the children of node (level, i, j), level >= 1, for the lanes
 // `lanes` (those that entered it). Child (2i + a, 2j + b) is k = a + 2b: bit k of the result where
 // any lane enters it, those lanes in child_lanes[k] and their entries in entry[k].
@@ -99,17 +113,19 @@ inline uint32_t packet_grid_children(const GridView& g, const Packet& p, uint32_
   const LaneF ty[3] = {lane_plane_t(g.ys, y0, p.org[1], p.inv_y), lane_plane_t(g.ys, ym, p.org[1], p.inv_y),
                        lane_plane_t(g.ys, y1, p.org[1], p.inv_y)};
   const bool neg_x = p.near_x != 0, neg_y = p.near_y != 0;
-  // Children that are cells: their (up to) 3 x 3 corners' z, each loaded once.
-  float z[3][3];
-  // Children above the cells: their z ranges, all loaded before any test, so that their cache misses
-  // overlap (loaded after each child's x and y test, they came one after the other).
-  float range[2][2][2];
+  // The children's z ranges, child k in zlo[k], zhi[k], all loaded before any test, so that their
+  // cache misses overlap (loaded after each child's x and y test, they came one after the other).
+  // Children that are cells: from their (up to) 3 x 3 corners' z, each loaded once (past the grid's
+  // edge: zeros, in ranges no test reads).
+  float zlo[4], zhi[4];
   if (c == 0) {
+    float z[3][3] = {};
     for (uint32_t b = 0; b <= rows; ++b)
       for (uint32_t a = 0; a <= cols; ++a) z[b][a] = detail::grid_z(g, ci + a, cj + b);
+    grid_cells_z(z, zlo, zhi);
   } else {
     for (uint32_t b = 0; b < rows; ++b)
-      for (uint32_t a = 0; a < cols; ++a) detail::grid_node_z(g, c, ci + a, cj + b, &range[b][a][0], &range[b][a][1]);
+      for (uint32_t a = 0; a < cols; ++a) detail::grid_node_z(g, c, ci + a, cj + b, &zlo[a + 2 * b], &zhi[a + 2 * b]);
   }
   uint32_t mask = 0;
   for (uint32_t b = 0; b < rows; ++b)
@@ -123,12 +139,7 @@ inline uint32_t packet_grid_children(const GridView& g, const Packet& p, uint32_
       const LaneBits pass = le_bits(near_xy, far_xy * kRobustFarScale) & lanes;
       child_lanes[k] = 0;
       if (!pass) continue;
-      float zmin, zmax;  // grid_node_z's
-      if (c == 0)
-        detail::grid_cell_z(z[b][a], z[b][a + 1], z[b + 1][a], z[b + 1][a + 1], &zmin, &zmax);
-      else
-        zmin = range[b][a][0], zmax = range[b][a][1];
-      child_lanes[k] = packet_grid_box_z(p, zmin, zmax, near_xy, far_xy, pass, &entry[k]);
+      child_lanes[k] = packet_grid_box_z(p, zlo[k], zhi[k], near_xy, far_xy, pass, &entry[k]);
       mask |= (child_lanes[k] ? 1u : 0u) << k;
       if (child_lanes[k] && c > 0) prefetch_grid_below(g, c, ci + a, cj + b);
     }
