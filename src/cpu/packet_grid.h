@@ -340,6 +340,10 @@ void packet_grid_walk(const View& g, uint32_t start_level, uint32_t start_i, uin
       packet_grid_cells<kUniform>(g, start_i, start_j, lanes, p);
     return;
   }
+  // A node's children nearest first, as the lanes' shared direction signs order them (the same for
+  // every node: near_first_cells).
+  uint32_t order[4];
+  near_first_cells(*p, lanes, 2, 2, order);
   // At most three children pushed per level below the start.
   constexpr int kStack = 3 * (kMaxGridLevels - 1);
   LaneF stack_entry[kStack];
@@ -355,23 +359,17 @@ void packet_grid_walk(const View& g, uint32_t start_level, uint32_t start_i, uin
       LaneF entry[4];
       const uint32_t mask = packet_grid_children(g, *p, level, i, j, lanes, child_lanes, entry);
       if (mask) {
-        uint32_t order[4], n = 0;
-        float key[4];
-        for (uint32_t m = mask; m; m &= m - 1) {  // insertion by the entry of each child's first lane
-          const uint32_t k = __builtin_ctz(m);
-          const float e = entry[k][__builtin_ctz(child_lanes[k])];
-          uint32_t at = n++;
-          for (; at > 0 && e < key[at - 1]; --at) key[at] = key[at - 1], order[at] = order[at - 1];
-          key[at] = e, order[at] = k;
+        uint32_t k = 4;  // the nearest child entered so far, from the far end of `order`
+        for (int q = 3; q >= 0; --q) {
+          if (!(mask >> order[q] & 1u)) continue;
+          if (k < 4) {
+            stack_entry[sp] = entry[k];
+            stack_lanes[sp] = child_lanes[k];
+            stack_node[sp][0] = level - 1, stack_node[sp][1] = 2 * i + (k & 1), stack_node[sp][2] = 2 * j + (k >> 1);
+            ++sp;
+          }
+          k = order[q];
         }
-        for (uint32_t q = n - 1; q > 0; --q) {
-          const uint32_t k = order[q];
-          stack_entry[sp] = entry[k];
-          stack_lanes[sp] = child_lanes[k];
-          stack_node[sp][0] = level - 1, stack_node[sp][1] = 2 * i + (k & 1), stack_node[sp][2] = 2 * j + (k >> 1);
-          ++sp;
-        }
-        const uint32_t k = order[0];
         lanes = child_lanes[k];
         --level, i = 2 * i + (k & 1), j = 2 * j + (k >> 1);
         continue;
