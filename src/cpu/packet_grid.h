@@ -194,6 +194,20 @@ inline LaneBits packet_grid_node(const GridMeshView& g, const Packet& p, uint32_
   return packet_mesh_box(p, bmin, bmax, lanes, entry);
 }
 
+// Fetches into the cache the stored boxes of the children of node (level, i, j), level >= 2 (as
+// prefetch_grid_below does for a height field's z ranges): their two rows of boxes.
+inline void prefetch_mesh_below(const GridMeshView& g, uint32_t level, uint32_t i, uint32_t j) {
+  const uint32_t c = level - 1;
+  const uint64_t first = g.node_index(c, 2 * i, 2 * j);
+  __builtin_prefetch(g.boxes + 6 * first);
+  __builtin_prefetch(g.boxes + 6 * first + 11);  // the second child's last float
+  if (2 * j + 1 < grid_level_size(g.cells_y, c)) {
+    const uint64_t below = first + grid_level_size(g.cells_x, c);
+    __builtin_prefetch(g.boxes + 6 * below);
+    __builtin_prefetch(g.boxes + 6 * below + 11);
+  }
+}
+
 // GridOps<GridMeshView>::children_hit, lane by lane (as packet_grid_children).
 inline uint32_t packet_grid_children(const GridMeshView& g, const Packet& p, uint32_t level, uint32_t i, uint32_t j,
                                      LaneBits lanes, LaneBits child_lanes[4], LaneF entry[4]) {
@@ -206,6 +220,7 @@ inline uint32_t packet_grid_children(const GridMeshView& g, const Packet& p, uin
       const uint32_t k = a + 2 * b;
       child_lanes[k] = packet_grid_node(g, p, c, 2 * i + a, 2 * j + b, lanes, &entry[k]);
       mask |= (child_lanes[k] ? 1u : 0u) << k;
+      if (child_lanes[k] && c > 1) prefetch_mesh_below(g, c, 2 * i + a, 2 * j + b);
     }
   return mask;
 }
