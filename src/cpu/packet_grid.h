@@ -133,13 +133,12 @@ inline uint32_t packet_grid_children(const GridView& g, const Packet& p, uint32_
       const uint32_t k = a + 2 * b;
       const LaneF &nx = neg_x ? tx[a + 1] : tx[a], &fx = neg_x ? tx[a] : tx[a + 1];
       const LaneF &ny = neg_y ? ty[b + 1] : ty[b], &fy = neg_y ? ty[b] : ty[b + 1];
-      // x and y first: a child they keep every lane out of takes no z test.
+      // The z slab taken after x and y, for every lane: a lane x and y keep out the z slab keeps
+      // out too (it only raises the entry and lowers the exit), so the bits are grid_box_hit's, which
+      // tests x and y first only to load no z range for such a ray.
       LaneF near_xy, far_xy;
       slab_near_far(nx, fx, ny, fy, p.tmin, p.best_t, p.tmin, p.best_t, &near_xy, &far_xy);
-      const LaneBits pass = le_bits(near_xy, far_xy * kRobustFarScale) & lanes;
-      child_lanes[k] = 0;
-      if (!pass) continue;
-      child_lanes[k] = packet_grid_box_z(p, zlo[k], zhi[k], near_xy, far_xy, pass, &entry[k]);
+      child_lanes[k] = packet_grid_box_z(p, zlo[k], zhi[k], near_xy, far_xy, lanes, &entry[k]);
       mask |= (child_lanes[k] ? 1u : 0u) << k;
       if (child_lanes[k] && c > 0) prefetch_grid_below(g, c, ci + a, cj + b);
     }
