@@ -86,17 +86,26 @@ inline void prefetch_grid_below(const GridView& g, uint32_t level, uint32_t i, u
   if (2 * j + 1 < h) __builtin_prefetch(g.bounds + 2 * (first + w));
 }
 
-// grid_cell_z for the (up to) four cells of a level-1 node, cell k = a + 2b from the z of its corners
-// z[b][a], z[b][a + 1], z[b + 1][a], z[b + 1][a + 1]: lane k of each vector takes grid_cell_z's
-// selects for cell k. As vector operations they take no branch; grid_cell_z's scalar form shares
-// its comparisons between the minimum and the maximum, which compiles to branches that a rough
-// terrain's heights make unpredictable.
+// The four cells of a level-1 node, cell k = a + 2b in lane k.
+typedef float Cells4 __attribute__((vector_size(16)));
+
+// grid_cell_z for the four cells at once, from the z of their corners (ix, iy), (ix + 1, iy), (ix,
+// iy + 1), (ix + 1, iy + 1): lane by lane grid_cell_z's selects. As vector operations they take no
+// branch; grid_cell_z's scalar form shares its comparisons between the minimum and the maximum,
+// which compiles to branches that a rough terrain's heights make unpredictable.
+inline void cells_z(Cells4 a, Cells4 b, Cells4 c, Cells4 d, Cells4* zmin, Cells4* zmax) {
+  const Cells4 lo0 = a < b ? a : b, lo1 = c < d ? c : d, hi0 = a < b ? b : a, hi1 = c < d ? d : c;
+  *zmin = lo0 < lo1 ? lo0 : lo1;
+  *zmax = hi0 < hi1 ? hi1 : hi0;
+}
+
+// A height field's level-1 node: its cells' z ranges (cells_z) from their corners' z, z[b][a] the
+// sample (ci + a, cj + b); cell k's in zmin[k], zmax[k].
 inline void grid_cells_z(const float z[3][3], float zmin[4], float zmax[4]) {
-  typedef float F4 __attribute__((vector_size(16)));
-  const F4 a{z[0][0], z[0][1], z[1][0], z[1][1]}, b{z[0][1], z[0][2], z[1][1], z[1][2]};
-  const F4 c{z[1][0], z[1][1], z[2][0], z[2][1]}, d{z[1][1], z[1][2], z[2][1], z[2][2]};
-  const F4 lo0 = a < b ? a : b, lo1 = c < d ? c : d, hi0 = a < b ? b : a, hi1 = c < d ? d : c;
-  const F4 lo = lo0 < lo1 ? lo0 : lo1, hi = hi0 < hi1 ? hi1 : hi0;
+  const Cells4 a{z[0][0], z[0][1], z[1][0], z[1][1]}, b{z[0][1], z[0][2], z[1][1], z[1][2]};
+  const Cells4 c{z[1][0], z[1][1], z[2][0], z[2][1]}, d{z[1][1], z[1][2], z[2][1], z[2][2]};
+  Cells4 lo, hi;
+  cells_z(a, b, c, d, &lo, &hi);
   for (int k = 0; k < 4; ++k) zmin[k] = lo[k], zmax[k] = hi[k];
 }
 
@@ -299,6 +308,26 @@ inline void packet_grid_cell(const GridMeshView& g, uint32_t r, uint32_t c, Lane
   packet_mesh_cell<kUniform>(g, r, c, v, detail::grid_zero_area_marks(g, r, c), lanes, p);
 }
 
+// A mesh's level-1 node: its cells' boxes, cell k's [bmin[k], bmax[k]], from the vertices v[a][b] of
+// (ci + a, cj + b): lane by lane grid_corners_box's selects (its z: cells_z), as vector operations.
+inline void grid_cells_box(const Vec3 v[3][3], float bmin[4][3], float bmax[4][3]) {
+  // Cell k's corner (a + da, b + db), lane by lane.
+  const auto corner = [&](int da, int db, float Vec3::*axis) {
+    return Cells4{v[da][db].*axis, v[1 + da][db].*axis, v[da][1 + db].*axis, v[1 + da][1 + db].*axis};
+  };
+  float Vec3::*const axes[3] = {&Vec3::x, &Vec3::y, &Vec3::z};
+  Cells4 lo[3], hi[3];
+  for (int n = 0; n < 2; ++n) {
+    lo[n] = hi[n] = corner(0, 0, axes[n]);
+    const Cells4 others[3] = {corner(0, 1, axes[n]), corner(1, 0, axes[n]), corner(1, 1, axes[n])};
+    for (const Cells4& o : others) lo[n] = o < lo[n] ? o : lo[n], hi[n] = o > hi[n] ? o : hi[n];
+  }
+  cells_z(corner(0, 0, &Vec3::z), corner(0, 1, &Vec3::z), corner(1, 0, &Vec3::z), corner(1, 1, &Vec3::z), &lo[2],
+          &hi[2]);
+  for (int k = 0; k < 4; ++k)
+    for (int n = 0; n < 3; ++n) bmin[k][n] = lo[n][k], bmax[k][n] = hi[n][k];
+}
+
 // A mesh's level-1 node: the (up to) 3 x 3 vertices of its cells read once (grid_vertex_block),
 // the cells' boxes from them (as grid_node_box makes them) tested, then the cells entered
 // (packet_visit_entered_cells), each one's corners sheared and its triangles tested as
@@ -308,24 +337,27 @@ inline void packet_grid_cells(const GridMeshView& g, uint32_t i, uint32_t j, Lan
   const uint32_t ci = 2 * i, cj = 2 * j;
   const uint32_t cols = ci + 1 < g.cells_x ? 2 : 1, rows = cj + 1 < g.cells_y ? 2 : 1;
   Vec3 v[3][3];
-  if (cols == 2 && rows == 2)  // the usual node, its loops unrolled
+  if (cols == 2 && rows == 2) {  // the usual node, its loops unrolled
     detail::grid_vertex_block(g, ci, cj, 3, 3, v);
-  else
+  } else {  // past the grid's edge: zeros, in boxes no test reads
+    for (auto& row : v)
+      for (Vec3& u : row) u = Vec3{0.0f, 0.0f, 0.0f};
     detail::grid_vertex_block(g, ci, cj, cols + 1, rows + 1, v);
+  }
   // The cells' zero-area marks, read before their boxes are tested (a miss, where it is one, overlaps
   // the tests, rather than stalling the first cell entered).
   uint32_t skip[4] = {0, 0, 0, 0};
   for (uint32_t b = 0; b < rows; ++b)
     for (uint32_t a = 0; a < cols; ++a) skip[a + 2 * b] = detail::grid_zero_area_marks(g, ci + a, cj + b);
+  float bmin[4][3], bmax[4][3];
+  grid_cells_box(v, bmin, bmax);
   LaneBits cell_lanes[4];
   LaneF entry[4];
   uint32_t mask = 0;
   for (uint32_t b = 0; b < rows; ++b)
     for (uint32_t a = 0; a < cols; ++a) {
-      float bmin[3], bmax[3];
-      detail::grid_corners_box(v[a][b], v[a][b + 1], v[a + 1][b], v[a + 1][b + 1], bmin, bmax);
       const uint32_t k = a + 2 * b;
-      cell_lanes[k] = packet_mesh_box(*p, bmin, bmax, lanes, &entry[k]);
+      cell_lanes[k] = packet_mesh_box(*p, bmin[k], bmax[k], lanes, &entry[k]);
       mask |= (cell_lanes[k] ? 1u : 0u) << k;
     }
   packet_visit_entered_cells(g, i, j, lanes, mask, cell_lanes, entry, p, [&](uint32_t a, uint32_t b, LaneBits in) {
