@@ -202,9 +202,19 @@ inline LaneBits packet_grid_node(const GridMeshView& g, const Packet& p, uint32_
   return packet_mesh_box(p, bmin, bmax, lanes, entry);
 }
 
-// Fetches into the cache the stored boxes of the children of node (level, i, j), level >= 2 (as
-// prefetch_grid_below does for a height field's z ranges): their two rows of boxes.
+// Fetches into the cache what testing the children of a mesh's node (level, i, j) reads, as
+// prefetch_grid_below does for a height field: level 1, the lines of its cells' 3 x 3 vertices;
+// above, the two rows of its children's stored boxes.
 inline void prefetch_mesh_below(const GridMeshView& g, uint32_t level, uint32_t i, uint32_t j) {
+  if (level == 1) {  // its cells' (up to) 3 x 3 vertices: their lines
+    const uint32_t row = g.cells_y + 1, r1 = 2 * i + 2 <= g.cells_x ? 2 * i + 2 : g.cells_x;
+    const uint32_t c0 = 2 * j, c1 = 2 * j + 2 <= g.cells_y ? 2 * j + 2 : g.cells_y;
+    for (uint32_t r = 2 * i; r <= r1; ++r) {
+      __builtin_prefetch(detail::grid_line(g, r * row + c0));
+      __builtin_prefetch(detail::grid_line(g, r * row + c1));
+    }
+    return;
+  }
   const uint32_t c = level - 1;
   const uint64_t first = g.node_index(c, 2 * i, 2 * j);
   __builtin_prefetch(g.boxes + 6 * first);
@@ -228,7 +238,7 @@ inline uint32_t packet_grid_children(const GridMeshView& g, const Packet& p, uin
       const uint32_t k = a + 2 * b;
       child_lanes[k] = packet_grid_node(g, p, c, 2 * i + a, 2 * j + b, lanes, &entry[k]);
       mask |= (child_lanes[k] ? 1u : 0u) << k;
-      if (child_lanes[k] && c > 1) prefetch_mesh_below(g, c, 2 * i + a, 2 * j + b);
+      if (child_lanes[k]) prefetch_mesh_below(g, c, 2 * i + a, 2 * j + b);
     }
   return mask;
 }
