@@ -346,8 +346,12 @@ class CudaScene final : public SceneBackend {
       view_.grid_mesh.moved_xy = m.moved_xy.empty() ? nullptr
                                                     : upload(stream, "uploading the grid's moved vertices",
                                                              m.moved_xy.data(), m.moved_xy.size(), &moved_xy_);
-      view_.grid_mesh.boxes =
-          upload(stream, "uploading the grid's pyramid", m.boxes.data(), m.boxes.size(), &grid_pyramid_);
+      view_.grid_mesh.ranges =
+          upload(stream, "uploading the grid's pyramid", m.ranges.data(), m.ranges.size(), &grid_pyramid_);
+      view_.grid_mesh.side_boxes = m.side_boxes.empty()
+                                       ? nullptr
+                                       : upload(stream, "uploading the grid's side boxes", m.side_boxes.data(),
+                                                m.side_boxes.size(), &side_boxes_);
       view_.grid_mesh.reach = upload(stream, "uploading the grid's reach", m.reach.data(), m.reach.size(), &reach_);
       view_.grid_mesh.zero_area = m.zero_area.empty() ? nullptr
                                                       : upload(stream, "uploading the grid's zero-area bits",
@@ -416,6 +420,7 @@ class CudaScene final : public SceneBackend {
   DeviceArray<float> moved_xy_{ordinal_, &scene_.ledger(), MemoryTag::kGridSamples};
   DeviceArray<float> reach_{ordinal_, &scene_.ledger(), MemoryTag::kGridSamples};
   DeviceArray<float> grid_pyramid_{ordinal_, &scene_.ledger(), MemoryTag::kGridPyramid};
+  DeviceArray<float> side_boxes_{ordinal_, &scene_.ledger(), MemoryTag::kGridPyramid};
   DeviceArray<uint32_t> bits_{ordinal_, &scene_.ledger(), MemoryTag::kGridSamples};
 };
 

@@ -284,7 +284,7 @@ WR_API wr_status wr_scene_create_heightfield(wr_context context, const wr_height
                (v(r, c), v(r + 1, c + 1), v(r, c + 1)) and (v(r, c), v(r + 1, c), v(r + 1, c + 1)).
    The same checks as wr_scene_create, then WR_ERROR_INVALID_ARGUMENT naming the first triangle
    out of that layout (wr_scene_create takes any mesh, as a BVH). Hits, ids and bounds are those
-   of wr_scene_create on the same arrays, bit for bit, in about a fifth of its memory where few
+   of wr_scene_create on the same arrays, bit for bit, in about an eighth of its memory where few
    vertices are moved (legged_gym's terrains). */
 WR_API wr_status wr_scene_create_grid_mesh(wr_context context, const float* vertices, uint64_t num_vertices,
                                            const uint32_t* indices, uint64_t num_triangles, wr_scene* out);

@@ -254,7 +254,7 @@ class Scene:
         """A scene from a grid-topology mesh, traced through its grid (``wr_scene_create_grid_mesh``):
         the ``vertices, triangles`` legged_gym's and IsaacLab's ``convert_heightfield_to_trimesh``
         return, unchanged (vertices moved by a slope threshold included). Hits, triangle ids and
-        bounds are those of ``Scene(ctx, vertices, indices)``, bit for bit, in about a fifth of
+        bounds are those of ``Scene(ctx, vertices, indices)``, bit for bit, in about an eighth of
         its memory where few vertices are moved (legged_gym's terrains). :class:`Error` names the
         first triangle out of that layout."""
         scene = cls.__new__(cls)

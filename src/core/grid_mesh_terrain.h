@@ -24,10 +24,17 @@
 // field's does, where that cell is alone (GridMeshView::lines marks it); elsewhere (near moved
 // vertices) the reach arrays give the cells whose extent may hold it.
 //
+// Nodes above the cells: a node's box is most often its lines' (the x of its first and last vertex
+// rows, the y of its first and last columns: a height field's node box) with its z range, so it
+// keeps its z range alone, 8 bytes, as a height field's pyramid does; a node whose box reaches
+// past its lines (a moved vertex on its edge, moved outwards; vertex rows whose x do not increase)
+// keeps its whole box in a side table.
+//
 // Memory: 64 bytes per 14 vertices (their z and flags), 8 per moved vertex, 4 per vertex row and
-// column, 16 per row and column of cells (where rays can meet them), 24 per node above the cells
-// (about a third of the cells) and, where the mesh has zero-area triangles (moved vertices make
-// some), a bit per triangle: under 13 bytes per sample and 8 more per moved vertex.
+// column, 16 per row and column of cells (where rays can meet them), 8 per node above the cells
+// (about a third of the cells) and 24 more for those whose box reaches past their lines and, where
+// the mesh has zero-area triangles (moved vertices make some), a bit per triangle: under 8 bytes
+// per sample and 8 more per moved vertex (and 24 per node reaching past its lines).
 #pragma once
 
 #include "grid_terrain.h"
@@ -48,7 +55,11 @@ struct GridMeshView : GridLevels {
   // looks it up, `lookup`), bits 32 .. 63 count the moved vertices before 14 b.
   const uint32_t* lines;      // (16 ceil(rows cols / 14))
   const float* moved_xy;      // (moved vertices x 2) their x and y, in vertex order
-  const float* boxes;         // min x y z, max x y z of each node above the cells (GridLevels)
+  // Each node above the cells (GridLevels): its z min and max where its box is its lines' (x
+  // [xs[x0], xs[x1]], y [ys[y0], ys[y1]], grid_node_lines); else a NaN, then the index of its box in
+  // side_boxes (the second float's bits).
+  const float* ranges;        // (2 x nodes above the cells)
+  const float* side_boxes;    // (6 x nodes marked in ranges) min x y z, max x y z
   const uint32_t* zero_area;  // bit 2 cell + k: triangle k of that cell (cell r (cols - 1) + c) has
                               // zero area, never hit (the BVH leaves it out); null when none has
   // Where a ray's x span can meet cells (and its y span): for the cell rows r (their x extent is
@@ -201,11 +212,27 @@ WR_HD void grid_corners_box(Vec3 a, Vec3 b, Vec3 c, Vec3 d, float bmin[3], float
   grid_cell_z(a.z, b.z, c.z, d.z, &bmin[2], &bmax[2]);
 }
 
+// The box of node (level, i, j), level >= 1, whose z range (GridMeshView::ranges) is zmin, zmax: its
+// lines' x and y, or its box in the side table.
+WR_HD void grid_range_box(const GridMeshView& g, uint32_t level, uint32_t i, uint32_t j, float zmin, float zmax,
+                          float bmin[3], float bmax[3]) {
+  if (zmin != zmin) {
+    const float* b = g.side_boxes + 6 * uint64_t(bits_from_float(zmax));
+    for (int a = 0; a < 3; ++a) bmin[a] = load_readonly(b + a), bmax[a] = load_readonly(b + 3 + a);
+    return;
+  }
+  uint32_t x0, x1, y0, y1;
+  grid_node_lines(g, level, i, j, &x0, &x1, &y0, &y1);
+  bmin[0] = load_readonly(g.xs + x0), bmin[1] = load_readonly(g.ys + y0), bmin[2] = zmin;
+  bmax[0] = load_readonly(g.xs + x1), bmax[1] = load_readonly(g.ys + y1), bmax[2] = zmax;
+}
+
 // The stored box of node (level, i, j), level >= 1.
 WR_HD void grid_stored_box(const GridMeshView& g, uint32_t level, uint32_t i, uint32_t j, float bmin[3],
                            float bmax[3]) {
-  const float* b = g.boxes + 6 * g.node_index(level, i, j);
-  for (int a = 0; a < 3; ++a) bmin[a] = load_readonly(b + a), bmax[a] = load_readonly(b + 3 + a);
+  const uint64_t node = g.node_index(level, i, j);
+  grid_range_box(g, level, i, j, load_readonly(g.ranges + 2 * node), load_readonly(g.ranges + 2 * node + 1), bmin,
+                 bmax);
 }
 
 // The box of node (level, i, j): a cell's from its four vertices, a node above as stored.

@@ -83,6 +83,15 @@ struct GridWalkStack {
 
 namespace detail {
 
+// The vertex lines that bound node (level, i, j): columns [*x0, *x1] and rows [*y0, *y1] (its
+// cells' first and one past their last, the grid's edge clipping them).
+WR_HD void grid_node_lines(const GridLevels& g, uint32_t level, uint32_t i, uint32_t j, uint32_t* x0, uint32_t* x1,
+                           uint32_t* y0, uint32_t* y1) {
+  *x0 = i << level, *y0 = j << level;
+  *x1 = g.cells_x - *x0 > (1u << level) ? *x0 + (1u << level) : g.cells_x;
+  *y1 = g.cells_y - *y0 > (1u << level) ? *y0 + (1u << level) : g.cells_y;
+}
+
 WR_HD float grid_z(const GridView& g, uint64_t ix, uint64_t iy) {
   return load_readonly(g.zs + iy * (uint64_t(g.cells_x) + 1) + ix);
 }
@@ -132,9 +141,8 @@ WR_HD float grid_plane_t(const float* planes, uint32_t k, float org, float inv_d
 template <class Variant>
 WR_HD bool grid_node_hit(const GridView& g, const RayBox& rb, uint32_t level, uint32_t i, uint32_t j, float tmin,
                          float tmax, float* entry) {
-  const uint32_t x0 = i << level, y0 = j << level;
-  const uint32_t x1 = g.cells_x - x0 > (1u << level) ? x0 + (1u << level) : g.cells_x;
-  const uint32_t y1 = g.cells_y - y0 > (1u << level) ? y0 + (1u << level) : g.cells_y;
+  uint32_t x0, x1, y0, y1;
+  grid_node_lines(g, level, i, j, &x0, &x1, &y0, &y1);
   const float ta = grid_plane_t(g.xs, x0, rb.org.x, rb.inv_dir.x), tb = grid_plane_t(g.xs, x1, rb.org.x, rb.inv_dir.x);
   const float ua = grid_plane_t(g.ys, y0, rb.org.y, rb.inv_dir.y), ub = grid_plane_t(g.ys, y1, rb.org.y, rb.inv_dir.y);
   return grid_box_hit<Variant>(g, rb, level, i, j, rb.neg[0] ? tb : ta, rb.neg[0] ? ta : tb, rb.neg[1] ? ub : ua,

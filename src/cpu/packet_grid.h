@@ -53,9 +53,8 @@ inline LaneBits packet_grid_box_z(const Packet& p, float zmin, float zmax, const
 // grid_node_hit, lane by lane, for a packet whose lanes share their direction signs.
 inline LaneBits packet_grid_node(const GridView& g, const Packet& p, uint32_t level, uint32_t i, uint32_t j,
                                  LaneBits lanes, LaneF* entry) {
-  const uint32_t x0 = i << level, y0 = j << level;
-  const uint32_t x1 = g.cells_x - x0 > (1u << level) ? x0 + (1u << level) : g.cells_x;
-  const uint32_t y1 = g.cells_y - y0 > (1u << level) ? y0 + (1u << level) : g.cells_y;
+  uint32_t x0, x1, y0, y1;
+  detail::grid_node_lines(g, level, i, j, &x0, &x1, &y0, &y1);
   const LaneF ta = lane_plane_t(g.xs, x0, p.org[0], p.inv_x), tb = lane_plane_t(g.xs, x1, p.org[0], p.inv_x);
   const LaneF ua = lane_plane_t(g.ys, y0, p.org[1], p.inv_y), ub = lane_plane_t(g.ys, y1, p.org[1], p.inv_y);
   const bool neg_x = p.near_x != 0, neg_y = p.near_y != 0;
@@ -109,19 +108,54 @@ inline void grid_cells_z(const float z[3][3], float zmin[4], float zmax[4]) {
   for (int k = 0; k < 4; ++k) zmin[k] = lo[k], zmax[k] = hi[k];
 }
 
-// grid_children_hit, lane by lane: the children of node (level, i, j), level >= 1, for the lanes
-// `lanes` (those that entered it). Child (2i + a, 2j + b) is k = a + 2b: bit k of the result where
-// any lane enters it, those lanes in child_lanes[k] and their entries in entry[k].
-inline uint32_t packet_grid_children(const GridView& g, const Packet& p, uint32_t level, uint32_t i, uint32_t j,
-                                     LaneBits lanes, LaneBits child_lanes[4], LaneF entry[4]) {
-  const detail::GridChildren kids = detail::grid_children(g.cells_x, g.cells_y, level, i, j);
-  const uint32_t c = kids.c, ci = kids.ci, cj = kids.cj, cols = kids.cols, rows = kids.rows;
+// grid_children_hit, lane by lane, for the children `kids` of a node (level >= 1) whose boxes are
+// their lines' (grid_node_lines: a height field's always, a mesh's where its ranges say so), child k
+// = a + 2b's z range [zlo[k], zhi[k]], for the lanes `lanes` (those that entered the node): bit k of
+// the result where any lane enters child k, those lanes in child_lanes[k] and their entries in
+// entry[k]; entered(a, b) is called for each child entered. The children share their planes: three
+// columns and three rows, each plane's distances computed once. A child whose zlo[k] is a NaN (a
+// mesh's whose box reaches past its lines) is tested as off_lines(a, b, &entry[k]) tests it.
+template <class View, class Entered, class OffLines>
+inline uint32_t packet_children_on_lines(const View& g, const Packet& p, const detail::GridChildren& kids,
+                                         const float zlo[4], const float zhi[4], LaneBits lanes,
+                                         LaneBits child_lanes[4], LaneF entry[4], Entered&& entered,
+                                         OffLines&& off_lines) {
   const uint32_t x0 = kids.x[0], xm = kids.x[1], x1 = kids.x[2], y0 = kids.y[0], ym = kids.y[1], y1 = kids.y[2];
   const LaneF tx[3] = {lane_plane_t(g.xs, x0, p.org[0], p.inv_x), lane_plane_t(g.xs, xm, p.org[0], p.inv_x),
                        lane_plane_t(g.xs, x1, p.org[0], p.inv_x)};
   const LaneF ty[3] = {lane_plane_t(g.ys, y0, p.org[1], p.inv_y), lane_plane_t(g.ys, ym, p.org[1], p.inv_y),
                        lane_plane_t(g.ys, y1, p.org[1], p.inv_y)};
   const bool neg_x = p.near_x != 0, neg_y = p.near_y != 0;
+  uint32_t mask = 0;
+  for (uint32_t b = 0; b < kids.rows; ++b)
+    for (uint32_t a = 0; a < kids.cols; ++a) {
+      const uint32_t k = a + 2 * b;
+      if (zlo[k] != zlo[k]) {
+        child_lanes[k] = off_lines(a, b, &entry[k]);
+        mask |= (child_lanes[k] ? 1u : 0u) << k;
+        if (child_lanes[k]) entered(a, b);
+        continue;
+      }
+      const LaneF &nx = neg_x ? tx[a + 1] : tx[a], &fx = neg_x ? tx[a] : tx[a + 1];
+      const LaneF &ny = neg_y ? ty[b + 1] : ty[b], &fy = neg_y ? ty[b] : ty[b + 1];
+      // The z slab taken after x and y, for every lane: a lane x and y keep out the z slab keeps
+      // out too (it only raises the entry and lowers the exit), so the bits are grid_box_hit's, which
+      // tests x and y first only to load no z range for such a ray.
+      LaneF near_xy, far_xy;
+      slab_near_far(nx, fx, ny, fy, p.tmin, p.best_t, p.tmin, p.best_t, &near_xy, &far_xy);
+      child_lanes[k] = packet_grid_box_z(p, zlo[k], zhi[k], near_xy, far_xy, lanes, &entry[k]);
+      mask |= (child_lanes[k] ? 1u : 0u) << k;
+      if (child_lanes[k]) entered(a, b);
+    }
+  return mask;
+}
+
+// grid_children_hit, lane by lane: the children of node (level, i, j), level >= 1, for the lanes
+// `lanes` (those that entered it), as packet_children_on_lines gives them.
+inline uint32_t packet_grid_children(const GridView& g, const Packet& p, uint32_t level, uint32_t i, uint32_t j,
+                                     LaneBits lanes, LaneBits child_lanes[4], LaneF entry[4]) {
+  const detail::GridChildren kids = detail::grid_children(g.cells_x, g.cells_y, level, i, j);
+  const uint32_t c = kids.c, ci = kids.ci, cj = kids.cj, cols = kids.cols, rows = kids.rows;
   // The children's z ranges, child k in zlo[k], zhi[k], all loaded before any test, so that their
   // cache misses overlap (loaded after each child's x and y test, they came one after the other).
   // Children that are cells: from their (up to) 3 x 3 corners' z, each loaded once (past the grid's
@@ -136,22 +170,11 @@ inline uint32_t packet_grid_children(const GridView& g, const Packet& p, uint32_
     for (uint32_t b = 0; b < rows; ++b)
       for (uint32_t a = 0; a < cols; ++a) detail::grid_node_z(g, c, ci + a, cj + b, &zlo[a + 2 * b], &zhi[a + 2 * b]);
   }
-  uint32_t mask = 0;
-  for (uint32_t b = 0; b < rows; ++b)
-    for (uint32_t a = 0; a < cols; ++a) {
-      const uint32_t k = a + 2 * b;
-      const LaneF &nx = neg_x ? tx[a + 1] : tx[a], &fx = neg_x ? tx[a] : tx[a + 1];
-      const LaneF &ny = neg_y ? ty[b + 1] : ty[b], &fy = neg_y ? ty[b] : ty[b + 1];
-      // The z slab taken after x and y, for every lane: a lane x and y keep out the z slab keeps
-      // out too (it only raises the entry and lowers the exit), so the bits are grid_box_hit's, which
-      // tests x and y first only to load no z range for such a ray.
-      LaneF near_xy, far_xy;
-      slab_near_far(nx, fx, ny, fy, p.tmin, p.best_t, p.tmin, p.best_t, &near_xy, &far_xy);
-      child_lanes[k] = packet_grid_box_z(p, zlo[k], zhi[k], near_xy, far_xy, lanes, &entry[k]);
-      mask |= (child_lanes[k] ? 1u : 0u) << k;
-      if (child_lanes[k] && c > 0) prefetch_grid_below(g, c, ci + a, cj + b);
-    }
-  return mask;
+  const auto entered = [&](uint32_t a, uint32_t b) {
+    if (c > 0) prefetch_grid_below(g, c, ci + a, cj + b);
+  };
+  const auto never = [](uint32_t, uint32_t, LaneF*) { return LaneBits(0); };  // its z ranges are numbers
+  return packet_children_on_lines(g, p, kids, zlo, zhi, lanes, child_lanes, entry, entered, never);
 }
 
 // grid_cell for the lanes `lanes`: cell (ix, iy)'s two triangles, (s00, s11, s10) and (s00, s11,
@@ -204,9 +227,9 @@ inline LaneBits packet_grid_node(const GridMeshView& g, const Packet& p, uint32_
 
 // Fetches into the cache what testing the children of a mesh's node (level, i, j) reads, as
 // prefetch_grid_below does for a height field: level 1, the lines of its cells' 3 x 3 vertices;
-// above, the two rows of its children's stored boxes.
+// above, the two rows of its children's z ranges.
 inline void prefetch_mesh_below(const GridMeshView& g, uint32_t level, uint32_t i, uint32_t j) {
-  if (level == 1) {  // its cells' (up to) 3 x 3 vertices: their lines
+  if (level == 1) {
     const uint32_t row = g.cells_y + 1, r1 = 2 * i + 2 <= g.cells_x ? 2 * i + 2 : g.cells_x;
     const uint32_t c0 = 2 * j, c1 = 2 * j + 2 <= g.cells_y ? 2 * j + 2 : g.cells_y;
     for (uint32_t r = 2 * i; r <= r1; ++r) {
@@ -217,30 +240,31 @@ inline void prefetch_mesh_below(const GridMeshView& g, uint32_t level, uint32_t 
   }
   const uint32_t c = level - 1;
   const uint64_t first = g.node_index(c, 2 * i, 2 * j);
-  __builtin_prefetch(g.boxes + 6 * first);
-  __builtin_prefetch(g.boxes + 6 * first + 11);  // the second child's last float
-  if (2 * j + 1 < grid_level_size(g.cells_y, c)) {
-    const uint64_t below = first + grid_level_size(g.cells_x, c);
-    __builtin_prefetch(g.boxes + 6 * below);
-    __builtin_prefetch(g.boxes + 6 * below + 11);
-  }
+  __builtin_prefetch(g.ranges + 2 * first);
+  if (2 * j + 1 < grid_level_size(g.cells_y, c))
+    __builtin_prefetch(g.ranges + 2 * (first + grid_level_size(g.cells_x, c)));
 }
 
-// GridOps<GridMeshView>::children_hit, lane by lane (as packet_grid_children).
+// GridOps<GridMeshView>::children_hit, lane by lane: the children's z ranges loaded at once, then
+// the height field's test (packet_children_on_lines), a child whose box reaches past its lines
+// tested with its box (grid_range_box).
 inline uint32_t packet_grid_children(const GridMeshView& g, const Packet& p, uint32_t level, uint32_t i, uint32_t j,
                                      LaneBits lanes, LaneBits child_lanes[4], LaneF entry[4]) {
-  const uint32_t c = level - 1;
-  const uint32_t cols = 2 * i + 1 < grid_level_size(g.cells_x, c) ? 2 : 1;
-  const uint32_t rows = 2 * j + 1 < grid_level_size(g.cells_y, c) ? 2 : 1;
-  uint32_t mask = 0;
-  for (uint32_t b = 0; b < rows; ++b)
-    for (uint32_t a = 0; a < cols; ++a) {
-      const uint32_t k = a + 2 * b;
-      child_lanes[k] = packet_grid_node(g, p, c, 2 * i + a, 2 * j + b, lanes, &entry[k]);
-      mask |= (child_lanes[k] ? 1u : 0u) << k;
-      if (child_lanes[k]) prefetch_mesh_below(g, c, 2 * i + a, 2 * j + b);
+  const detail::GridChildren kids = detail::grid_children(g.cells_x, g.cells_y, level, i, j);
+  const uint32_t c = kids.c;
+  float zlo[4] = {}, zhi[4] = {};
+  for (uint32_t b = 0; b < kids.rows; ++b)
+    for (uint32_t a = 0; a < kids.cols; ++a) {
+      const uint64_t node = g.node_index(c, kids.ci + a, kids.cj + b);
+      zlo[a + 2 * b] = load_readonly(g.ranges + 2 * node), zhi[a + 2 * b] = load_readonly(g.ranges + 2 * node + 1);
     }
-  return mask;
+  const auto entered = [&](uint32_t a, uint32_t b) { prefetch_mesh_below(g, c, kids.ci + a, kids.cj + b); };
+  const auto off_lines = [&](uint32_t a, uint32_t b, LaneF* e) {
+    float bmin[3], bmax[3];
+    detail::grid_range_box(g, c, kids.ci + a, kids.cj + b, zlo[a + 2 * b], zhi[a + 2 * b], bmin, bmax);
+    return packet_mesh_box(p, bmin, bmax, lanes, e);
+  };
+  return packet_children_on_lines(g, p, kids, zlo, zhi, lanes, child_lanes, entry, entered, off_lines);
 }
 
 // The cells of node (1, i, j) for the lanes `lanes` that entered it, as grid_walk visits them, their

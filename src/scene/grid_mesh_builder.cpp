@@ -19,7 +19,8 @@ GridMeshView GridMeshData::view() const {
   g.ys = ys.data();
   g.lines = lines.data();
   g.moved_xy = moved_xy.data();
-  g.boxes = boxes.data();
+  g.ranges = ranges.data();
+  g.side_boxes = side_boxes.data();
   g.reach = reach.data();
   g.zero_area = zero_area.empty() ? nullptr : zero_area.data();
   g.lookup = lookup;
@@ -331,7 +332,10 @@ bool build_grid_mesh_terrain(const float* vertices, uint64_t num_vertices, const
   };
   fill_reach(g.cells_x, rows, cols, 0, true, g.reach.data());
   fill_reach(g.cells_y, cols, rows, 1, false, g.reach.data() + 2 * uint64_t(g.cells_x));
-  g.boxes.resize(6 * nodes);
+  // Every node's box (6 floats a node, as GridLevels lays nodes out), kept while the levels above
+  // are made from it; then each node's z range where its box is its lines', else its box on the side.
+  std::vector<float> boxes(6 * nodes), side;
+  g.ranges.resize(2 * nodes);
   const GridMeshView view = g.view();  // level 0's boxes, from the vertices
   for (uint32_t l = 1; l <= g.top; ++l) {
     const uint32_t w = grid_level_size(g.cells_x, l), h = grid_level_size(g.cells_y, l);
@@ -346,7 +350,7 @@ bool build_grid_mesh_terrain(const float* vertices, uint64_t num_vertices, const
             if (l == 1) {
               detail::grid_node_box(view, 0, ci, cj, bmin, bmax);
             } else {
-              const float* b = &g.boxes[6 * g.node_index(l - 1, ci, cj)];
+              const float* b = &boxes[6 * g.node_index(l - 1, ci, cj)];
               for (int a = 0; a < 3; ++a) bmin[a] = b[a], bmax[a] = b[3 + a];
             }
             for (int a = 0; a < 3; ++a) {
@@ -355,11 +359,25 @@ bool build_grid_mesh_terrain(const float* vertices, uint64_t num_vertices, const
             }
             first = false;
           }
-        float* b = &g.boxes[6 * g.node_index(l, i, j)];
+        const uint64_t node = g.node_index(l, i, j);
+        float* b = &boxes[6 * node];
         for (int a = 0; a < 3; ++a) b[a] = lo[a], b[3 + a] = hi[a];
+        uint32_t x0, x1, y0, y1;
+        detail::grid_node_lines(g, l, i, j, &x0, &x1, &y0, &y1);
+        const float lines[4] = {g.xs[x0], g.ys[y0], g.xs[x1], g.ys[y1]}, box[4] = {lo[0], lo[1], hi[0], hi[1]};
+        bool on_lines = true;  // compared by their bits: the box test then reads the very floats
+        for (int a = 0; a < 4; ++a) on_lines = on_lines && bits_from_float(lines[a]) == bits_from_float(box[a]);
+        if (on_lines) {
+          g.ranges[2 * node] = lo[2], g.ranges[2 * node + 1] = hi[2];
+        } else {
+          g.ranges[2 * node] = quiet_nan_();
+          g.ranges[2 * node + 1] = float_from_bits(uint32_t(side.size() / 6));
+          side.insert(side.end(), b, b + 6);
+        }
       }
   }
-  mark_alone_cells(view, 16 * uint64_t(g.cells_x) * g.cells_y + 1024, &g);
+  g.side_boxes.assign(side.begin(), side.end());
+  mark_alone_cells(g.view(), 16 * uint64_t(g.cells_x) * g.cells_y + 1024, &g);
   *out = std::move(g);
   return true;
 }

@@ -1,7 +1,7 @@
 // The grid kind of a grid-topology mesh (core/grid_mesh_terrain.h): recognises the layout
 // convert_heightfield_to_trimesh gives (legged_gym, IsaacLab) in a mesh's arrays, splits its
 // vertices into the rows' x, the columns' y, the z and the moved ones, and builds its pyramid of
-// boxes. O(triangles) time.
+// z ranges (and boxes where they reach past their lines). O(triangles) time.
 #pragma once
 
 #include <cstdint>
@@ -22,13 +22,15 @@ struct GridMeshData : GridLevels {
         ys(TrackedAllocator<float>(ledger, MemoryTag::kGridSamples)),
         lines(TrackedAllocator<uint32_t>(ledger, MemoryTag::kGridSamples)),
         moved_xy(TrackedAllocator<float>(ledger, MemoryTag::kGridSamples)),
-        boxes(TrackedAllocator<float>(ledger, MemoryTag::kGridPyramid)),
+        ranges(TrackedAllocator<float>(ledger, MemoryTag::kGridPyramid)),
+        side_boxes(TrackedAllocator<float>(ledger, MemoryTag::kGridPyramid)),
         reach(TrackedAllocator<float>(ledger, MemoryTag::kGridSamples)),
         zero_area(TrackedAllocator<uint32_t>(ledger, MemoryTag::kGridSamples)) {}
   TrackedVector<float> xs, ys;        // (rows), (cols) GridMeshView::xs, ys
   TrackedVector<uint32_t> lines;      // (16 ceil(rows cols / 14)) GridMeshView::lines: z and flags
   TrackedVector<float> moved_xy;      // (moved vertices x 2)
-  TrackedVector<float> boxes;         // (6 x nodes above the cells)
+  TrackedVector<float> ranges;        // (2 x nodes above the cells) GridMeshView::ranges
+  TrackedVector<float> side_boxes;    // (6 x nodes marked in ranges) GridMeshView::side_boxes
   TrackedVector<float> reach;         // (2 cells_x + 2 cells_y) GridMeshView::reach
   TrackedVector<uint32_t> zero_area;  // (ceil(triangles / 32)) a bit per zero-area triangle; empty if none
   bool lookup = false;                // GridMeshView::lookup
@@ -36,8 +38,8 @@ struct GridMeshData : GridLevels {
 
   GridMeshView view() const;
   uint64_t bytes() const {
-    return 4 *
-           (xs.size() + ys.size() + lines.size() + moved_xy.size() + boxes.size() + reach.size() + zero_area.size());
+    return 4 * (xs.size() + ys.size() + lines.size() + moved_xy.size() + ranges.size() + side_boxes.size() +
+                reach.size() + zero_area.size());
   }
 };
 

@@ -133,6 +133,10 @@ TEMPLATE_TEST_CASE("legged_gym's grid meshes: the grid gives the BVH's t and tri
     if (threshold >= 0) CHECK(moved > 50);  // the walls are there to be hit
     check_mesh<TestType>(m, "parkour 96 x 41", 20000);
   }
+  // Mirrored in x: the rows' x decrease, so no node's box is its lines' (every one in the side table).
+  wr_tools::TriangleMesh mirrored = wr_tools::convert_heightfield_to_trimesh(f, 0.1, 0.005, 0.75);
+  for (size_t k = 0; k < mirrored.vertices.size(); k += 3) mirrored.vertices[k] = -mirrored.vertices[k];
+  check_mesh<TestType>(mirrored, "parkour 96 x 41 mirrored in x", 20000);
 }
 
 namespace {
@@ -182,6 +186,42 @@ uint64_t check_alone(const wr::GridMeshData& grid) {
   return marked;
 }
 
+// Every node above the cells of the mesh `m`'s grid: its box (grid_stored_box: its lines' x and y and
+// its z range, or its box in the side table) against the box of the vertices under it, computed here
+// from the mesh's arrays; a node whose box reaches past its lines must be in the side table. Returns
+// how many nodes are.
+uint64_t check_node_boxes(const wr_tools::TriangleMesh& m, const wr::GridMeshData& grid) {
+  const wr::GridMeshView view = grid.view();
+  const uint64_t cols = uint64_t(grid.cells_y) + 1;
+  uint64_t side = 0, wrong = 0, nodes = 0;
+  for (uint32_t l = 1; l <= grid.top; ++l)
+    for (uint32_t j = 0; j < wr::grid_level_size(grid.cells_y, l); ++j)
+      for (uint32_t i = 0; i < wr::grid_level_size(grid.cells_x, l); ++i) {
+        uint32_t x0, x1, y0, y1;
+        wr::detail::grid_node_lines(view, l, i, j, &x0, &x1, &y0, &y1);
+        float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+        for (uint64_t r = x0; r <= x1; ++r)
+          for (uint64_t c = y0; c <= y1; ++c)
+            for (int a = 0; a < 3; ++a) {
+              lo[a] = std::min(lo[a], m.vertices[3 * (r * cols + c) + a]);
+              hi[a] = std::max(hi[a], m.vertices[3 * (r * cols + c) + a]);
+            }
+        float bmin[3], bmax[3];
+        wr::detail::grid_stored_box(view, l, i, j, bmin, bmax);
+        for (int a = 0; a < 3; ++a) wrong += bmin[a] != lo[a] || bmax[a] != hi[a];
+        const bool on_side = std::isnan(view.ranges[2 * view.node_index(l, i, j)]);
+        const bool past_lines =
+            lo[0] != grid.xs[x0] || hi[0] != grid.xs[x1] || lo[1] != grid.ys[y0] || hi[1] != grid.ys[y1];
+        wrong += past_lines && !on_side;
+        side += on_side;
+        ++nodes;
+      }
+  CHECK(wrong == 0);
+  CHECK(nodes == grid.ranges.size() / 2);
+  CHECK(grid.side_boxes.size() == 6 * side);
+  return side;
+}
+
 }  // namespace
 
 TEST_CASE(
@@ -196,6 +236,8 @@ TEST_CASE(
     CHECK(grid.moved_xy.empty() == (threshold < 0));  // without a threshold no vertex moves
     CHECK(grid.lookup);
     check_vertices(m, grid);
+    const uint64_t side = check_node_boxes(m, grid);
+    CHECK((threshold < 0 ? side == 0 : side > 0));  // moved vertices reach past some nodes' lines
     const uint64_t alone = check_alone(grid);
     if (threshold < 0) CHECK(alone == uint64_t(grid.cells_x) * grid.cells_y);
     CHECK(alone > uint64_t(grid.cells_x) * grid.cells_y / 2);
@@ -220,6 +262,7 @@ TEST_CASE(
                                       &grid));
   CHECK(grid.moved_xy.size() / 2 > m.vertices.size() / 3 / 3);
   check_vertices(m, grid);
+  CHECK(check_node_boxes(m, grid) > 0);
   check_alone(grid);
   check_mesh<wr::HostTraversal>(m, "jittered parkour 70 x 37", 20000);
   check_mesh<wr::GpuTraversal>(m, "jittered parkour 70 x 37", 20000);
@@ -234,12 +277,13 @@ TEST_CASE("a grid mesh is recognised only in convert_heightfield_to_trimesh's la
   CHECK(grid.cells_x == 11);
   CHECK(grid.cells_y == 8);
   // 4 bytes a vertex row and column, a 64-byte line per 14 vertices (their z and flags), 8 per moved
-  // vertex, 8 a row and a column of cells, 24 a node above the cells, and a bit per triangle where
-  // some have zero area.
+  // vertex, 8 a row and a column of cells, 8 a node above the cells and 24 more for those whose box
+  // reaches past their lines, and a bit per triangle where some have zero area.
   const uint64_t moved = grid.moved_xy.size() / 2;
   CHECK(moved > 0);
   CHECK(grid.bytes() == 4 * (12 + 9) + 64 * ((12 * 9 + 13) / 14) + 8 * moved + 8 * (11 + 8) +
-                            24 * (6 * 4 + 3 * 2 + 2 * 1 + 1) + 4 * grid.zero_area.size());
+                            8 * (6 * 4 + 3 * 2 + 2 * 1 + 1) + 24 * check_node_boxes(m, grid) +
+                            4 * grid.zero_area.size());
   wr_tools::TriangleMesh swapped = m;  // one triangle's corners in another order
   std::swap(swapped.indices[7], swapped.indices[8]);
   CHECK_FALSE(wr::build_grid_mesh_terrain(swapped.vertices.data(), swapped.vertices.size() / 3, swapped.indices.data(),
