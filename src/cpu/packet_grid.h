@@ -113,9 +113,9 @@ inline void grid_cells_z(const float z[3][3], float zmin[4], float zmax[4]) {
 // = a + 2b's z range [zlo[k], zhi[k]], for the lanes `lanes` (those that entered the node): bit k of
 // the result where any lane enters child k, those lanes in child_lanes[k] and their entries in
 // entry[k]; entered(a, b) is called for each child entered. The children share their planes: three
-// columns and three rows, each plane's distances computed once. A child whose zlo[k] is a NaN (a
-// mesh's whose box reaches past its lines) is tested as off_lines(a, b, &entry[k]) tests it.
-template <class View, class Entered, class OffLines>
+// columns and three rows, each plane's distances computed once. kOffLines: a child whose zlo[k] is a
+// NaN (a mesh's whose box reaches past its lines) is tested as off_lines(a, b, &entry[k]) tests it.
+template <bool kOffLines, class View, class Entered, class OffLines>
 inline uint32_t packet_children_on_lines(const View& g, const Packet& p, const detail::GridChildren& kids,
                                          const float zlo[4], const float zhi[4], LaneBits lanes,
                                          LaneBits child_lanes[4], LaneF entry[4], Entered&& entered,
@@ -130,7 +130,7 @@ inline uint32_t packet_children_on_lines(const View& g, const Packet& p, const d
   for (uint32_t b = 0; b < kids.rows; ++b)
     for (uint32_t a = 0; a < kids.cols; ++a) {
       const uint32_t k = a + 2 * b;
-      if (zlo[k] != zlo[k]) {
+      if (kOffLines && zlo[k] != zlo[k]) {
         child_lanes[k] = off_lines(a, b, &entry[k]);
         mask |= (child_lanes[k] ? 1u : 0u) << k;
         if (child_lanes[k]) entered(a, b);
@@ -173,8 +173,8 @@ inline uint32_t packet_grid_children(const GridView& g, const Packet& p, uint32_
   const auto entered = [&](uint32_t a, uint32_t b) {
     if (c > 0) prefetch_grid_below(g, c, ci + a, cj + b);
   };
-  const auto never = [](uint32_t, uint32_t, LaneF*) { return LaneBits(0); };  // its z ranges are numbers
-  return packet_children_on_lines(g, p, kids, zlo, zhi, lanes, child_lanes, entry, entered, never);
+  const auto none = [](uint32_t, uint32_t, LaneF*) { return LaneBits(0); };  // every box is its lines'
+  return packet_children_on_lines<false>(g, p, kids, zlo, zhi, lanes, child_lanes, entry, entered, none);
 }
 
 // grid_cell for the lanes `lanes`: cell (ix, iy)'s two triangles, (s00, s11, s10) and (s00, s11,
@@ -264,7 +264,7 @@ inline uint32_t packet_grid_children(const GridMeshView& g, const Packet& p, uin
     detail::grid_range_box(g, c, kids.ci + a, kids.cj + b, zlo[a + 2 * b], zhi[a + 2 * b], bmin, bmax);
     return packet_mesh_box(p, bmin, bmax, lanes, e);
   };
-  return packet_children_on_lines(g, p, kids, zlo, zhi, lanes, child_lanes, entry, entered, off_lines);
+  return packet_children_on_lines<true>(g, p, kids, zlo, zhi, lanes, child_lanes, entry, entered, off_lines);
 }
 
 // The cells of node (1, i, j) for the lanes `lanes` that entered it, as grid_walk visits them, their
