@@ -6,7 +6,8 @@
 // by one cell in x or y to make vertical walls (legged_gym: terrain_utils.py,
 // convert_heightfield_to_trimesh; Rudin et al., "Learning to Walk in Minutes Using Massively
 // Parallel Deep Reinforcement Learning", CoRL 2021). So the vertices are kept as given, a cell's
-// box is that of its own four vertices, and every node above keeps its whole box.
+// box is that of its own four vertices, and every node above has its whole box (below: most are
+// their lines' with a z range, the others are kept whole).
 //
 // Layout (what scene/grid_mesh_builder.cpp recognises): rows x cols vertices, vertex (r, c) at
 // r cols + c; cell (r, c) of (rows - 1) x (cols - 1) holds triangles 2 (r (cols - 1) + c) + 0 =
@@ -227,7 +228,7 @@ WR_HD void grid_range_box(const GridMeshView& g, uint32_t level, uint32_t i, uin
   bmax[0] = load_readonly(g.xs + x1), bmax[1] = load_readonly(g.ys + y1), bmax[2] = zmax;
 }
 
-// The stored box of node (level, i, j), level >= 1.
+// The box of node (level, i, j), level >= 1, from its z range (GridMeshView::ranges).
 WR_HD void grid_stored_box(const GridMeshView& g, uint32_t level, uint32_t i, uint32_t j, float bmin[3],
                            float bmax[3]) {
   const uint64_t node = g.node_index(level, i, j);
@@ -235,7 +236,7 @@ WR_HD void grid_stored_box(const GridMeshView& g, uint32_t level, uint32_t i, ui
                  bmax);
 }
 
-// The box of node (level, i, j): a cell's from its four vertices, a node above as stored.
+// The box of node (level, i, j): a cell's from its four vertices, a node above from its z range.
 WR_HD void grid_node_box(const GridMeshView& g, uint32_t level, uint32_t i, uint32_t j, float bmin[3], float bmax[3]) {
   if (level == 0) {
     Vec3 v[4];
@@ -258,7 +259,7 @@ struct GridOps<GridMeshView> {
   }
 
   // The children of node (level, i, j), level >= 2 (a level-1 node's cells: `cells`), from their
-  // stored boxes: child (2i + a, 2j + b) is bit a + 2b.
+  // boxes (grid_stored_box): child (2i + a, 2j + b) is bit a + 2b.
   template <class Variant>
   static WR_HD uint32_t children_hit(const GridMeshView& g, const RayBox& rb, uint32_t level, uint32_t i, uint32_t j,
                                      float tmin, float tmax, float entry[4]) {

@@ -1,14 +1,15 @@
 // Packet traversal of the grid terrain kinds (core/grid_terrain.h: a height field's;
-// core/grid_mesh_terrain.h: a grid-topology mesh's, its boxes stored) for the CPU backend's camera
+// core/grid_mesh_terrain.h: a grid-topology mesh's, boxes of its own) for the CPU backend's camera
 // tiles: the rays of a packet (packet_traversal.h: one origin, one per SIMD lane) walk the grid's
 // min-max pyramid together, as the BVH's packets walk its tree (Wald, Slusallek, Benthin, Wagner
 // 2001), and test the cells they reach with the packet's watertight test.
 //
 // Exactness: each lane computes what the kind's trace_terrain computes for its ray, operation for
-// operation: a node's slab distances from the same column and row planes (a mesh: its stored box),
-// its z range from the same samples or pyramid floats, the robust box test with the lane's closest
-// hit so far as tmax, and a cell's two triangles from the same corner floats in the same order and
-// with the same tie rule (grid_cell, GridOps<GridMeshView>::cell). A lane takes hits only in cells
+// operation: a node's slab distances from the same column and row planes (a mesh node off its
+// lines: from its box in the side table), its z range from the same samples or pyramid floats, the
+// robust box test with the lane's closest hit so far as tmax, and a cell's two triangles from the
+// same corner floats in the same order and with the same tie rule (grid_cell,
+// GridOps<GridMeshView>::cell). A lane takes hits only in cells
 // whose box it enters, with every ancestor's (a node's box holds its children's: the same nesting
 // that makes the walk's result the BVH's, whatever its order). The packet starts at the lowest level
 // whose (up to) 2 x 2 nodes cover every lane's cells: for a lane those nodes hold the ones its own
@@ -208,7 +209,7 @@ inline void near_first_cells(const Packet& p, LaneBits lanes, uint32_t cols, uin
   order[3] = (1 - a0) + 2 * (1 - b0);
 }
 
-// A grid-topology mesh's (core/grid_mesh_terrain.h) node and children tests, from its stored boxes.
+// A grid-topology mesh's (core/grid_mesh_terrain.h) node and children tests.
 
 // intersect_ray_box on the box [bmin, bmax], lane by lane, for lanes that share their direction signs
 // (packet_hits_bounds; kept a function of its own: inlined into the mesh's callers it measured slower).
@@ -404,9 +405,9 @@ inline void packet_grid_cells(const GridMeshView& g, uint32_t i, uint32_t j, Lan
 // ---- The walk, for either kind (View: GridView or GridMeshView) ----
 
 // grid_walk for the lanes `lanes` through node (start_level, i, j) and its subtree, as trace_packet
-// walks a BVH: a node's children tested at once, the one entered nearest (by the entry of its first
-// lane: the order only matters for speed) visited next and the others pushed, farther first; a
-// popped node keeps the lanes that entered it within their closest hit so far.
+// walks a BVH: a node's children tested at once, the nearest one entered (in the order the lanes'
+// shared signs give: the order only matters for speed) visited next and the others pushed, farther
+// first; a popped node keeps the lanes that entered it within their closest hit so far.
 template <bool kUniform, class View>
 void packet_grid_walk(const View& g, uint32_t start_level, uint32_t start_i, uint32_t start_j, LaneBits lanes,
                       Packet* p) {
