@@ -102,8 +102,8 @@ void BM_Camera(benchmark::State& state) {
 }
 
 // A Velodyne VLP-16-like LiDAR (16 channels over [-15, 15] degrees, 900 azimuths over 360, 100 m)
-// as a pattern sensor at N = 256, 1.6 m over the field (the camera's poses): its packets share the
-// sensor's origin, but most of them hold rays of opposite x or y direction signs.
+// as a pattern sensor at N = 256, 1.6 m over the field (the camera's poses), traced as a one-row
+// camera: its packets are rows of consecutive azimuths of one channel, sharing the sensor's origin.
 template <int kKind>
 void BM_Lidar(benchmark::State& state) {
   Scenes& s = scenes();

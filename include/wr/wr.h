@@ -249,8 +249,9 @@ typedef enum wr_heightfield_layout {
                       kernel. A field whose columns or rows float cannot tell apart (an
                       origin far from 0 against a small spacing) or with more than 2^23 cells
                       along a side has no grid.
-     WR_TERRAIN_AUTO  (0, the default) the kind the library finds fastest for cameras: today the
-                      BVH. Choose WR_TERRAIN_GRID where memory or height scans matter most. */
+     WR_TERRAIN_AUTO  (0, the default) the BVH today: on the CPU the grid traces cameras about as
+                      fast and LiDAR rows more slowly, and its speed on a GPU is not yet measured.
+                      Choose WR_TERRAIN_GRID where memory or height scans matter most. */
 typedef enum wr_terrain_kind { WR_TERRAIN_AUTO = 0, WR_TERRAIN_BVH = 1, WR_TERRAIN_GRID = 2 } wr_terrain_kind;
 
 typedef struct wr_heightfield_desc {

@@ -202,14 +202,20 @@ WR_HD uint32_t grid_zero_area_marks(const GridMeshView& g, uint32_t r, uint32_t 
   return g.zero_area ? load_readonly(g.zero_area + first / 32) >> (first % 32) & 3u : 0u;
 }
 
+// The extent of four corners' x (or y) a, b, c, d, taken in that order. A template over the number
+// type, as grid_cell_z: the CPU packets run it on the four cells of a node at once.
+template <class F>
+WR_HD void grid_corners_extent(F a, F b, F c, F d, F* lo, F* hi) {
+  *lo = *hi = a;
+  *lo = b < *lo ? b : *lo, *hi = b > *hi ? b : *hi;
+  *lo = c < *lo ? c : *lo, *hi = c > *hi ? c : *hi;
+  *lo = d < *lo ? d : *lo, *hi = d > *hi ? d : *hi;
+}
+
 // The box of the four vertices a, b, c, d.
 WR_HD void grid_corners_box(Vec3 a, Vec3 b, Vec3 c, Vec3 d, float bmin[3], float bmax[3]) {
-  const Vec3 v[4] = {a, b, c, d};
-  bmin[0] = bmax[0] = a.x, bmin[1] = bmax[1] = a.y;
-  for (int k = 1; k < 4; ++k) {
-    bmin[0] = v[k].x < bmin[0] ? v[k].x : bmin[0], bmax[0] = v[k].x > bmax[0] ? v[k].x : bmax[0];
-    bmin[1] = v[k].y < bmin[1] ? v[k].y : bmin[1], bmax[1] = v[k].y > bmax[1] ? v[k].y : bmax[1];
-  }
+  grid_corners_extent(a.x, b.x, c.x, d.x, &bmin[0], &bmax[0]);
+  grid_corners_extent(a.y, b.y, c.y, d.y, &bmin[1], &bmax[1]);
   grid_cell_z(a.z, b.z, c.z, d.z, &bmin[2], &bmax[2]);
 }
 

@@ -97,9 +97,11 @@ WR_HD float grid_z(const GridView& g, uint64_t ix, uint64_t iy) {
 }
 
 // The z range of a cell whose corners (ix, iy), (ix + 1, iy), (ix, iy + 1), (ix + 1, iy + 1) have z
-// a, b, c, d.
-WR_HD void grid_cell_z(float a, float b, float c, float d, float* zmin, float* zmax) {
-  const float lo0 = a < b ? a : b, lo1 = c < d ? c : d, hi0 = a < b ? b : a, hi1 = c < d ? d : c;
+// a, b, c, d. A template over the number type, as slab_near_far: the CPU packets (src/cpu/
+// packet_grid.h) run these selects on the four cells of a node at once, one lane each.
+template <class F>
+WR_HD void grid_cell_z(F a, F b, F c, F d, F* zmin, F* zmax) {
+  const F lo0 = a < b ? a : b, lo1 = c < d ? c : d, hi0 = a < b ? b : a, hi1 = c < d ? d : c;
   *zmin = lo0 < lo1 ? lo0 : lo1;
   *zmax = hi0 < hi1 ? hi1 : hi0;
 }

@@ -86,26 +86,19 @@ inline void prefetch_grid_below(const GridView& g, uint32_t level, uint32_t i, u
   if (2 * j + 1 < h) __builtin_prefetch(g.bounds + 2 * (first + w));
 }
 
-// The four cells of a level-1 node, cell k = a + 2b in lane k.
+// The four cells of a level-1 node, cell k = a + 2b in lane k: core's selects on them (grid_cell_z,
+// grid_corners_extent) run as vector operations, which take no branch (written out on scalars, a
+// pair's minimum and maximum share one comparison, which compiles to branches that a rough
+// terrain's heights make unpredictable).
 typedef float Cells4 __attribute__((vector_size(16)));
 
-// grid_cell_z for the four cells at once, from the z of their corners (ix, iy), (ix + 1, iy), (ix,
-// iy + 1), (ix + 1, iy + 1): lane by lane grid_cell_z's selects. As vector operations they take no
-// branch; grid_cell_z's scalar form shares its comparisons between the minimum and the maximum,
-// which compiles to branches that a rough terrain's heights make unpredictable.
-inline void cells_z(Cells4 a, Cells4 b, Cells4 c, Cells4 d, Cells4* zmin, Cells4* zmax) {
-  const Cells4 lo0 = a < b ? a : b, lo1 = c < d ? c : d, hi0 = a < b ? b : a, hi1 = c < d ? d : c;
-  *zmin = lo0 < lo1 ? lo0 : lo1;
-  *zmax = hi0 < hi1 ? hi1 : hi0;
-}
-
-// A height field's level-1 node: its cells' z ranges (cells_z) from their corners' z, z[b][a] the
-// sample (ci + a, cj + b); cell k's in zmin[k], zmax[k].
+// A height field's level-1 node: its cells' z ranges (grid_cell_z) from their corners' z, z[b][a]
+// the sample (ci + a, cj + b); cell k's in zmin[k], zmax[k].
 inline void grid_cells_z(const float z[3][3], float zmin[4], float zmax[4]) {
   const Cells4 a{z[0][0], z[0][1], z[1][0], z[1][1]}, b{z[0][1], z[0][2], z[1][1], z[1][2]};
   const Cells4 c{z[1][0], z[1][1], z[2][0], z[2][1]}, d{z[1][1], z[1][2], z[2][1], z[2][2]};
   Cells4 lo, hi;
-  cells_z(a, b, c, d, &lo, &hi);
+  detail::grid_cell_z(a, b, c, d, &lo, &hi);
   for (int k = 0; k < 4; ++k) zmin[k] = lo[k], zmax[k] = hi[k];
 }
 
@@ -344,21 +337,22 @@ inline void packet_grid_cell(const GridMeshView& g, uint32_t r, uint32_t c, Lane
 }
 
 // A mesh's level-1 node: its cells' boxes, cell k's [bmin[k], bmax[k]], from the vertices v[a][b] of
-// (ci + a, cj + b): lane by lane grid_corners_box's selects (its z: cells_z), as vector operations.
+// (ci + a, cj + b): grid_corners_box on the four cells at once.
 inline void grid_cells_box(const Vec3 v[3][3], float bmin[4][3], float bmax[4][3]) {
   // Cell k's corner (a + da, b + db), lane by lane.
   const auto corner = [&](int da, int db, float Vec3::*axis) {
     return Cells4{v[da][db].*axis, v[1 + da][db].*axis, v[da][1 + db].*axis, v[1 + da][1 + db].*axis};
   };
-  float Vec3::*const axes[3] = {&Vec3::x, &Vec3::y, &Vec3::z};
   Cells4 lo[3], hi[3];
-  for (int n = 0; n < 2; ++n) {
-    lo[n] = hi[n] = corner(0, 0, axes[n]);
-    const Cells4 others[3] = {corner(0, 1, axes[n]), corner(1, 0, axes[n]), corner(1, 1, axes[n])};
-    for (const Cells4& o : others) lo[n] = o < lo[n] ? o : lo[n], hi[n] = o > hi[n] ? o : hi[n];
+  float Vec3::*const axes[3] = {&Vec3::x, &Vec3::y, &Vec3::z};
+  for (int n = 0; n < 3; ++n) {
+    const Cells4 a = corner(0, 0, axes[n]), b = corner(0, 1, axes[n]), c = corner(1, 0, axes[n]),
+                 d = corner(1, 1, axes[n]);
+    if (n < 2)
+      detail::grid_corners_extent(a, b, c, d, &lo[n], &hi[n]);
+    else
+      detail::grid_cell_z(a, b, c, d, &lo[n], &hi[n]);
   }
-  cells_z(corner(0, 0, &Vec3::z), corner(0, 1, &Vec3::z), corner(1, 0, &Vec3::z), corner(1, 1, &Vec3::z), &lo[2],
-          &hi[2]);
   for (int k = 0; k < 4; ++k)
     for (int n = 0; n < 3; ++n) bmin[k][n] = lo[n][k], bmax[k][n] = hi[n][k];
 }
