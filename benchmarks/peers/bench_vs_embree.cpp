@@ -15,8 +15,9 @@
 //    after the commit (its BVH, leaves and its own copies of the vertex and index buffers, which
 //    it keeps, as we keep ours), and the peak while building.
 //  - Rays: N envs (--envs, default 256) share one camera (87 deg horizontal FOV, mount pitched
-//    30 deg down) at each resolution in {87x58, 106x60}. Bodies stand 0.35-0.65 m above the
-//    ground at random (x, y) with random yaw and +-5 deg pitch jitter (fixed seed). The ground
+//    30 deg down) at each resolution of --sizes (default 87x58 and 106x60). Bodies stand
+//    0.35-0.65 m above the ground at random (x, y) with random yaw and +-5 deg pitch jitter (fixed
+//    seed). The ground
 //    under each body is found once with wr_scene_intersect (untimed).
 //    Ours: wr_sensor_render with WR_DEPTH_RANGE (depth = ray t for unit directions).
 //    Embree: rays built from the conventions documented in wr.h, in float:
@@ -44,6 +45,7 @@
 // in embree_side.{h,cpp}, the timed builds and renders and the report in
 // timing_and_report.{h,cpp}, errors, clock, mesh, camera and poses in bench_common.{h,cpp}.
 #include <algorithm>
+#include <cstdio>
 #include <string>
 #include <thread>
 
@@ -59,6 +61,16 @@
 #ifndef WR_SOURCE_DIR
 #define WR_SOURCE_DIR "."
 #endif
+
+namespace {
+
+// "WxH" (each 1 to 4096, nothing after) into *w, *h.
+bool parse_size(const std::string& text, unsigned* w, unsigned* h) {
+  char tail = 0;
+  return std::sscanf(text.c_str(), "%ux%u%c", w, h, &tail) == 2 && *w >= 1 && *h >= 1 && *w <= 4096 && *h <= 4096;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace wr_bench;
@@ -81,7 +93,22 @@ int main(int argc, char** argv) {
   app.add_option("--seed", opt.seed, "pose seed")->capture_default_str();
   app.add_option("--embree-config", opt.embree_config, "extra rtcNewDevice config, e.g. frequency_level=simd512");
   app.add_option("--csv", opt.csv_path, "also write one CSV row per build and per render to FILE");
+  std::vector<std::string> sizes;
+  app.add_option("--sizes", sizes, "camera resolutions, WxH each (default: 87x58 106x60)")
+      ->delimiter(',')
+      ->check([](const std::string& v) {
+        unsigned w = 0, h = 0;
+        return parse_size(v, &w, &h) ? std::string() : "'" + v + "' is not WxH (1 to 4096 each)";
+      });
   CLI11_PARSE(app, argc, argv);
+  if (!sizes.empty()) {
+    opt.sizes.clear();
+    for (const std::string& v : sizes) {
+      unsigned w = 0, h = 0;
+      parse_size(v, &w, &h);  // checked above
+      opt.sizes.emplace_back(w, h);
+    }
+  }
 
   // ---- the scene, read once ----
   const auto t_read = Clock::now();
@@ -109,7 +136,7 @@ int main(int argc, char** argv) {
   Builds builds = time_builds(opt, mesh, context, device, monitor);
   print_builds(builds, mesh);
   const Renders renders = time_renders(opt, builds, context);
-  print_ratios(builds, renders, mesh);
+  print_ratios(opt, builds, renders, mesh);
   if (!opt.csv_path.empty()) write_csv(opt, builds, renders, mesh);
 
   for (RenderScene& rs : builds.embree_scenes) rtcReleaseScene(rs.scene);

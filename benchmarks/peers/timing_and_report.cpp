@@ -22,8 +22,6 @@ const EmbreeConfig kEmbreeConfigs[] = {
     {"MEDIUM, FLAG_COMPACT", RTC_BUILD_QUALITY_MEDIUM, RTC_SCENE_FLAG_COMPACT, false},
 };
 
-const std::vector<std::pair<uint32_t, uint32_t>> kResolutions = {{87, 58}, {106, 60}};
-
 }  // namespace
 
 // ---- agreement --------------------------------------------------------------------------------
@@ -192,7 +190,7 @@ Renders time_renders(const Options& opt, const Builds& built, wr_context context
   const float far_clip = opt.far_clip;
   const wr_scene scene = built.scene;
   const std::vector<RenderScene>& embree_scenes = built.embree_scenes;
-  const auto& resolutions = kResolutions;
+  const auto& resolutions = opt.sizes;
   Renders result;
   std::vector<RenderRow>& renders = result.rows;
   bool& all_agree = result.all_agree;
@@ -327,12 +325,12 @@ std::string format_ratio(double r) {
 }
 }  // namespace
 
-void print_ratios(const Builds& built, const Renders& result, const Mesh& mesh) {
+void print_ratios(const Options& opt, const Builds& built, const Renders& result, const Mesh& mesh) {
   const std::vector<BuildRow>& builds = built.rows;
   const std::vector<RenderRow>& renders = result.rows;
   const bool all_agree = result.all_agree;
   const std::vector<std::string>& failures = result.failures;
-  const auto& resolutions = kResolutions;
+  const auto& resolutions = opt.sizes;
   const double tris = double(mesh.num_triangles());
   std::printf("\n## Ratios\n\nRays per second, ours / Embree's (> 1: warp-raycaster traces faster):\n\n");
   std::printf(

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <embree3/rtcore.h>
@@ -26,6 +27,7 @@ struct Options {
   unsigned threads = 1;
   int reps = 15;  // the machines this runs on are shared: 15 makes the medians steady
   float far_clip = kInf;
+  std::vector<std::pair<uint32_t, uint32_t>> sizes = {{87, 58}, {106, 60}};  // camera width x height
 };
 
 struct BuildRow {
@@ -100,7 +102,7 @@ void print_builds(const Builds& builds, const Mesh& mesh);
 Renders time_renders(const Options& opt, const Builds& builds, wr_context context);
 
 // The "Ratios" section, the agreement verdict and the failure messages.
-void print_ratios(const Builds& builds, const Renders& renders, const Mesh& mesh);
+void print_ratios(const Options& opt, const Builds& builds, const Renders& renders, const Mesh& mesh);
 
 // One CSV row per build and per render into opt.csv_path.
 void write_csv(const Options& opt, const Builds& builds, const Renders& renders, const Mesh& mesh);
