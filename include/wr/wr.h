@@ -242,16 +242,17 @@ typedef enum wr_heightfield_layout {
                       Ihrke, Seidel 2008): a height field in under 7 bytes per sample (a base's
                       walls and bottom in a small BVH of their own), a grid-topology mesh in under
                       21; vertical rays (height scans) look their cell up directly, several times
-                      faster than the BVH; on the CPU camera rays go in SIMD packets too (slower
-                      than the BVH's, as on a GPU). On CUDA its kernels, as the BVH's, keep
+                      faster than the BVH; on the CPU camera rays go in SIMD packets too (about
+                      as fast as the BVH's), on a GPU one by one (several times slower than the
+                      BVH's, benchmarks/results/gpu-*.md). On CUDA its kernels, as the BVH's, keep
                       within CUDA's default stack per thread (a test checks every kernel's frame
                       when it compiles), so the driver reserves no more for them than for any
                       kernel. A field whose columns or rows float cannot tell apart (an
                       origin far from 0 against a small spacing) or with more than 2^23 cells
                       along a side has no grid.
-     WR_TERRAIN_AUTO  (0, the default) the BVH today: on the CPU the grid traces cameras about as
-                      fast and LiDAR rows more slowly, and its speed on a GPU is not yet measured.
-                      Choose WR_TERRAIN_GRID where memory or height scans matter most. */
+     WR_TERRAIN_AUTO  (0, the default) the BVH today: the grid's camera and LiDAR rays are
+                      slower on a GPU, and on the CPU no faster. Choose WR_TERRAIN_GRID where
+                      memory or height scans matter most. */
 typedef enum wr_terrain_kind { WR_TERRAIN_AUTO = 0, WR_TERRAIN_BVH = 1, WR_TERRAIN_GRID = 2 } wr_terrain_kind;
 
 typedef struct wr_heightfield_desc {

@@ -234,9 +234,9 @@ class Scene:
 
         terrain: how the scene holds and traces the triangles (``wr_terrain_kind``): ``"grid"``
         traces the grid itself (a tenth of the BVH's memory, height scans several times faster,
-        camera rays on the CPU about as fast as the BVH's SIMD packets, LiDAR rows slower; the
-        same hits bit for bit), ``"bvh"`` a BVH over the triangles, ``"auto"`` the BVH today
-        (the grid's speed on a GPU is not yet measured). :attr:`terrain_kind` says which it is.
+        camera rays on the CPU about as fast as the BVH's SIMD packets and on a GPU several
+        times slower, LiDAR rows slower; the same hits bit for bit), ``"bvh"`` a BVH over the
+        triangles, ``"auto"`` the BVH today. :attr:`terrain_kind` says which it is.
         """
         sx, sy = (spacing, spacing) if isinstance(spacing, (int, float)) else spacing
         kinds = {"auto": 0, "bvh": 1, "grid": 2}

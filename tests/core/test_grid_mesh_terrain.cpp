@@ -242,6 +242,14 @@ TEST_CASE(
     if (threshold < 0) CHECK(alone == uint64_t(grid.cells_x) * grid.cells_y);
     CHECK(alone > uint64_t(grid.cells_x) * grid.cells_y / 2);
   }
+  {  // Mirrored in x: the rows' x decrease, so no node's box is its lines' (every one on the side).
+    wr_tools::TriangleMesh m = wr_tools::convert_heightfield_to_trimesh(f, 0.1, 0.005, 0.75);
+    for (size_t k = 0; k < m.vertices.size(); k += 3) m.vertices[k] = -m.vertices[k];
+    wr::GridMeshData grid;
+    REQUIRE(wr::build_grid_mesh_terrain(m.vertices.data(), m.vertices.size() / 3, m.indices.data(),
+                                        m.indices.size() / 3, &grid));
+    CHECK(check_node_boxes(m, grid) == grid.ranges.size() / 2);
+  }
   // Vertices off the grid in every way: a row's x and a column's y with no majority, every vertex
   // jittered in a third of the rows, -0 where the rest of the column has +0, runs of moved vertices
   // across the 32-vertex words of marks.
