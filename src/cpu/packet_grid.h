@@ -67,6 +67,16 @@ inline LaneBits packet_grid_node(const GridView& g, const Packet& p, uint32_t le
   return packet_grid_box_z(p, zmin, zmax, near_xy, far_xy, lanes, entry);
 }
 
+// Fetches into the cache the two rows of z ranges (`ranges`: 2 floats a node, laid out by
+// GridLevels) of the children of node (level, i, j), level >= 2: both kinds' pyramids.
+inline void prefetch_children_ranges(const GridLevels& g, const float* ranges, uint32_t level, uint32_t i, uint32_t j) {
+  const uint32_t c = level - 1;
+  const uint64_t first = g.node_index(c, 2 * i, 2 * j);
+  __builtin_prefetch(ranges + 2 * first);
+  if (2 * j + 1 < grid_level_size(g.cells_y, c))
+    __builtin_prefetch(ranges + 2 * (first + grid_level_size(g.cells_x, c)));
+}
+
 // Fetches into the cache what testing the children of node (level, i, j), level >= 1, reads: the
 // z of their corners (level 1: its cells' 3 x 3 samples), or their two rows of pyramid bounds (a
 // BVH packet prefetches below likewise, cpu-design-decisions-2026-11-30.md).
@@ -80,10 +90,7 @@ inline void prefetch_grid_below(const GridView& g, uint32_t level, uint32_t i, u
     }
     return;
   }
-  const uint32_t c = level - 1, w = grid_level_size(g.cells_x, c), h = grid_level_size(g.cells_y, c);
-  const uint64_t first = g.node_index(c, 2 * i, 2 * j);
-  __builtin_prefetch(g.bounds + 2 * first);
-  if (2 * j + 1 < h) __builtin_prefetch(g.bounds + 2 * (first + w));
+  prefetch_children_ranges(g, g.bounds, level, i, j);
 }
 
 // The four cells of a level-1 node, cell k = a + 2b in lane k: core's selects on them (grid_cell_z,
@@ -232,11 +239,7 @@ inline void prefetch_mesh_below(const GridMeshView& g, uint32_t level, uint32_t 
     }
     return;
   }
-  const uint32_t c = level - 1;
-  const uint64_t first = g.node_index(c, 2 * i, 2 * j);
-  __builtin_prefetch(g.ranges + 2 * first);
-  if (2 * j + 1 < grid_level_size(g.cells_y, c))
-    __builtin_prefetch(g.ranges + 2 * (first + grid_level_size(g.cells_x, c)));
+  prefetch_children_ranges(g, g.ranges, level, i, j);
 }
 
 // GridOps<GridMeshView>::children_hit, lane by lane: the children's z ranges loaded at once, then
