@@ -112,8 +112,8 @@ TEST_CASE("cpu paths: odd sizes, straight up and down, grazing rays, per-env int
   // The cases a tile or packet walk gets wrong first: images one pixel wide or high and a single
   // pixel (packets and tiles cut down to one lane or one row), cameras looking straight down and
   // up (rays with an exactly zero component), rays grazing the floor, and intrinsics and mounts
-  // that differ between envs (each env's tile rays made from its own). Every path on 1 and 2
-  // threads must give the scalar path's bits on 1 thread.
+  // that differ between envs (each env's tile rays made from its own), and the same without them.
+  // Every path on 1 and 2 threads must give the scalar path's bits on 1 thread.
   const Mesh mesh = cluster_mesh();
   std::vector<Pose> poses = {
       {Vector3d(0.3, -0.7, 3.0), ypr(0, 90, 0)},   // straight down at the floor
@@ -146,7 +146,10 @@ TEST_CASE("cpu paths: odd sizes, straight up and down, grazing rays, per-env int
   }
   size_t hits = 0, misses = 0;
   for (const auto& [w, h] : sizes) {
+    // The desc's own camera: 90 degrees across the longer side, centred, square pixels.
     wr_camera_desc desc = pinhole(w, h, 90.0f, WR_DEPTH_RANGE, -1.0f);
+    desc.fx = desc.fy = 0.5f * float(std::max(w, h));
+    desc.cx = 0.5f * float(w), desc.cy = 0.5f * float(h);
     // Each env its own focal lengths (fields of view from about 50 to 140 degrees across the
     // longer side) and principal point: centred for the vertical envs, anywhere for the others.
     std::vector<float> k;
@@ -157,34 +160,39 @@ TEST_CASE("cpu paths: odd sizes, straight up and down, grazing rays, per-env int
       k.insert(k.end(), {fx, fy, float(w) * (centred ? 0.5f : 0.5f + 0.3f * std::sin(float(e))),
                          float(h) * (centred ? 0.5f : 0.5f - 0.3f * std::cos(float(e)))});
     }
-    std::vector<float> reference;
-    for (size_t c = 0; c < contexts.size(); ++c) {
-      const Sensor sensor = make_sensor(scenes[c].get(), desc, n);
-      for (const wr_cpu_path p : kConcretePaths) {
-        INFO(w << " x " << h << ", " << (c + 1) << " thread(s), path " << wr_cpu_path_string(p));
-        const wr_status s = wr_context_set_cpu_path(contexts[c].get(), p);
-        if (s == WR_ERROR_UNSUPPORTED) continue;  // the other test says which, once
-        REQUIRE(s == WR_SUCCESS);
-        std::vector<float> img(size_t(n) * w * h, kSentinel);
-        wr_render_args a;
-        wr_render_args_init(&a);
-        a.body_poses = pf.data();
-        a.intrinsics = k.data();
-        a.mounts = mounts.data();
-        a.out = img.data();
-        a.out_bytes = img.size() * sizeof(float);
-        REQUIRE_OK(wr_sensor_render_ex(sensor.get(), &a));
-        if (reference.empty()) {
-          reference = img;
-          // Env 0 looks straight down: every pixel sees the floor or a box.
-          for (size_t i = 0; i < size_t(w) * h; ++i) CHECK(img[i] > 0.0f);
-          for (float d : img) {
-            CHECK((d > 0.0f || d == -1.0f));  // a depth or the miss value: every pixel written
-            hits += d > 0.0f;
-            misses += d == -1.0f;
+    // Plain renders (the desc's camera, no mount: straight into the output) and renders with the
+    // per-env intrinsics and mounts (through the pipeline's per-tile rays and buffers).
+    for (const bool per_env : {false, true}) {
+      std::vector<float> reference;
+      for (size_t c = 0; c < contexts.size(); ++c) {
+        const Sensor sensor = make_sensor(scenes[c].get(), desc, n);
+        for (const wr_cpu_path p : kConcretePaths) {
+          INFO(w << " x " << h << (per_env ? ", per-env intrinsics and mounts, " : ", plain, ") << (c + 1)
+                 << " thread(s), path " << wr_cpu_path_string(p));
+          const wr_status s = wr_context_set_cpu_path(contexts[c].get(), p);
+          if (s == WR_ERROR_UNSUPPORTED) continue;  // the other test says which, once
+          REQUIRE(s == WR_SUCCESS);
+          std::vector<float> img(size_t(n) * w * h, kSentinel);
+          wr_render_args a;
+          wr_render_args_init(&a);
+          a.body_poses = pf.data();
+          a.intrinsics = per_env ? k.data() : nullptr;
+          a.mounts = per_env ? mounts.data() : nullptr;
+          a.out = img.data();
+          a.out_bytes = img.size() * sizeof(float);
+          REQUIRE_OK(wr_sensor_render_ex(sensor.get(), &a));
+          if (reference.empty()) {
+            reference = img;
+            // Env 0 looks straight down: every pixel sees the floor or a box.
+            for (size_t i = 0; i < size_t(w) * h; ++i) CHECK(img[i] > 0.0f);
+            for (float d : img) {
+              CHECK((d > 0.0f || d == -1.0f));  // a depth or the miss value: every pixel written
+              hits += d > 0.0f;
+              misses += d == -1.0f;
+            }
+          } else {
+            CHECK(same_bits(img, reference));
           }
-        } else {
-          CHECK(same_bits(img, reference));
         }
       }
     }
