@@ -78,6 +78,15 @@ for f in "$work"/cg.out.*; do
   k=${f##*.}
   echo "$k $(grep -m1 '^summary:' "$f" | cut -d' ' -f2-)"
 done | sort -n > "$work/parts"
+# Every render cuts one part, the last render's is the unnumbered file: 3 renders per row (warm-up
+# and two timed), so as many numbered parts as that. Fewer means a trigger no longer fires (the
+# Embree render's signature changed) and the parts would not line up with the rows.
+rows=$(wc -l < "$work/rows")
+parts=$(wc -l < "$work/parts")
+[ "$rows" -gt 0 ] && [ "$parts" -eq $((3 * rows)) ] || {
+  echo "callgrind-vs-embree: $parts profile parts for $rows render rows (want $((3 * rows))): is \$embree_render still wr_bench::embree_render's whole signature?" >&2
+  exit 1
+}
 table=$(awk -v envs="$envs" -v sizes="$sizes" -v cpu="$(grep -m1 '^- CPU:' "$work/bench.md" | sed 's/^- CPU: //')" '
   FNR == NR { part[$1] = $0; next }
   { rows[++n] = $0 }
