@@ -13,8 +13,11 @@
 // the levels above are stored. The walk starts at the lowest level where at most 2 x 2 nodes
 // cover the ray's footprint in the field, tests a node's four children at once (they share their
 // planes) and visits them nearest entry first, keeping per level the children still to visit
-// (no pointers: a node's children are found by index arithmetic). A ray with no x and y
-// component (a height scan's) skips the walk: the cell under it is looked up.
+// (no pointers: a node's children are found by index arithmetic). On the host a height field's
+// ray first walks the pyramid along itself, one node at a time, without that memory
+// (grid_ray_walk, TraversalVariant::ray_walk), which hands the walk above only the rays that pass
+// within rounding of a node's corner or run along an axis. A ray with no x and y component (a
+// height scan's) skips the walk: the cell under it is looked up.
 //
 // Exactness: a node is entered when the robust box test (ray_box.h), the BVH's own, passes with
 // the closest hit so far as tmax; a cell's two triangles take the BVH's watertight test
@@ -418,6 +421,13 @@ WR_HD bool grid_segment(const RayBox& rb, Vec3 org, Vec3 dir, const float bmin[3
   return true;
 }
 
+// The lowest level, at most `top`, where at most 2 x 2 nodes cover the cells [il, ih] x [jl, jh].
+WR_HD uint32_t grid_start_level(uint32_t top, uint32_t il, uint32_t ih, uint32_t jl, uint32_t jh) {
+  uint32_t level = 0;
+  while (level < top && ((ih >> level) > (il >> level) + 1 || (jh >> level) > (jl >> level) + 1)) ++level;
+  return level;
+}
+
 // Walks the cells [il, ih] x [jl, jh] of a grid whose top level is `top`: from the lowest level
 // where at most 2 x 2 nodes cover them, those nodes' subtrees in the ray's order (a camera ray
 // that ends within metres then skips the levels whose nodes all its rays share).
@@ -425,8 +435,7 @@ template <class Variant, class View, class Probe>
 WR_HD void grid_walk_cells(GridWalkStack* walk, const View& g, const RayBox& rb, const RayTriangle& rt, float tmin,
                            uint32_t top, uint32_t il, uint32_t ih, uint32_t jl, uint32_t jh, TraceResult* best,
                            const Probe& probe) {
-  uint32_t level = 0;
-  while (level < top && ((ih >> level) > (il >> level) + 1 || (jh >> level) > (jl >> level) + 1)) ++level;
+  const uint32_t level = grid_start_level(top, il, ih, jl, jh);
   // The (up to) 2 x 2 nodes, near ones first, the axis the ray moves along most inside.
   const uint32_t c0 = il >> level, c1 = ih >> level, r0 = jl >> level, r1 = jh >> level;
   const uint32_t num_cols = c1 > c0 ? 2 : 1, num_rows = r1 > r0 ? 2 : 1;
@@ -436,6 +445,88 @@ WR_HD void grid_walk_cells(GridWalkStack* walk, const View& g, const RayBox& rb,
     const uint32_t a = y_major ? k >> 1 : k & 1, b = y_major ? k & 1 : k >> 1;
     const uint32_t col = (a == 0) != rb.neg[0] ? c0 : c1, row = (b == 0) != rb.neg[1] ? r0 : r1;
     if (a < num_cols && b < num_rows) grid_walk<Variant>(walk, g, rb, rt, tmin, level, col, row, best, probe);
+  }
+}
+
+// A height field's pyramid walked along the ray, one node at a time (Tevs, Ihrke, Seidel 2008, the
+// maximum mipmap's stackless walk), through the nodes [c0, c1] x [r0, r1] of level `top`
+// (grid_walk_cells' start nodes, which hold the cells under the ray's segment), improving *best.
+// The walk holds one node: where the ray enters its box it goes down to the child that holds the
+// entry point (a cell: its triangles are tested), else it crosses to the neighbour beyond the
+// plane the ray leaves through, and up to that neighbour's parent where it left its own. It tests
+// only nodes the ray passes through, where grid_walk tests a node's four children at once.
+//
+// Exactness: its box and triangle tests are grid_walk's (the same planes, z ranges, robust test
+// with the closest hit so far as tmax, and grid_cell), so the result is the lowest (t, id) over
+// the cells it tests; and it passes over a node only where that node's robust test fails (no
+// triangle in it can then hold a hit within the closest one):
+// - going down, the child on the near side of a middle plane is passed over only where the entry
+//   lies beyond that plane's distance times kRobustFarScale: the child's entry is no smaller than
+//   its parent's and its exit no larger than the plane's;
+// - crossing the x plane (the ray leaves through it first), the neighbour across the y plane is
+//   passed over: its entry is no smaller than the y plane's distance and its exit no larger than
+//   the x plane's, so it fails where the y plane's distance exceeds the x plane's times
+//   kRobustFarScale. A ray that leaves within that margin of a corner (it may touch both
+//   neighbours) is handed back, as is one with no x or no y component; likewise for y;
+// - it stops where the plane it leaves through lies beyond the closest hit times kRobustFarScale
+//   (every node after it is entered no earlier) or where it leaves the start nodes.
+// Returns false where it hands the ray back: grid_walk_cells then walks it (from the hit found so
+// far, a real one, which leaves that walk's result as it would be).
+template <class Variant, class Probe>
+WR_HD bool grid_ray_walk(const GridView& g, const RayBox& rb, const RayTriangle& rt, float tmin, uint32_t top,
+                         uint32_t c0, uint32_t c1, uint32_t r0, uint32_t r1, TraceResult* best, const Probe& probe) {
+  if (fabs_(rb.inv_dir.x) == infinity_() || fabs_(rb.inv_dir.y) == infinity_()) return false;
+  uint32_t level = top, i = rb.neg[0] ? c1 : c0, j = rb.neg[1] ? r1 : r0;
+  for (;;) {
+    uint32_t x0, x1, y0, y1;
+    grid_node_lines(g, level, i, j, &x0, &x1, &y0, &y1);
+    const float ta = grid_plane_t(g.xs, x0, rb.org.x, rb.inv_dir.x),
+                tb = grid_plane_t(g.xs, x1, rb.org.x, rb.inv_dir.x);
+    const float ua = grid_plane_t(g.ys, y0, rb.org.y, rb.inv_dir.y),
+                ub = grid_plane_t(g.ys, y1, rb.org.y, rb.inv_dir.y);
+    const float nx = rb.neg[0] ? tb : ta, fx = rb.neg[0] ? ta : tb, ny = rb.neg[1] ? ub : ua, fy = rb.neg[1] ? ua : ub;
+    float entry;
+    probe.inner_node();
+    if (grid_box_hit<Variant>(g, rb, level, i, j, nx, fx, ny, fy, tmin, best->t, &entry)) {
+      if (level == 0) {
+        probe.leaf(2);
+        grid_cell(g, rt, i, j, tmin, best);
+      } else {
+        // Down to the child that holds the entry point: along an axis with two children, the
+        // second (the far one for a ray moving up the axis) where the entry lies beyond the middle
+        // plane (as the comment above says), or, for a ray moving down it, where it does not.
+        const uint32_t c = level - 1, ci = 2 * i, cj = 2 * j;
+        const bool two_x = ci + 1 < grid_level_size(g.cells_x, c), two_y = cj + 1 < grid_level_size(g.cells_y, c);
+        const bool far_x = two_x && entry > grid_plane_t(g.xs, (ci + 1) << c, rb.org.x, rb.inv_dir.x) * kRobustFarScale;
+        const bool far_y = two_y && entry > grid_plane_t(g.ys, (cj + 1) << c, rb.org.y, rb.inv_dir.y) * kRobustFarScale;
+        level = c;
+        i = ci + (two_x && far_x != rb.neg[0] ? 1 : 0);
+        j = cj + (two_y && far_y != rb.neg[1] ? 1 : 0);
+        continue;
+      }
+    }
+    // Across the plane the ray leaves through.
+    const bool by_x = fx < fy;
+    if (!((by_x ? fx : fy) <= best->t * kRobustFarScale)) return true;
+    if (by_x ? !(fx * kRobustFarScale < fy) : !(fy * kRobustFarScale < fx)) return false;
+    // The start nodes' first and last at this level (the grid's edge clipping them).
+    const uint32_t below = top - level;
+    const uint32_t last_i = ((c1 + 1) << below) - 1, last_j = ((r1 + 1) << below) - 1;
+    const uint32_t end_i = last_i < grid_level_size(g.cells_x, level) ? last_i : grid_level_size(g.cells_x, level) - 1;
+    const uint32_t end_j = last_j < grid_level_size(g.cells_y, level) ? last_j : grid_level_size(g.cells_y, level) - 1;
+    uint32_t ni = i, nj = j;
+    if (by_x) {
+      if (i == (rb.neg[0] ? c0 << below : end_i)) return true;
+      ni = rb.neg[0] ? i - 1 : i + 1;
+    } else {
+      if (j == (rb.neg[1] ? r0 << below : end_j)) return true;
+      nj = rb.neg[1] ? j - 1 : j + 1;
+    }
+    if (level < top && ((ni >> 1) != (i >> 1) || (nj >> 1) != (j >> 1))) {
+      probe.grid_climb();
+      ++level, ni >>= 1, nj >>= 1;
+    }
+    i = ni, j = nj;
   }
 }
 
@@ -467,6 +558,11 @@ WR_HD void grid_trace(GridWalkStack* walk, const GridView& g, const RayBox& rb, 
   uint32_t il, ih, jl, jh;
   grid_span_cells(span, load_readonly(g.xs), g.cells_per_x, g.cells_x, &il, &ih);
   grid_span_cells(span + 2, load_readonly(g.ys), g.cells_per_y, g.cells_y, &jl, &jh);
+  if constexpr (Variant::ray_walk) {
+    const uint32_t level = grid_start_level(g.top, il, ih, jl, jh);
+    if (grid_ray_walk<Variant>(g, rb, rt, tmin, level, il >> level, ih >> level, jl >> level, jh >> level, best, probe))
+      return;
+  }
   grid_walk_cells<Variant>(walk, g, rb, rt, tmin, g.top, il, ih, jl, jh, best, probe);
 }
 

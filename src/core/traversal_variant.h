@@ -8,7 +8,8 @@
 
 namespace wr {
 
-template <bool kNestedLoops, bool kSelectNodePlanes, bool kMinMaxSlab, bool kVectorChildren = false>
+template <bool kNestedLoops, bool kSelectNodePlanes, bool kMinMaxSlab, bool kVectorChildren = false,
+          bool kRayWalk = false>
 struct TraversalVariant {
   // The loop's shape (bvh_traverse.h, trace_closest_hit). false: one loop that takes one inner
   // node or one leaf per iteration. true: nested loops, "while-while" (Aila and Laine,
@@ -32,9 +33,15 @@ struct TraversalVariant {
   // as the four lanes of one SIMD register (GCC / Clang vector extension, host only), the
   // operations of the scalar form lane by lane. false: one child after the other.
   static constexpr bool vector_children = kVectorChildren;
+  // How a height field's pyramid is walked (grid_terrain.h, grid_trace). true: along the ray, one
+  // node at a time (grid_ray_walk), the children test's walk (grid_walk_cells) taking only the rays
+  // it hands back; on the host it visits fewer nodes in less time
+  // (benchmarks/results/grid-ray-walk-*). false: the children test's walk for every ray: the GPU's
+  // kernels keep it until the ray walk is measured on a GPU.
+  static constexpr bool ray_walk = kRayWalk;
 };
 
-using HostTraversal = TraversalVariant<false, false, false, true>;
+using HostTraversal = TraversalVariant<false, false, false, true, true>;
 using GpuTraversal = TraversalVariant<true, true, true>;
 
 }  // namespace wr

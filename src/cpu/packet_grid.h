@@ -506,8 +506,7 @@ inline LaneBits packet_segments(const Packet& p, LaneBits lanes, const float bmi
 // the ones its own walk starts from.
 template <bool kUniform, class View>
 void packet_walk_cells(const View& g, uint32_t il, uint32_t ih, uint32_t jl, uint32_t jh, LaneBits walk, Packet* p) {
-  uint32_t level = 0;
-  while (level < g.top && ((ih >> level) > (il >> level) + 1 || (jh >> level) > (jl >> level) + 1)) ++level;
+  const uint32_t level = detail::grid_start_level(g.top, il, ih, jl, jh);
   const bool neg_x = p->near_x != 0, neg_y = p->near_y != 0;
   const uint32_t c0 = il >> level, c1 = ih >> level, r0 = jl >> level, r1 = jh >> level;
   const uint32_t cols[2] = {neg_x ? c1 : c0, neg_x ? c0 : c1}, rows[2] = {neg_y ? r1 : r0, neg_y ? r0 : r1};

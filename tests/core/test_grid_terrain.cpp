@@ -249,21 +249,36 @@ struct RecordingProbe {
 
 }  // namespace
 
-TEST_CASE("a probe sees the grid walk's iterations and changes none of its hits") {
-  const auto random = [](uint32_t, uint32_t, std::mt19937& rng) {
-    return std::uniform_real_distribution<float>(-1, 1)(rng);
-  };
-  const Field f = make_field("random 37 x 29", 37, 29, 0.0f, random, 1);
+// A field of random heights and its adversarial rays (rays along cell diagonals and grid lines,
+// through samples, vertical), for the probe tests below.
+struct ProbeField {
+  Field f;
   wr::GridTerrainData grid;
-  REQUIRE(wr::build_grid_terrain("test", f.desc, wr::BvhBuildOptions{}, &grid));
-  const wr::GridView view = grid.view();
+  std::vector<Ray> rays;
+};
+const ProbeField& probe_field() {
+  static const ProbeField p = [] {
+    const auto random = [](uint32_t, uint32_t, std::mt19937& rng) {
+      return std::uniform_real_distribution<float>(-1, 1)(rng);
+    };
+    ProbeField q{make_field("random 37 x 29", 37, 29, 0.0f, random, 1), wr::GridTerrainData{}, {}};
+    REQUIRE(wr::build_grid_terrain("test", q.f.desc, wr::BvhBuildOptions{}, &q.grid));
+    q.rays = adversarial_rays(q.grid, 5, 3000);
+    return q;
+  }();
+  return p;
+}
+
+TEST_CASE("a probe sees the grid walk's iterations and changes none of its hits") {
+  // The walk of a node's children (grid_walk_cells): the GPU's form takes it for every ray.
+  const wr::GridView view = probe_field().grid.view();
   size_t walks = 0, cells = 0;
-  for (const Ray& r : adversarial_rays(grid, 5, 3000)) {
+  for (const Ray& r : probe_field().rays) {
     std::string events;
     const wr::TraceResult plain =
-        wr::trace_terrain<wr::HostTraversal>(wr::GridTerrain{}, view, r.o, r.d, r.tmin, r.tmax);
-    const wr::TraceResult seen = wr::trace_terrain<wr::HostTraversal>(wr::GridTerrain{}, view, r.o, r.d, r.tmin, r.tmax,
-                                                                      RecordingProbe{&events});
+        wr::trace_terrain<wr::GpuTraversal>(wr::GridTerrain{}, view, r.o, r.d, r.tmin, r.tmax);
+    const wr::TraceResult seen =
+        wr::trace_terrain<wr::GpuTraversal>(wr::GridTerrain{}, view, r.o, r.d, r.tmin, r.tmax, RecordingProbe{&events});
     INFO("ray " << r.o.x << " " << r.o.y << " " << r.o.z << " -> " << r.d.x << " " << r.d.y << " " << r.d.z << ": "
                 << events);
     REQUIRE(wr_test::same_bits(plain.t, seen.t));
@@ -296,4 +311,46 @@ TEST_CASE("a probe sees the grid walk's iterations and changes none of its hits"
   }
   CHECK(walks > 1000);
   CHECK(cells > walks);
+}
+
+TEST_CASE("the host walks a height field along the ray and hands the rays near a corner back, hits unchanged") {
+  // grid_ray_walk (HostTraversal): a node's box at a time ('n'), a cell's test right after its box,
+  // a climb right after a node or a cell; a ray it hands back (within rounding of a corner, or with
+  // no x or y component) goes on with the children's walk ('c' and 'k' events).
+  const wr::GridView view = probe_field().grid.view();
+  size_t along = 0, handed_back = 0, cells = 0;
+  for (const Ray& r : probe_field().rays) {
+    if (r.d.x == 0.0f && r.d.y == 0.0f) continue;  // a cell looked up (the test above)
+    std::string events;
+    const wr::TraceResult plain =
+        wr::trace_terrain<wr::HostTraversal>(wr::GridTerrain{}, view, r.o, r.d, r.tmin, r.tmax);
+    const wr::TraceResult seen = wr::trace_terrain<wr::HostTraversal>(wr::GridTerrain{}, view, r.o, r.d, r.tmin, r.tmax,
+                                                                      RecordingProbe{&events});
+    const wr::TraceResult gpu = wr::trace_terrain<wr::GpuTraversal>(wr::GridTerrain{}, view, r.o, r.d, r.tmin, r.tmax);
+    INFO("ray " << r.o.x << " " << r.o.y << " " << r.o.z << " -> " << r.d.x << " " << r.d.y << " " << r.d.z << ": "
+                << events);
+    REQUIRE(wr_test::same_bits(plain.t, seen.t));
+    REQUIRE(plain.triangle == seen.triangle);
+    REQUIRE(wr_test::same_bits(gpu.t, seen.t));  // the children's walk's result, bit for bit
+    REQUIRE(gpu.triangle == seen.triangle);
+    const size_t back = events.find_first_of("ck");
+    const std::string own = events.substr(0, back);  // the ray walk's part (before a hand-back)
+    if (back == std::string::npos) {
+      ++along;
+    } else {
+      ++handed_back;
+    }
+    for (size_t k = 0; k < own.size(); ++k) {
+      if (own[k] == 'l') {
+        ++cells;
+        CHECK((k > 0 && own[k - 1] == 'n'));
+      }
+      if (own[k] == 'u') CHECK((k > 0 && own[k - 1] != 'u'));
+    }
+    CHECK(own.find('L') == std::string::npos);
+  }
+  INFO(along << " rays walked along, " << handed_back << " handed back");
+  CHECK(along > 4 * handed_back);  // most rays
+  CHECK(handed_back > 10);         // the rays through samples and along diagonals
+  CHECK(cells > along);
 }
