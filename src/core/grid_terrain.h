@@ -471,13 +471,17 @@ WR_HD void grid_walk_cells(GridWalkStack* walk, const View& g, const RayBox& rb,
 // - it stops where the plane it leaves through lies beyond the closest hit times kRobustFarScale
 //   (every node after it is entered no earlier) or where it leaves the start nodes.
 // Returns false where it hands the ray back: grid_walk_cells then walks it (from the hit found so
-// far, a real one, which leaves that walk's result as it would be).
+// far, a real one, which leaves that walk's result as it would be). A walk is also handed back
+// after 16 steps per cell along the start nodes' side and 64 per level, many times what a ray
+// through them takes, so that it ends whatever rounding does to its steps.
 template <class Variant, class Probe>
 WR_HD bool grid_ray_walk(const GridView& g, const RayBox& rb, const RayTriangle& rt, float tmin, uint32_t top,
                          uint32_t c0, uint32_t c1, uint32_t r0, uint32_t r1, TraceResult* best, const Probe& probe) {
   if (fabs_(rb.inv_dir.x) == infinity_() || fabs_(rb.inv_dir.y) == infinity_()) return false;
   uint32_t level = top, i = rb.neg[0] ? c1 : c0, j = rb.neg[1] ? r1 : r0;
-  for (;;) {
+  const uint64_t max_steps = (uint64_t(32) << top) + 64 * (uint64_t(top) + 1);
+  for (uint64_t steps = 0;; ++steps) {
+    if (steps == max_steps) return false;
     uint32_t x0, x1, y0, y1;
     grid_node_lines(g, level, i, j, &x0, &x1, &y0, &y1);
     const float ta = grid_plane_t(g.xs, x0, rb.org.x, rb.inv_dir.x),
