@@ -244,13 +244,15 @@ typedef enum wr_heightfield_layout {
                       vertical rays (height scans) look their cell up directly, several times faster
                       than the BVH; on the CPU camera rays go in SIMD packets too (a height field's
                       about as fast as the BVH's, a grid mesh's and LiDAR rows slower:
-                      benchmarks/results/grid-scenes-*.md), on a GPU one by one (several times
-                      slower than the BVH's, benchmarks/results/gpu-*.md). On CUDA its kernels, as
-                      the BVH's, keep within CUDA's default stack per thread (a test checks every
-                      kernel's frame when it compiles), so the driver reserves no more for them than
-                      for any kernel. A field whose columns or rows float cannot tell apart (an
-                      origin far from 0 against a small spacing) or with more than 2^23 cells along
-                      a side has no grid.
+                      benchmarks/results/grid-scenes-*.md; on the scalar path, a CPU without AVX2,
+                      a height field's ray by ray faster than the BVH's: grid-ray-walk-*.md), on a
+                      GPU one by one (several times slower than the BVH's,
+                      benchmarks/results/gpu-*.md). On CUDA its kernels, as the BVH's, keep within
+                      CUDA's default stack per thread (a test checks every kernel's frame when it
+                      compiles), so the driver reserves no more for them than for any kernel. A
+                      field whose columns or rows float cannot tell apart (an origin far from 0
+                      against a small spacing) or with more than 2^23 cells along a side has no
+                      grid.
      WR_TERRAIN_AUTO  (0, the default) the BVH today: the grid's camera and LiDAR rays are
                       slower on a GPU, and on the CPU no faster. Choose WR_TERRAIN_GRID where
                       memory or height scans matter most. */
