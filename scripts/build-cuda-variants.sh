@@ -39,13 +39,18 @@ for v in "${variants[@]}"; do
   defs=${v#*|}
   echo "build-cuda-variants: $name ${defs:-(shipped values)}"
   cmake "$build" -DWR_CUDA_TUNING="$defs" >/dev/null
-  rm -f "$build/kernels/CMakeFiles/wr_cuda_backend.dir/cuda_kernels.cu.o"  # so that ptxas reports every variant
+  rm -f "$build/kernels/CMakeFiles/wr_cuda_backend.dir/cuda_kernels.cu.o"  # each variant's own compile and report
   cmake --build "$build" -j "$jobs" --target wr >"$out/build-$name.log" 2>&1 ||
     { tail -n 30 "$out/build-$name.log" >&2; exit 1; }
   mkdir -p "$out/$name"
   cp -L "$build/lib/libwr.so.0" "$out/$name/"
   # registers and stack of this variant's kernels, where the build was configured to report them
-  bash "$(dirname "$0")/../tools/kernel-resources.sh" "$out/build-$name.log" >"$out/$name/kernel-resources.md"
+  # (kernels/CMakeLists.txt keeps ptxas's report of the compile beside the object)
+  if [ -f "$build/kernels/cuda_kernels.ptxas.log" ]; then
+    bash "$(dirname "$0")/../tools/kernel-resources.sh" "$build/kernels/cuda_kernels.ptxas.log" >"$out/$name/kernel-resources.md"
+  else
+    echo "(no ptxas report: $build was configured with WR_CUDA_RESOURCE_USAGE off)" >"$out/$name/kernel-resources.md"
+  fi
   echo "$name ${defs:-(shipped values)}" >>"$out/variants.txt"
 done
 cmake "$build" -DWR_CUDA_TUNING="" >/dev/null

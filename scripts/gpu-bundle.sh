@@ -72,7 +72,8 @@ command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ] || { echo "gp
 command -v objdump >/dev/null 2>&1 || { echo "gpu-bundle: objdump not found (binutils)" >&2; exit 2; }
 
 cmake --preset gpu-bundle -B "$build" "-DCMAKE_CUDA_ARCHITECTURES=$archs" >/dev/null
-# The kernel object is always recompiled, so that ptxas reports its resources in this log.
+# The kernel object is always recompiled, so that ptxas's report (kept beside it by
+# kernels/CMakeLists.txt) is of this build.
 rm -f "$build/kernels/CMakeFiles/wr_cuda_backend.dir/cuda_kernels.cu.o"
 # The tests against independent truth that also run on a CUDA context (tests/CMakeLists.txt,
 # wr_add_backend_test).
@@ -87,7 +88,7 @@ mkdir -p "$dir/bin" "$dir/lib"
 cp "$build/tests/test_cuda_backend" "$build/benchmarks/wr-bench-gpu" "$build/benchmarks/memory/wr-bench-memory" "$dir/bin/"
 for program in $backend_programs; do cp "$build/tests/$program" "$dir/bin/"; done
 cp "$build/tests/gpu-bundle/CTestTestfile.cmake" "$dir/CTestTestfile.cmake"
-bash tools/kernel-resources.sh "$build/bundle-build.log" >"$dir/kernel-resources.md"
+bash tools/kernel-resources.sh "$build/kernels/cuda_kernels.ptxas.log" >"$dir/kernel-resources.md"
 # libwr once per tuning variant, for gpu-check.sh's sweep
 [ $variants = no ] || bash scripts/build-cuda-variants.sh "$build" "$dir/variants"
 # Every library the programs resolve, but glibc's own, the C++ runtime's (linked in, or the GPU

@@ -263,7 +263,11 @@ step_build() {
     verdict="FAILED: see build.log"
     { echo '```'; tail -n 40 "$logs/build.log"; echo '```'; } >"$body"
   fi
-  bash tools/kernel-resources.sh "$logs/build.log" >"$kernel_resources"
+  if [ -f "$build/kernels/cuda_kernels.ptxas.log" ]; then  # ptxas's report, kept by the build
+    bash tools/kernel-resources.sh "$build/kernels/cuda_kernels.ptxas.log" >"$kernel_resources"
+  else
+    echo "(no ptxas report: the build did not compile the kernels)" >"$kernel_resources"
+  fi
 }
 
 # ---- tests ----

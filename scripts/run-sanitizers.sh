@@ -6,13 +6,16 @@
 #   tsan  ThreadSanitizer over what runs on several threads, in build-tsan/: the thread pool, the
 #         BVH builder's threads, and tests/reliability/test_concurrency.cpp (sensors rendering from different
 #         threads at once, handles released from other threads).
-# Warnings are errors here too. Sets up the Debian packages first (scripts/setup.sh).
+# Warnings are errors here too. Sets up the Debian packages and .venv/ first (scripts/setup.sh
+# --no-package: the MuJoCo integration is built where .venv has mujoco). Prints each stage's wall time.
 #   usage: scripts/run-sanitizers.sh [asan] [tsan]      (default: both)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/stage-times.sh
+. scripts/cmake-generator.sh
 runs=("$@")
 [ ${#runs[@]} -eq 0 ] && runs=(asan tsan)
-bash scripts/setup.sh
+bash scripts/setup.sh --no-package
 jobs=$(nproc 2>/dev/null || echo 2)
 # RelWithDebInfo: optimised as users build it (and quick enough to test), with line numbers in
 # the reports.
@@ -24,24 +27,29 @@ for run in "${runs[@]}"; do
     asan)
       echo "== AddressSanitizer + UndefinedBehaviorSanitizer: the whole test suite (build-asan/)"
       # The apps are on for the terrain generator that test_parkour_terrain links.
-      cmake -S . -B build-asan "${common[@]}" -DWR_BUILD_APPS=ON -DWR_SANITIZE=address,undefined >/dev/null
-      cmake --build build-asan -j "$jobs"
+      choose_generator build-asan
+      cmake -S . -B build-asan "${generator[@]}" "${common[@]}" -DWR_BUILD_APPS=ON -DWR_SANITIZE=address,undefined >/dev/null
+      stage "ASan + UBSan build (build-asan)" cmake --build build-asan -j "$jobs"
       # detect_leaks: LeakSanitizer at each program's exit. verify_asan_link_order=0: the
       # installed-package tests link the instrumented libwr.so into an uninstrumented program,
       # where the runtime cannot come first; it still checks every access the library makes.
       ASAN_OPTIONS=detect_leaks=1:detect_stack_use_after_return=1:check_initialization_order=1:strict_init_order=1:verify_asan_link_order=0 \
       UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-        ctest --test-dir build-asan --output-on-failure -j "$jobs"
+        stage "ASan + UBSan tests (ctest, build-asan)" ctest --test-dir build-asan --output-on-failure -j "$jobs"
       ;;
     tsan)
       echo "== ThreadSanitizer: thread pool, BVH builder threads, concurrent renders and releases (build-tsan/)"
-      cmake -S . -B build-tsan "${common[@]}" -DWR_BUILD_APPS=OFF -DWR_SANITIZE=thread >/dev/null
+      choose_generator build-tsan
+      cmake -S . -B build-tsan "${generator[@]}" "${common[@]}" -DWR_BUILD_APPS=OFF -DWR_SANITIZE=thread >/dev/null
       targets=(test_thread_pool test_bvh_builder test_concurrency)
-      cmake --build build-tsan -j "$jobs" --target "${targets[@]}"
-      for t in "${targets[@]}"; do
-        echo "-- $t"
-        TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 "build-tsan/tests/$t"
-      done
+      stage "TSan build (build-tsan)" cmake --build build-tsan -j "$jobs" --target "${targets[@]}"
+      tsan_programs() {
+        for t in "${targets[@]}"; do
+          echo "-- $t"
+          TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 "build-tsan/tests/$t"
+        done
+      }
+      stage "TSan programs" tsan_programs
       ;;
     *)
       echo "run-sanitizers.sh: unknown run '$run' (asan, tsan)" >&2

@@ -9,10 +9,15 @@
 #   WR_PYTHON=<interpreter> chooses the interpreter .venv/ is made from (default: python3).
 #   --mjlab: makes .venv-mjlab/ instead, with mjlab (which pins its own MuJoCo and mujoco-warp) and
 #   pytest, for warp_raycaster.mjlab's tests (python/tests/test_mjlab.py; scripts/setup.sh --mjlab).
+#   --no-package: the packages from PyPI only, not warp_raycaster (scripts/run-tests.sh, whose
+#   build makes the package the tests import).
+# pip keeps its downloads in its cache (~/.cache/pip), so a venv made again downloads nothing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 venv=.venv
 [ "${1:-}" = "--mjlab" ] && venv=.venv-mjlab
+with_package=1
+[ "${1:-}" = "--no-package" ] && with_package=0
 py="$venv/bin/python"
 # torch from PyPI (with its CUDA runtime wheels, which a CPU-only machine loads too);
 # nanobind and scikit-build-core build the package without build isolation, from .venv/;
@@ -33,6 +38,8 @@ if [ "$(cat "$deps_stamp" 2>/dev/null)" != "${requirements[*]}" ]; then
   "$py" -m pip install -q --disable-pip-version-check "${requirements[@]}"
   echo "${requirements[*]}" >"$deps_stamp"
 fi
+
+[ "$with_package" = 1 ] || exit 0
 
 # Every file the package is built from; python/tests, examples and docs are not part of it.
 package_hash=$(find CMakeLists.txt pyproject.toml cmake include src kernels python integrations/mujoco/model \

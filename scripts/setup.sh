@@ -5,20 +5,25 @@
 # this tree. Idempotent and quiet when everything is already there. Needs root (or sudo) only
 # when a Debian package has to be installed. Nothing is downloaded at configure or build time:
 # this is the one place dependencies come from.
-#   usage: scripts/setup.sh [--no-python | --mjlab]
+#   usage: scripts/setup.sh [--no-python | --no-package | --mjlab]
+# --no-package makes .venv/ with its PyPI packages but does not build warp_raycaster into it:
+# scripts/run-tests.sh builds the extension in its own build, and the tests import it from there,
+# so that it is compiled once.
 # --mjlab also makes .venv-mjlab/ (mjlab 1.6 and its pinned MuJoCo 3.11, for warp_raycaster.mjlab's
 # tests; a few GB from PyPI, so not part of the default set-up).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 with_python=1
 [ "${1:-}" = "--no-python" ] && with_python=0
+python_args=()
+[ "${1:-}" = "--no-package" ] && python_args=(--no-package)
 if [ "${1:-}" = "--mjlab" ]; then
   bash "$0"
   exec bash scripts/setup-python.sh --mjlab
 fi
 
 packages=(
-  cmake g++ make               # build
+  cmake g++ make ninja-build   # build (Ninja: scripts/cmake-generator.sh)
   libeigen3-dev                # host-side math (tests, demo, benchmarks)
   libtinyobjloader-dev         # an OBJ reader independent of libwr's (benchmarks/peers)
   catch2                       # tests (Catch2 v2)
@@ -45,4 +50,4 @@ if [ ${#missing[@]} -gt 0 ]; then
   "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 [ "$with_python" = 1 ] || exit 0
-exec bash scripts/setup-python.sh
+exec bash scripts/setup-python.sh "${python_args[@]}"

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Turns ptxas's resource report in a build log (a build configured with
-# -DWR_CUDA_RESOURCE_USAGE=ON) into a Markdown table: per kernel and architecture, the
-# registers per thread, the stack frame (the traversal stack lives there, in local memory) and
-# any spills. Used by scripts/gpu-check.sh and scripts/gpu-bundle.sh; needs no GPU.
+# Turns ptxas's resource report (kernels/cuda_kernels.ptxas.log of a build with
+# WR_CUDA_RESOURCE_USAGE on, or any log of nvcc -Xptxas=-v) into a Markdown table: per kernel and
+# architecture, the registers per thread, the stack frame (the traversal stack lives there, in
+# local memory) and any spills. Used by the test build's cuda_kernel_stack_frames,
+# scripts/gpu-check.sh and scripts/gpu-bundle.sh; needs no GPU.
 # A render's kernels are templates over its feature set (src/core/render_features.h): each
 # instantiation is a row, named as output_kernel<plain>, output_kernel<pipeline,instances,shared>
 # (RenderFeatures<pipeline, instances>; shared: its blocks prepare their env's instances in
@@ -10,9 +11,9 @@
 # output_kernel<pipeline,pattern> (a pattern sensor's ray source, core/pattern_rays.h);
 # intersect_kernel<bvh>, <grid>, <grid_mesh> (templated on the kind alone).
 #
-#   usage: tools/kernel-resources.sh BUILD_LOG
+#   usage: tools/kernel-resources.sh LOG
 set -euo pipefail
-[ $# -eq 1 ] && [ -f "$1" ] || { echo "usage: tools/kernel-resources.sh BUILD_LOG" >&2; exit 2; }
+[ $# -eq 1 ] && [ -f "$1" ] || { echo "usage: tools/kernel-resources.sh LOG" >&2; exit 2; }
 awk '
   # ptxas info    : Compiling entry function '\''_ZN...16intersect_kernel...'\'' for '\''sm_90'\''
   /Compiling entry function/ {
@@ -53,7 +54,7 @@ awk '
     kernel = ""
   }
   END {
-    if (n == 0) { print "(no ptxas resource report in the build log)"; exit 0 }
+    if (n == 0) { print "(no ptxas resource report in the log)"; exit 0 }
     print "| kernel | arch | registers/thread | stack frame (bytes) | spill stores (bytes) | spill loads (bytes) |"
     print "|---|---|---|---|---|---|"
     for (i = 1; i <= n; ++i) print rows[i]
