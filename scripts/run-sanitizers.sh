@@ -18,9 +18,12 @@ runs=("$@")
 bash scripts/setup.sh --no-package
 jobs=$(nproc 2>/dev/null || echo 2)
 # RelWithDebInfo: optimised as users build it (and quick enough to test), with line numbers in
-# the reports.
-common=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DWR_ENABLE_CUDA=OFF -DWR_WERROR=ON -DWR_BUILD_TESTS=ON
-        -DWR_BUILD_BENCHMARKS=OFF)
+# the reports. -g1 (line tables, no variables or inlined-call records) rather than -g: the
+# reports name file and line all the same, and the instrumented build, CI's longest stage, compiles
+# faster (benchmarks/results/ci-stages-2026-12-07-amd-zen4.md).
+common=(-DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG"
+        "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" -DWR_ENABLE_CUDA=OFF -DWR_WERROR=ON
+        -DWR_BUILD_TESTS=ON -DWR_BUILD_BENCHMARKS=OFF)
 
 for run in "${runs[@]}"; do
   case "$run" in

@@ -3,7 +3,9 @@
 # file (.ci/run sets it), appends "NAME<TAB>SECONDS<TAB>passed|FAILED" to it, so that .ci/run can
 # print one table of every stage's wall time at the end, failed or not. The command's exit status
 # is returned unchanged.
-#   stage_table FILE   prints that table (Markdown) with the total.
+#   stage_table FILE [SECONDS]   prints that table (Markdown): each stage, their sum, and SECONDS
+#                                as the whole run's wall time (configuring the sanitizer builds and
+#                                the set-up checks between stages are in it, in no stage).
 stage() {
   local name=$1 start=$SECONDS rc=0
   shift
@@ -17,8 +19,12 @@ stage() {
 
 stage_table() {
   [ -s "$1" ] || { echo "(no stage was timed)"; return 0; }
-  awk -F'\t' '
+  awk -F'\t' -v wall="${2:-}" '
+    function t(s) { return sprintf("%d min %02d s", s / 60, s % 60) }
     BEGIN { print "| stage | wall time | result |"; print "|---|---:|---|" }
-    { printf "| %s | %d min %02d s | %s |\n", $1, $2 / 60, $2 % 60, $3; total += $2 }
-    END { printf "| **total** | **%d min %02d s** | |\n", total / 60, total % 60 }' "$1"
+    { printf "| %s | %s | %s |\n", $1, t($2), $3; total += $2 }
+    END {
+      printf "| sum of the stages | %s | |\n", t(total)
+      if (wall != "") printf "| **the whole run** | **%s** | |\n", t(wall)
+    }' "$1"
 }
