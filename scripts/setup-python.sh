@@ -39,6 +39,19 @@ if [ "$(cat "$deps_stamp" 2>/dev/null)" != "${requirements[*]}" ]; then
   echo "${requirements[*]}" >"$deps_stamp"
 fi
 
+# The wheels pip needs to build the package in isolation ([build-system].requires of
+# pyproject.toml, with their own dependencies) kept in $venv/wheelhouse/, so that the test of the
+# `pip wheel .` route (python/tests/wheel_in_fresh_venv.sh) installs them with no index.
+if [ "$venv" = .venv ]; then
+  build_requires=$(sed -n 's/^requires = \[\(.*\)\]$/\1/p' pyproject.toml | tr -d '",')
+  wheelhouse_stamp="$venv/.wr-wheelhouse"
+  if [ "$(cat "$wheelhouse_stamp" 2>/dev/null)" != "$build_requires" ]; then
+    # shellcheck disable=SC2086  # one word per requirement
+    "$py" -m pip download -q --disable-pip-version-check -d "$venv/wheelhouse" $build_requires
+    echo "$build_requires" >"$wheelhouse_stamp"
+  fi
+fi
+
 [ "$with_package" = 1 ] || exit 0
 
 # Every file the package is built from; python/tests, examples and docs are not part of it.
