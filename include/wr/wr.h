@@ -88,7 +88,8 @@ extern "C" {
    kinds: wr_heightfield_desc.terrain, wr_scene_create_grid_mesh, the grid's memory tags, so
    WR_MEMORY_TAG_COUNT grew from 11 to 13; 0.4 the ray patterns, wr_patterns.h; 0.5 a pattern
    sensor's hit details: wr_render_args.triangle_ids, hit_points, hit_normals and
-   wr_ray_sensor_desc.hit_frame).
+   wr_ray_sensor_desc.hit_frame; 0.6 poses from rotation matrices, wr_poses.h's wr_gather_poses).
+   CHANGELOG.md has every version.
    Structs that may grow start with struct_size (set by the function that fills them): fields
    past a caller's struct_size count as 0, so a new option arrives as a field of a struct, not
    as a new function. */
