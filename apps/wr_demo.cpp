@@ -4,7 +4,7 @@
 // Written only against the public API (<wr/wr.hpp> over <wr/wr.h>), as a user would. The camera
 // imitates extreme-parkour's (Cheng et al., "Extreme Parkour with Legged Robots", ICRA 2024):
 // 106 x 60 pixels, 87 degrees horizontal FOV, mounted 0.27 m ahead of the base and pitched down.
-// Outputs: a 4x4 contact sheet PNG of the first 16 images and the whole (N x H x W) float32
+// Outputs: a 4x4 contact sheet PNG of 16 images (the most varied) and the whole (N x H x W) float32
 // tensor as .npy. --self-occlusion gives each robot a body of moving boxes (an instanced scene,
 // through the C API: wr.hpp does not wrap instances) that its camera sees its own legs of.
 // --height-scan and --lidar render a pattern sensor instead (wr.h, "Ray patterns"): IsaacLab's
@@ -317,9 +317,9 @@ int run_self_occlusion(const Options& opt, const wr::Context& ctx, const wr::Sce
   const fs::path png = fs::path(opt.out) / "depth_contact_sheet.png";
   const fs::path npy = fs::path(opt.out) / "depth.npy";
   const fs::path ids_npy = fs::path(opt.out) / "instance_ids.npy";
-  const wr_demo::DisplayRange shown =
-      wr_demo::percentile_range(depth, size_t(std::min<uint32_t>(n, 16)) * height * width, true);
-  wr_demo::write_contact_sheet(png, depth, n, height, width, 3, shown);
+  const std::vector<uint32_t> tiles = wr_demo::varied_envs(depth, n, height, width);
+  const wr_demo::DisplayRange shown = wr_demo::percentile_range(depth, tiles, size_t(height) * width, true);
+  wr_demo::write_contact_sheet(png, depth, tiles, height, width, 3, shown);
   write_npy(npy, depth, n, height, width);
   write_npy(ids_npy, ids.data(), ids.size() * sizeof(uint32_t), "<u4", n, height, width);
 
@@ -358,7 +358,8 @@ int run_self_occlusion(const Options& opt, const wr::Context& ctx, const wr::Sce
       }());
   if (probe_misses) std::printf("  warning    %u robots found no ground below them\n", probe_misses);
   std::printf(
-      "  wrote      %s (first %u of %u images, turbo colour map %s %.2f - %.2f m; grey = miss, magenta = invalid)\n",
+      "  wrote      %s (%u of %u images, the most varied; turbo colour map %s %.2f - %.2f m; grey = miss, magenta = "
+      "invalid)\n",
       png.string().c_str(), std::min<uint32_t>(n, 16), n, shown.log_scale ? "log" : "linear", double(shown.near),
       double(shown.far));
   std::printf("  wrote      %s (float32 [%u, %u, %u], +inf = miss)\n", npy.string().c_str(), n, height, width);
@@ -476,10 +477,10 @@ int run(const Options& opt) {
 
   const fs::path png = fs::path(opt.out) / "depth_contact_sheet.png";
   const fs::path npy = fs::path(opt.out) / "depth.npy";
-  wr_demo::DisplayRange shown =
-      wr_demo::percentile_range(metres, size_t(std::min<uint32_t>(n, 16)) * sw * sh, !parkour);
+  const std::vector<uint32_t> tiles = wr_demo::varied_envs(metres, n, sh, sw);
+  wr_demo::DisplayRange shown = wr_demo::percentile_range(metres, tiles, size_t(sw) * sh, !parkour);
   if (parkour) shown.near = 0.0f, shown.far = kParkourFar;
-  wr_demo::write_contact_sheet(png, metres, n, sh, sw, parkour ? 4 : 3, shown);
+  wr_demo::write_contact_sheet(png, metres, tiles, sh, sw, parkour ? 4 : 3, shown);
   const char* descr = shape.dtype == WR_DTYPE_FLOAT16 ? "<f2" : shape.dtype == WR_DTYPE_UINT16_MM ? "<u2" : "<f4";
   if (pipeline)
     write_npy(npy, out.data(), out.size(), descr, n, shape.height, shape.width);
@@ -536,7 +537,8 @@ int run(const Options& opt) {
     std::printf("\n");
   }
   std::printf(
-      "  wrote      %s (first %u of %u images, turbo colour map %s %.2f - %.2f m; grey = miss, magenta = invalid)\n",
+      "  wrote      %s (%u of %u images, the most varied; turbo colour map %s %.2f - %.2f m; grey = miss, magenta = "
+      "invalid)\n",
       png.string().c_str(), std::min<uint32_t>(n, 16), n, shown.log_scale ? "log" : "linear", double(shown.near),
       double(shown.far));
   if (pipeline) {

@@ -10,7 +10,7 @@
 // (one per cell of a grid, at a random position and yaw on level ground there, the legs where the
 // trot puts them).
 //
-// Outputs in --out: depth_contact_sheet.png (the first 16 robots' images of the last frame),
+// Outputs in --out: depth_contact_sheet.png (16 robots' images of the last frame, the most varied),
 // depth.npy (float32 [N, H, W], the last frame, plane depth in metres, +inf = no hit) and
 // instance_ids.npy (uint32 [N, H, W], the slot each pixel hit, UINT32_MAX for the terrain or none).
 // --check compares every pixel of the first frame with mj_ray on the same simulation state (the
@@ -599,8 +599,9 @@ int run(const Options& opt) {
 
   const fs::path png = fs::path(opt.out) / "depth_contact_sheet.png";
   const fs::path npy = fs::path(opt.out) / "depth.npy";
-  const wr_demo::DisplayRange shown = wr_demo::percentile_range(depth, size_t(std::min<uint32_t>(n, 16)) * W * H, true);
-  wr_demo::write_contact_sheet(png, depth, n, H, W, 3, shown);
+  const std::vector<uint32_t> tiles = wr_demo::varied_envs(depth, n, H, W);
+  const wr_demo::DisplayRange shown = wr_demo::percentile_range(depth, tiles, size_t(W) * H, true);
+  wr_demo::write_contact_sheet(png, depth, tiles, H, W, 3, shown);
   wr_demo::write_npy(npy, depth, n, H, W);
   const fs::path ids_npy = fs::path(opt.out) / "instance_ids.npy";
   wr_demo::write_npy(ids_npy, ids.data(), ids.size() * sizeof(uint32_t), "<u4", n, H, W);
@@ -623,8 +624,10 @@ int run(const Options& opt) {
       "lowest at z = %.2f m\n",
       100.0 * double(hits) / rays, double(hits ? dmin : 0.0f), double(dmax), 100.0 * double(leg_pixels) / rays,
       robots_with_legs, n, own_body, upright, n, lowest_trunk);
-  std::printf("  wrote      %s (first %u of %u robots, last frame, turbo colour map log %.2f - %.2f m; grey = miss)\n",
-              png.string().c_str(), std::min<uint32_t>(n, 16), n, double(shown.near), double(shown.far));
+  std::printf(
+      "  wrote      %s (%u of %u robots, the most varied views, last frame, turbo colour map log %.2f - %.2f m; grey = "
+      "miss)\n",
+      png.string().c_str(), std::min<uint32_t>(n, 16), n, double(shown.near), double(shown.far));
   std::printf("  wrote      %s (float32 [%u, %u, %u], plane depth, +inf = miss)\n", npy.string().c_str(), n, H, W);
   std::printf("  wrote      %s (uint32 [%u, %u, %u], the slot hit, 4294967295 = terrain or miss; slots:",
               ids_npy.string().c_str(), n, H, W);
