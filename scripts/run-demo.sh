@@ -6,25 +6,15 @@
 # build-tests/), only the demo built; the benchmarks can be built there too.
 # CUDA: compiled only where a GPU is visible (nvidia-smi lists one), since its kernels for four GPU
 # generations take minutes to compile and without a GPU the demo renders on the CPU all the same.
-# WR_CUDA=on builds the CUDA backend anyway (nvcc needed), WR_CUDA=off never; default auto.
+# WR_CUDA=on builds the CUDA backend anyway (nvcc needed), WR_CUDA=off never; default auto
+# (scripts/cuda-choice.sh).
 #   usage: [WR_CUDA=auto|on|off] scripts/run-demo.sh [wr-demo options...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/cuda-choice.sh
+choose_cuda run-demo
 bash scripts/setup.sh --no-python  # the demo is C++: no .venv/ (torch) for it
 jobs=$(nproc 2>/dev/null || echo 2)
-cuda=${WR_CUDA:-auto}
-case "$cuda" in
-  auto)
-    if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
-      cuda=on
-    else
-      cuda=off
-      echo "run-demo: no GPU visible (nvidia-smi): building for the CPU only (WR_CUDA=on builds CUDA too)"
-    fi ;;
-  on | off) ;;
-  *) echo "run-demo: WR_CUDA is '$cuda': use auto, on or off" >&2; exit 2 ;;
-esac
-[ "$cuda" = off ] || echo "run-demo: building the CUDA backend too: its kernels take minutes to compile (WR_CUDA=off skips it)"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DWR_WERROR=OFF -DWR_BUILD_TESTS=OFF -DWR_BUILD_APPS=ON \
   -DWR_ENABLE_CUDA="$([ "$cuda" = on ] && echo ON || echo OFF)" >/dev/null
 cmake --build build -j "$jobs" --target wr-demo

@@ -59,14 +59,28 @@ package_hash=$(find CMakeLists.txt pyproject.toml cmake include src kernels pyth
                  -path python/tests -prune -o -name __pycache__ -prune -o -type f -print0 |
                LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum | cut -d' ' -f1)
 package_stamp="$venv/.wr-package"
+# CUDA in the package only where a GPU is visible, unless WR_CUDA says (scripts/cuda-choice.sh); the
+# choice is part of the stamp, so that changing it rebuilds.
+. scripts/cuda-choice.sh
+choose_cuda setup
+package_hash="$package_hash cuda=$cuda"
 if [ "$(cat "$package_stamp" 2>/dev/null)" != "$package_hash" ]; then
-  echo "setup: building and installing warp_raycaster into $venv" >&2
+  echo "setup: building and installing warp_raycaster into $venv (a line a minute until it is done)" >&2
   log=$(mktemp)
-  if ! "$py" -m pip install --disable-pip-version-check --no-build-isolation --no-deps . >"$log" 2>&1; then
+  start=$SECONDS
+  (while sleep 60; do echo "setup: still building warp_raycaster, $(((SECONDS - start) / 60)) min so far" >&2; done) &
+  heartbeat=$!
+  cuda_define=ON
+  [ "$cuda" = on ] || cuda_define=OFF
+  if ! "$py" -m pip install --disable-pip-version-check --no-build-isolation --no-deps \
+         -C "cmake.define.WR_ENABLE_CUDA=$cuda_define" . >"$log" 2>&1; then
+    kill "$heartbeat" 2>/dev/null || true
     cat "$log" >&2
     rm -f "$log"
     exit 1
   fi
+  kill "$heartbeat" 2>/dev/null || true
+  echo "setup: built and installed in $(((SECONDS - start) / 60)) min $(((SECONDS - start) % 60)) s" >&2
   rm -f "$log"
   # Imported from outside the tree, so that it is the installed package that loads.
   (cd / && "$OLDPWD/$py" -c "import warp_raycaster") || { echo "setup: the installed warp_raycaster does not import" >&2; exit 1; }
