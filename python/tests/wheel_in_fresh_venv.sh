@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# The route of a user outside this repository's .venv/: `pip wheel .` with pip's build isolation
-# in a fresh virtual environment (so [build-system].requires in pyproject.toml must be complete),
-# then the wheel installed into a second fresh environment with only its declared dependencies,
-# imported from outside the tree and rendering a closed form (a camera 2 m above a plane, looking
-# down: depth 2). pip installs only from WHEELHOUSE (--no-index): scripts/setup-python.sh put the
-# build requirements and numpy there from PyPI, so nothing is downloaded while the tests run.
-# CUDA off: this checks the packaging, which is the same with it (the test build compiles CUDA).
+# The routes of a user outside this repository's .venv/, with pip's build isolation (so
+# [build-system].requires in pyproject.toml must be complete): `pip install .` into a fresh virtual
+# environment, then `pip wheel .` and the wheel installed into a second fresh environment with only
+# its declared dependencies; in each the package is imported from outside the tree and renders a
+# closed form (a camera 2 m above a plane, looking down: depth 2). The wheel reuses the install's
+# build folder, so the library is compiled once. pip installs only from WHEELHOUSE (--no-index):
+# scripts/setup-python.sh put the build requirements and numpy there from PyPI, so nothing is
+# downloaded while the tests run. CUDA off: this checks the packaging, which is the same with it
+# (the test build compiles CUDA).
 #   usage: wheel_in_fresh_venv.sh PYTHON REPO_ROOT WORK_DIR WHEELHOUSE
 set -euo pipefail
 [ $# -eq 4 ] || { echo "usage: wheel_in_fresh_venv.sh PYTHON REPO_ROOT WORK_DIR WHEELHOUSE" >&2; exit 2; }
@@ -15,18 +17,9 @@ rm -rf "$work"
 mkdir -p "$work"
 pip_offline=(--disable-pip-version-check --no-index --find-links "$wheelhouse")
 
-"$python" -m venv "$work/build-venv"
-echo "-- pip wheel . (build isolation, CUDA off) in a fresh venv"
-CMAKE_BUILD_PARALLEL_LEVEL=2 "$work/build-venv/bin/python" -m pip wheel -q "${pip_offline[@]}" --no-deps \
-  -w "$work/dist" -C cmake.define.WR_ENABLE_CUDA=OFF -C "build-dir=$work/build" "$repo"
-wheel=$(ls "$work"/dist/warp_raycaster-*.whl)
-echo "   built $(basename "$wheel")"
-
-"$python" -m venv "$work/user-venv"
-echo "-- pip install of the wheel, with its declared dependencies only, into another fresh venv"
-"$work/user-venv/bin/python" -m pip install -q "${pip_offline[@]}" "$wheel"
-cd /  # not the source tree: the installed package must be what imports
-"$work/user-venv/bin/python" - <<'PY'
+# check VENV: imports the package from outside the tree and renders the closed form
+check() {
+  (cd / && "$1/bin/python" - <<'PY'
 import math
 import numpy as np
 import warp_raycaster as wr
@@ -41,3 +34,21 @@ assert depth.shape == (2, 12, 16), depth.shape
 np.testing.assert_allclose(depth, 2.0, rtol=1e-5)
 print("   imported warp_raycaster", wr.__version__, "from", wr.__file__, "and rendered depth 2 m above a plane")
 PY
+  )
+}
+
+"$python" -m venv "$work/install-venv"
+echo "-- pip install . (build isolation, CUDA off) into a fresh venv"
+CMAKE_BUILD_PARALLEL_LEVEL=2 "$work/install-venv/bin/python" -m pip install -q "${pip_offline[@]}" \
+  -C cmake.define.WR_ENABLE_CUDA=OFF -C "build-dir=$work/build" "$repo"
+check "$work/install-venv"
+
+echo "-- pip wheel . (build isolation, the same build folder)"
+CMAKE_BUILD_PARALLEL_LEVEL=2 "$work/install-venv/bin/python" -m pip wheel -q "${pip_offline[@]}" --no-deps \
+  -w "$work/dist" -C cmake.define.WR_ENABLE_CUDA=OFF -C "build-dir=$work/build" "$repo"
+wheel=$(ls "$work"/dist/warp_raycaster-*.whl)
+echo "   built $(basename "$wheel")"
+"$python" -m venv "$work/user-venv"
+echo "-- pip install of the wheel, with its declared dependencies only, into another fresh venv"
+"$work/user-venv/bin/python" -m pip install -q "${pip_offline[@]}" "$wheel"
+check "$work/user-venv"
