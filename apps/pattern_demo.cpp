@@ -16,13 +16,6 @@ namespace wr_demo {
 
 namespace fs = std::filesystem;
 
-// --height-scan / --lidar: one pattern sensor over the robots (poses, n x 7), timed, its values
-// written as .npy [n, num_rays]. The height scan is IsaacLab's locomotion default
-// (RayCasterCfg(offset=(0, 0, 20), ray_alignment="yaw", GridPatternCfg(resolution=0.1,
-// size=[1.6, 1.0])) read by height_scan(offset=0.5), clipped to [-1, 1], -1 where nothing is hit);
-// the LiDAR IsaacLab's LidarPatternCfg(channels=16, vertical_fov_range=(-15, 15),
-// horizontal_fov_range=(-180, 180), horizontal_res=0.2) 0.2 m ahead of and 0.1 m above the base,
-// distances up to 100 m (+inf beyond). Fails if no ray hits.
 namespace {
 
 // The height scan's picture: the first four envs' scans from above (pattern_pictures.h), the
@@ -75,6 +68,13 @@ void write_scan_picture(const fs::path& png, const wr::Scene& scene, wr::Sensor&
 
 }  // namespace
 
+// --height-scan / --lidar: one pattern sensor over the robots (poses, n x 7), timed, its values
+// written as .npy [n, num_rays] and drawn (height_scan.png, lidar_range_image.png). The height scan
+// is IsaacLab's locomotion default (RayCasterCfg(offset=(0, 0, 20), ray_alignment="yaw",
+// GridPatternCfg(resolution=0.1, size=[1.6, 1.0])) read by height_scan(offset=0.5), clipped to
+// [-1, 1], -1 where nothing is hit); the LiDAR IsaacLab's LidarPatternCfg(channels=16,
+// vertical_fov_range=(-15, 15), horizontal_fov_range=(-180, 180), horizontal_res=0.2) 0.2 m ahead
+// of and 0.1 m above the base, distances up to 100 m (+inf beyond). Fails if no ray hits.
 int run_pattern_demo(const PatternDemo& opt, const wr::Context& ctx, const wr::Scene& scene,
                      const std::vector<float>& poses, double load_ms) {
   const uint32_t n = opt.envs;
