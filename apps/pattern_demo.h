@@ -17,8 +17,8 @@ struct PatternDemo {
 };
 
 // Renders the pattern sensor for the robots at `poses` (envs x 7, w x y z), times it, writes its
-// values as .npy [envs, rays] and its picture (pattern_pictures.h) into opt.out and prints a report. Throws std::runtime_error (the
-// demo's exit code 2) when no ray hits the terrain.
+// values as .npy [envs, rays] and its picture (pattern_pictures.h) into opt.out and prints a
+// report. Throws std::runtime_error (the demo's exit code 2) when no ray hits the terrain.
 int run_pattern_demo(const PatternDemo& opt, const wr::Context& ctx, const wr::Scene& scene,
                      const std::vector<float>& poses, double load_ms);
 
