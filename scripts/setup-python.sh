@@ -41,7 +41,7 @@ fi
 
 # The wheels pip needs to build the package in isolation ([build-system].requires of
 # pyproject.toml, with their own dependencies) kept in $venv/wheelhouse/, so that the test of the
-# `pip wheel .` route (python/tests/wheel_in_fresh_venv.sh) installs them with no index.
+# `pip install .` and `pip wheel .` routes (python/tests/wheel_in_fresh_venv.sh) needs no index.
 if [ "$venv" = .venv ]; then
   build_requires=$(sed -n 's/^requires = \[\(.*\)\]$/\1/p' pyproject.toml | tr -d '",')
   wheelhouse_stamp="$venv/.wr-wheelhouse"
