@@ -266,13 +266,19 @@ class CudaSensor final : public SensorBackend {
     const struct {
       const void* p;
       const char* name;
-    } optional[] = {{call.intrinsics, "args->intrinsics"},     {call.mounts, "args->mounts"},
-                    {call.latency, "args->latency"},           {call.update_mask, "args->update_mask"},
-                    {call.reset_mask, "args->reset_mask"},     {call.bad_env_count, "args->bad_env_count"},
-                    {call.bad_env_mask, "args->bad_env_mask"}, {call.instance_poses, "args->instance_poses"},
-                    {call.global_poses, "args->global_poses"}, {call.instance_ids, "args->instance_ids"},
-                    {call.triangle_ids, "args->triangle_ids"}, {call.hit_points, "args->hit_points"},
-                    {call.hit_normals, "args->hit_normals"}};
+    } optional[] = {{call.intrinsics, "args->intrinsics"},
+                    {call.mounts, "args->mounts"},
+                    {call.latency, "args->latency"},
+                    {call.update_mask, "args->update_mask"},
+                    {call.reset_mask, "args->reset_mask"},
+                    {call.bad_env_count, "args->bad_env_count"},
+                    {call.bad_env_mask, "args->bad_env_mask"},
+                    {call.instance_poses, "args->instance_poses"},
+                    {call.global_poses, "args->global_poses"},
+                    {call.channels.instance_ids, "args->instance_ids"},
+                    {call.channels.triangle_ids, "args->triangle_ids"},
+                    {call.channels.hit_points, "args->hit_points"},
+                    {call.channels.hit_normals, "args->hit_normals"}};
     for (const auto& a : optional)
       if (a.p) require_device_pointer(function, a.p, a.name, ordinal_);
     const PipelineParams& p = sensor_.pipeline().params;

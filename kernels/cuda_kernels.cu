@@ -92,9 +92,9 @@ cudaError_t launch(const typename F::Terrain::View& terrain, const TemplateRay* 
       err = cudaMemsetAsync(c.bad_env_count, 0, sizeof(uint32_t), stream);
       if (err != cudaSuccess) return err;
     }
-    // A pattern sensor never makes a camera image (sensor/pattern_model.cpp refuses crops,
-    // resampling and edge dropout): its sets carry no camera or sample kernel.
-    if constexpr (!F::pattern) {
+    // A source that never makes a camera image (a pattern's: sensor/pattern_model.cpp refuses
+    // crops, resampling and edge dropout): its sets carry no camera or sample kernel.
+    if constexpr (F::RaySource::kCameraImage) {
       if (p.camera_image) {
         camera_kernel<F, kShared><<<grid_of(g.window.blocks), kBlockThreads, shared_bytes, stream>>>(
             terrain, rays, p, c, g.window, s, overflows);

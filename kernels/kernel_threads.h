@@ -139,8 +139,8 @@ WR_HD bool camera_thread(uint64_t thread, const typename F::Terrain::View& terra
   if (!thread_env<F, kShared>(c, p, env, block, &camera, &k, &instances)) return false;
   bool overflowed;
   const uint32_t u = p.win_x + x, v = p.win_y + y;
-  const float d = camera_depth<CudaTraversal, F, kShared>(terrain, rays, c, &instances, env, u, v, camera, k, p,
-                                                          &overflowed, nullptr);
+  const float d =
+      trace_pixel<CudaTraversal, F, kShared>(terrain, rays, c, &instances, env, u, v, camera, k, p, &overflowed).value;
   if (p.noise.edges)
     s.camera_images[(static_cast<uint64_t>(env) * p.win_h + y) * p.win_w + x] = d;
   else
@@ -175,7 +175,7 @@ struct OutputThreadResult {
 // assigns it. Without the pipeline's features: its camera pixel traced, the plain depth written
 // to c.out (float32), NaN for a bad env. With them: made from the crop's samples (p.camera_image)
 // or from its own camera pixel traced here, emitted into the history and the output (and its
-// instance id into c.instance_ids, a pattern ray's hit details into theirs, where asked); a bad env's output is NaN,
+// output channels, emit_channels, where asked); a bad env's output is NaN,
 // and its pixel 0 writes the env's bad_env_mask entry and reports it for the count.
 template <class F, bool kShared>
 WR_HD OutputThreadResult output_thread(uint64_t thread, const typename F::Terrain::View& terrain,
@@ -198,8 +198,8 @@ WR_HD OutputThreadResult output_thread(uint64_t thread, const typename F::Terrai
       *out = quiet_nan_();  // a bad pose poisons only its own env's image
       return r;
     }
-    *out = camera_depth<CudaTraversal, F, kShared>(terrain, rays, c, &instances, env, x, y, camera, k, p, &r.overflowed,
-                                                   nullptr);
+    *out = trace_pixel<CudaTraversal, F, kShared>(terrain, rays, c, &instances, env, x, y, camera, k, p, &r.overflowed)
+               .value;
     return r;
   } else {
     if (x == 0 && y == 0) {
@@ -207,25 +207,20 @@ WR_HD OutputThreadResult output_thread(uint64_t thread, const typename F::Terrai
       r.bad_env = !valid;
     }
     const EnvOutput to = env_output(p, c, s, env);
+    const EnvInstances* seen = F::instances ? &instances : nullptr;
     if (!valid) {
       emit_output(p, c, s, to, i, quiet_nan_());
-      if (c.instance_ids) c.instance_ids[to.out_at + i] = kInvalidIndex;
-      if (F::pattern && wants_hit_details(c)) emit_hit_details(c, to.out_at, i, nullptr);
+      emit_channels<typename F::Terrain>(c.channels, to.out_at + i, terrain, seen, nullptr, p.hits_in_sensor_frame);
       return r;
     }
     float v;
-    if (p.camera_image) {
+    if (p.camera_image) {  // (no channels: sensor/render_call.cpp refuses them)
       v = output_from_samples(s.samples + static_cast<uint64_t>(env) * p.output.crop_w * p.output.crop_h, x, y, p, s);
     } else {
-      uint32_t instance;
-      RayHitDetails details;
-      const bool want_details = F::pattern && wants_hit_details(c);
-      const float d = camera_depth<CudaTraversal, F, kShared>(terrain, rays, c, &instances, env, p.output.crop_x + x,
-                                                              p.output.crop_y + y, camera, k, p, &r.overflowed,
-                                                              &instance, want_details ? &details : nullptr);
-      if (c.instance_ids) c.instance_ids[to.out_at + i] = F::instances ? instance : kInvalidIndex;
-      if (want_details) emit_hit_details(c, to.out_at, i, &details);
-      v = output_from_pixel(d, x, y, p, env, c.frame, env_offset(p.noise, env, c.frame));
+      const PixelRecord rec = trace_pixel<CudaTraversal, F, kShared>(
+          terrain, rays, c, &instances, env, p.output.crop_x + x, p.output.crop_y + y, camera, k, p, &r.overflowed);
+      emit_channels<typename F::Terrain>(c.channels, to.out_at + i, terrain, seen, &rec, p.hits_in_sensor_frame);
+      v = output_from_pixel(rec.value, x, y, p, env, c.frame, env_offset(p.noise, env, c.frame));
     }
     emit_output(p, c, s, to, i, v);
     return r;

@@ -88,7 +88,8 @@ extern "C" {
    kinds: wr_heightfield_desc.terrain, wr_scene_create_grid_mesh, the grid's memory tags, so
    WR_MEMORY_TAG_COUNT grew from 11 to 13; 0.4 the ray patterns, wr_patterns.h; 0.5 a pattern
    sensor's hit details: wr_render_args.triangle_ids, hit_points, hit_normals and
-   wr_ray_sensor_desc.hit_frame; 0.6 poses from rotation matrices, wr_poses.h's wr_gather_poses).
+   wr_ray_sensor_desc.hit_frame; 0.6 poses from rotation matrices, wr_poses.h's wr_gather_poses;
+   0.7 a camera's hit details, wr_camera_desc.hit_frame, and wr_sensor_world_rays for cameras).
    CHANGELOG.md has every version.
    Structs that may grow start with struct_size (set by the function that fills them): fields
    past a caller's struct_size count as 0, so a new option arrives as a field of a struct, not
@@ -359,6 +360,16 @@ WR_API wr_status wr_scene_instance_counts(wr_scene scene, uint32_t* out_num_slot
 
 /* ---- Sensor ------------------------------------------------------------------- */
 
+/* The frame of a sensor's hit points and normals (wr_render_args.hit_points, hit_normals): the
+   world's, or the sensor's own: a camera's (at the camera, +X forward, +Y left, +Z up: the body
+   pose times the mount), a pattern sensor's aligned frame (wr_ray_sensor_desc.hit_frame).
+   WR_HIT_FRAME_PATTERN is the same value, the name a pattern sensor had for it (0.5). */
+typedef enum wr_hit_frame {
+  WR_HIT_FRAME_WORLD = 0,
+  WR_HIT_FRAME_SENSOR = 1,
+  WR_HIT_FRAME_PATTERN = WR_HIT_FRAME_SENSOR
+} wr_hit_frame;
+
 typedef struct wr_camera_desc {
   uint32_t struct_size;      /* sizeof(wr_camera_desc), set by wr_camera_desc_pinhole */
   uint32_t width, height;    /* pixels, each >= 1 and below 2^31 */
@@ -370,6 +381,8 @@ typedef struct wr_camera_desc {
   float mount_position[3];  /* camera position in the body frame, metres */
   float mount_rotation[4];  /* camera orientation in the body frame, quaternion in quat_order;
                                all four 0: the identity, whatever the quat_order */
+  wr_hit_frame hit_frame;   /* of wr_render_args.hit_points and hit_normals: WR_HIT_FRAME_WORLD (0) or
+                               WR_HIT_FRAME_SENSOR, the camera's frame (0.7) */
 } wr_camera_desc;
 
 /* Fills desc for a pinhole camera with square pixels:
@@ -568,8 +581,10 @@ typedef struct wr_render_args {
                                   (UINT32_MAX: the terrain or nothing; before noise); or NULL. Only for an
                                   output each of whose pixels is one camera pixel's: no resampling, no
                                   edge dropout, history_length <= 1 */
-  /* A pattern sensor's rays (wr_patterns.h; history_length <= 1), each as its render traced it
-     (the hit of its value, before noise); each NULL or an array of the context's memory: */
+  /* Each output pixel's hit (a camera's pixel, a pattern sensor's ray: 0.7 for cameras, 0.5 for
+     patterns), as its render traced it (the hit of its value, before noise): for an output each of
+     whose pixels is one camera pixel's (no resampling, no edge dropout) and history_length <= 1;
+     each NULL or an array of the context's memory: */
   uint32_t* triangle_ids; /* (num_envs x out_height x out_width) the triangle hit within its mesh (the
                              terrain's or the instance's prototype's, as wr_scene_intersect_ex's
                              out_triangle), UINT32_MAX for a miss */
@@ -578,7 +593,7 @@ typedef struct wr_render_args {
   float* hit_normals;     /* (num_envs x out_height x out_width x 3) the unit normal of the triangle
                              hit (its corners' cross product, the instance's rotation applied), turned
                              to face the ray (dot(normal, dir) <= 0), in the desc's hit_frame; 0 for a
-                             miss. A bad env's rays (isolated) get UINT32_MAX and NaN. (0.5) */
+                             miss. A bad env's pixels (isolated) get UINT32_MAX and NaN. */
 } wr_render_args;
 
 /* Zeroes args and sets struct_size. A NULL args does nothing. */

@@ -140,12 +140,6 @@ typedef enum wr_ray_value {
 
 typedef enum wr_scan_phase { WR_SCAN_PHASE_ZERO = 0, WR_SCAN_PHASE_HASHED = 1 } wr_scan_phase;
 
-/* The frame of a pattern sensor's hit points and normals (wr_render_args.hit_points, hit_normals):
-   the world's, or the pattern's aligned frame (the one its starts are in, at the sensor's
-   position: the sensor's own axes with WR_ALIGN_BASE, its heading with WR_ALIGN_YAW, the world's
-   axes with WR_ALIGN_WORLD). */
-typedef enum wr_hit_frame { WR_HIT_FRAME_WORLD = 0, WR_HIT_FRAME_PATTERN = 1 } wr_hit_frame;
-
 typedef struct wr_ray_sensor_desc {
   uint32_t struct_size; /* sizeof(wr_ray_sensor_desc), set by wr_ray_sensor_desc_init */
   wr_quat_order quat_order;
@@ -181,7 +175,11 @@ typedef struct wr_ray_sensor_desc {
   uint32_t num_frames;
   const uint32_t* frame_pose_offsets; /* with num_frames >= 2 only (else refused) */
   const float* frame_mounts;          /* with num_frames >= 2 only (else refused) */
-  wr_hit_frame hit_frame;             /* of wr_render_args.hit_points and hit_normals (0.5) */
+  wr_hit_frame hit_frame;             /* of wr_render_args.hit_points and hit_normals: WR_HIT_FRAME_PATTERN
+                                         (WR_HIT_FRAME_SENSOR) is the pattern's aligned frame, the one its
+                                         starts are in, at the sensor's position (the sensor's own axes with
+                                         WR_ALIGN_BASE, its heading with WR_ALIGN_YAW, the world's axes with
+                                         WR_ALIGN_WORLD) (0.5) */
 } wr_ray_sensor_desc;
 
 /* The most frames a pattern sensor has per env. */
@@ -201,18 +199,23 @@ WR_API void wr_ray_sensor_desc_init(wr_ray_sensor_desc* desc);
    wr_sensor_desc reports a camera desc of rays x num_frames (or x 1) with the sensor's mount,
    distances and miss value. Heights refuse noise and WR_DTYPE_UINT16_MM (millimetres of depth
    read 0 and below as no return).
-   Besides the value, a render reports each ray's hit where wr_render_args asks (a pattern sensor
-   without history only): triangle_ids, hit_points, hit_normals. */
+   Besides the value, a render reports each ray's hit where wr_render_args asks (a sensor without
+   history only): instance_ids, triangle_ids, hit_points, hit_normals. */
 WR_API wr_status wr_sensor_create_pattern(wr_scene scene, wr_pattern pattern, const wr_ray_sensor_desc* desc,
                                           const wr_sensor_options* options, uint32_t num_envs, wr_sensor* out);
 
-/* The world rays a pattern sensor traces for env `env` in frame `frame` (the two matter only to a
-   scanning sensor's window), whose body pose is body_pose (7 floats, position and quaternion in the
-   desc's quat_order) and whose mount is `mount` (7 floats, or NULL: the desc's): starts and
-   directions (output width x 3 each: num_rays, or rays_per_frame), the same bits its render traces
-   (feed them to wr_scene_intersect_ex to get its hits). A sensor of several frames reads body_pose
-   as the env's record (each frame's pose at its offset), takes no mount, and writes
-   (num_frames x width x 3). WR_ERROR_INVALID_ARGUMENT for a camera sensor or a bad pose. */
+/* The world rays a sensor traces for env `env` in frame `frame` (the two matter only to a scanning
+   sensor's window), whose body pose is body_pose (7 floats, position and quaternion in the desc's
+   quat_order) and whose mount is `mount` (7 floats, or NULL: the desc's): starts and directions
+   (out_height x out_width x 3 each, wr_sensor_output_shape's), the same bits its render traces
+   (feed them to wr_scene_intersect_ex to get its hits). A pattern sensor's: one row of width rays
+   (num_rays, or rays_per_frame); one of several frames reads body_pose as the env's record (each
+   frame's pose at its offset), takes no mount, and writes (num_frames x width x 3). A camera's
+   (0.7): each output pixel's ray (the crop's camera pixels), every start the camera's position,
+   each direction a unit vector, the desc's intrinsics; its render traces t in
+   [near_clip / s, far_clip / s], s the pixel's depth factor (the direction's +X in the camera frame
+   for WR_DEPTH_PLANE, 1 for WR_DEPTH_RANGE); refused for an output that resamples or drops edges.
+   WR_ERROR_INVALID_ARGUMENT for a bad pose or mount, or an env out of range. */
 WR_API wr_status wr_sensor_world_rays(wr_sensor sensor, const float* body_pose, const float* mount, uint32_t env,
                                       uint64_t frame, float* starts, float* directions);
 

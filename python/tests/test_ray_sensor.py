@@ -266,6 +266,11 @@ def test_hit_details_are_the_triangles_own() -> None:
         np.testing.assert_allclose(hl.normals[e][h], hits.normals[e][h] @ r, atol=2e-6)
     with pytest.raises(wr.Error, match="hit_frame = 'body'"):
         wr.RaySensor(scene, pattern, 1, hit_frame="body")
+    # A camera writes them too (one per pixel: Sensor.render_hits); with a history it refuses them.
     camera = wr.Sensor(scene, wr.Camera.pinhole(8, 8, 90.0), 1)
-    with pytest.raises(wr.Error, match=r"triangle_ids is set, but this sensor is a camera"):
-        camera.render(poses[:1], triangle_ids=np.empty((1, 8, 8), np.int32))
+    tri = np.full((1, 8, 8), 7, np.int32)
+    camera.render(poses[:1], triangle_ids=tri)
+    assert not (tri == 7).any()
+    history = wr.Sensor(scene, wr.Camera.pinhole(8, 8, 90.0), 1, pipeline=wr.Pipeline(history=2))
+    with pytest.raises(wr.Error, match=r"triangle_ids is set, but this sensor keeps a history of 2 frames"):
+        history.render(poses[:1], triangle_ids=tri)

@@ -13,6 +13,7 @@
 #include "scene/heightfield.h"
 #include "scene/obj_loader.h"
 #include "sensor/render_call.h"
+#include "sensor/world_rays.h"
 
 using wr::api_guard;
 using wr::fail;
@@ -520,40 +521,7 @@ wr_status wr_sensor_world_rays(wr_sensor sensor, const float* body_pose, const f
     if (mount) require_element_aligned(fn, mount, "mount");
     require_array(fn, starts, "starts");
     require_array(fn, directions, "directions");
-    const wr::CameraSensor& s = *sensor->sensor;
-    if (!s.is_pattern())
-      fail(WR_ERROR_INVALID_ARGUMENT, std::string(fn) + ": sensor is a camera: world rays are a pattern sensor's");
-    const wr::PipelineParams& p = s.pipeline().params;
-    if (env >= s.num_envs())
-      fail(WR_ERROR_INVALID_ARGUMENT, std::string(fn) + ": env = " + std::to_string(env) + ": the sensor has " +
-                                          std::to_string(s.num_envs()) + " envs");
-    const uint32_t frames = p.pattern.num_frames, width = p.pattern.rays_per_frame;
-    if (frames > 1 && mount)
-      fail(WR_ERROR_INVALID_ARGUMENT, std::string(fn) + ": mount is set, but the sensor has " + std::to_string(frames) +
-                                          " frames, whose mounts are its desc's");
-    // Every frame's aligned pose first (the env's pose and mount with one frame; frame f's with
-    // several), so that a bad one is refused before anything is written.
-    wr::RigidTransform aligned[wr::kMaxPatternFrames];
-    for (uint32_t f = 0; f < frames; ++f) {
-      const float* pose = frames > 1 ? body_pose + p.pattern.frame_offsets[f] : body_pose;
-      wr::RigidTransform body, m = frames > 1 ? p.pattern.frame_mounts[f] : p.depth.mount;
-      if (!wr::pose_to_transform(pose, p.depth.quat_order, &body))
-        fail(WR_ERROR_INVALID_ARGUMENT, std::string(fn) + ": body_pose" +
-                                            (frames > 1 ? " of frame " + std::to_string(f) : std::string()) +
-                                            " is not finite or its quaternion is zero");
-      if (mount && !wr::mount_to_transform(mount, p.depth.quat_order, &m))
-        fail(WR_ERROR_INVALID_ARGUMENT, std::string(fn) + ": mount is not finite or its quaternion is zero");
-      aligned[f] = wr::pattern_frame(wr::compose(body, m), p.pattern);
-    }
-    for (uint32_t f = 0; f < frames; ++f)
-      for (uint32_t i = 0; i < width; ++i) {
-        const uint32_t ray = wr::pattern_ray_index(p.pattern, env, frame, i);
-        const wr::WorldRay r = wr::pattern_world_ray(s.ray_template().data(), ray, aligned[f], p.pattern);
-        const float o[3] = {r.org.x, r.org.y, r.org.z}, d[3] = {r.dir.x, r.dir.y, r.dir.z};
-        const uint64_t at = 3 * (uint64_t(f) * width + i);
-        std::memcpy(starts + at, o, sizeof o);
-        std::memcpy(directions + at, d, sizeof d);
-      }
+    wr::sensor_world_rays(fn, *sensor->sensor, body_pose, mount, env, frame, starts, directions);
   });
 }
 

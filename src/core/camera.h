@@ -16,6 +16,11 @@ struct RigidTransform {
   Vec3 pos;
 };
 
+// A ray in the world: its origin and unit direction.
+struct WorldRay {
+  Vec3 org, dir;
+};
+
 // One pixel of the shared ray template: unit direction in the camera frame (+X forward,
 // +Y left, +Z up) and the factor that turns ray distance into the reported depth
 // (dir.x for plane depth, 1 for range depth). 16 bytes: one aligned load.

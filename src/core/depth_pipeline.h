@@ -12,74 +12,11 @@
 
 #include "noise.h"
 #include "output_stage.h"
+#include "pipeline_call.h"
 #include "pixel_pipeline.h"
 #include "render_features.h"
 
 namespace wr {
-
-// A sensor's pipeline constants (made on the host from wr_sensor_options: sensor/pipeline_options).
-struct PipelineParams {
-  DepthParams depth;      // the desc's, but miss_value = +inf: the camera stage's "no return"
-  DepthParams plain;      // the desc's as they are: a render without the pipeline's stages
-  Intrinsics intrinsics;  // the desc's
-  bool plane_depth;       // WR_DEPTH_PLANE
-  uint32_t cam_w, cam_h;  // the camera image
-  // The window of the camera image the camera stage traces: the crop, grown by one pixel on each
-  // side (within the image) where edge dropout reads the neighbours.
-  uint32_t win_x, win_y, win_w, win_h;
-  bool camera_image;  // the output is made from the crop's samples as an image (resampling or
-                      // edge dropout read other pixels); else each output pixel is traced alone
-  NoiseParams noise;
-  OutputParams output;
-  uint32_t history;         // frames per env's ring; 1: none
-  bool isolate;             // WR_BAD_POSE_ISOLATE
-  uint32_t exclude_groups;  // instance groups this camera does not see (instances.h)
-  PatternParams pattern{};  // a pattern sensor's (pattern_rays.h); pattern.enabled false for a camera
-};
-
-// A render's optional per-env arrays: all null in a render that has none. Only pointers, so that
-// "the call has per-env inputs" is "some byte here is not zero" (sensor/render_call.cpp): a field
-// added here reaches the feature set without a list kept by hand (tests/sensor/test_render_call.cpp).
-struct PerEnvInputs {
-  const float* intrinsics;     // (num_envs x 4) or null: the desc's
-  const float* mounts;         // (num_envs x 7) or null: the desc's
-  const uint32_t* latency;     // (num_envs) or null: 0
-  const uint8_t* update_mask;  // (num_envs) or null: every env
-  const uint8_t* reset_mask;   // (num_envs) or null: none
-  uint32_t* bad_env_count;     // or null
-  uint8_t* bad_env_mask;       // (num_envs) or null
-  uint32_t* instance_ids;      // (num_envs x out_h x out_w) the instance each output pixel's ray hit
-                               // (kInvalidIndex: the terrain or nothing), or null; only where each
-                               // output pixel is its own camera pixel's (!camera_image, history 1)
-  // A pattern sensor's (history 1): each ray's hit (RayHitDetails), or null.
-  uint32_t* triangle_ids;  // (num_envs x out_h x out_w)
-  float* hit_points;       // (num_envs x out_h x out_w x 3)
-  float* hit_normals;      // (num_envs x out_h x out_w x 3)
-};
-
-// One render's inputs and outputs: host pointers on the CPU, device pointers on CUDA.
-struct PipelineCall : PerEnvInputs {
-  const float* body_poses;  // env e: body_poses + e * pose_stride + pose_offset, 7 floats
-  uint32_t pose_stride, pose_offset;
-  uint64_t frame;  // of the noise
-  void* out;       // (num_envs x out_h x out_w) of the dtype
-  // The scene's moving geometry (instances.h); num_instances(instances) == 0 for none.
-  InstanceView instances;
-  const float* instance_poses;  // (num_envs x num_slots x 7), or null without slots
-  const float* global_poses;    // (num_globals x 7), or null without globals
-};
-
-// What env e's rays see besides the terrain.
-WR_HD EnvInstances env_instances(const PipelineCall& c, const PipelineParams& p, uint32_t env) {
-  EnvInstances e;
-  e.view = c.instances;
-  e.slot_poses = c.instance_poses ? c.instance_poses + 7ull * c.instances.num_slots * env : nullptr;
-  e.global_poses = c.global_poses;
-  e.quat_order = p.depth.quat_order;
-  e.exclude_groups = p.exclude_groups;
-  e.prepared = nullptr;
-  return e;
-}
 
 // What the library holds per env for the pipeline on CUDA (null where the options need none; the
 // CPU keeps the first two per thread instead).
@@ -92,56 +29,15 @@ struct PipelineState {
   const ResampleTaps* taps_y;  // (out_h) and each output row (make_resample_taps; built at creation)
 };
 
-// Frame f of env `env` of a pattern sensor of several frames, aligned (pattern_frame): its body
-// pose p.pattern.frame_offsets[f] floats into the env's record, times its mount. False for a bad
-// pose.
-WR_HD bool pattern_env_frame(const PipelineCall& c, uint32_t env, uint32_t f, const PipelineParams& p,
-                             RigidTransform* out) {
-  RigidTransform body;
-  if (!pose_to_transform(
-          c.body_poses + static_cast<uint64_t>(env) * c.pose_stride + c.pose_offset + p.pattern.frame_offsets[f],
-          p.depth.quat_order, &body))
-    return false;
-  *out = pattern_frame(compose(body, p.pattern.frame_mounts[f]), p.pattern);
-  return true;
-}
-
-// The env stage: env e's camera in the world and its intrinsics, from the call's arrays (the
-// per-env mounts and intrinsics only with the pipeline's features). False for a bad pose, mount or
-// intrinsics (not finite, zero quaternion, fx or fy not > 0). The instance poses are checked apart
-// (env_instances_valid), where a backend checks them once per env. For a pattern sensor
-// (F::pattern) *camera is the pattern's aligned frame (pattern_frame) of the sensor's pose (of
-// several frames: frame 0's, every frame's pose checked).
+// The env stage: env e's sensor frame in the world (its ray source's: a camera's pose, a pattern's
+// aligned frame) and intrinsics, from the call's arrays (the per-env mounts and intrinsics only
+// with the pipeline's features). False for a bad pose, mount or intrinsics (not finite, zero
+// quaternion, fx or fy not > 0). The instance poses are checked apart (env_instances_valid), where
+// a backend checks them once per env.
 template <class F>
 WR_HD bool env_camera(const PipelineCall& c, uint32_t env, const PipelineParams& p, RigidTransform* camera,
                       Intrinsics* k) {
-  if constexpr (F::pattern) {
-    // Several frames: every frame's pose must be valid; *camera is frame 0's (camera_depth makes
-    // each row's frame).
-    if (p.pattern.num_frames > 1) {
-      *k = p.intrinsics;
-      for (uint32_t f = p.pattern.num_frames; f-- > 0;)
-        if (!pattern_env_frame(c, env, f, p, camera)) return false;
-      return true;
-    }
-  }
-  RigidTransform body;
-  if (!pose_to_transform(c.body_poses + static_cast<uint64_t>(env) * c.pose_stride + c.pose_offset, p.depth.quat_order,
-                         &body))
-    return false;
-  RigidTransform mount = p.depth.mount;
-  *k = p.intrinsics;
-  if constexpr (F::pipeline) {
-    if (c.mounts && !mount_to_transform(c.mounts + 7ull * env, p.depth.quat_order, &mount)) return false;
-    if (c.intrinsics) {
-      const float* ki = c.intrinsics + 4ull * env;
-      *k = Intrinsics{ki[0], ki[1], ki[2], ki[3]};
-      if (!valid_intrinsics(*k)) return false;
-    }
-  }
-  *camera = compose(body, mount);
-  if constexpr (F::pattern) *camera = pattern_frame(*camera, p.pattern);
-  return true;
+  return F::RaySource::template env_frame<F>(c, env, p, camera, k);
 }
 
 // Whether every instance pose env e's rays would read is valid (always, without instances).
@@ -151,69 +47,25 @@ WR_HD bool env_instances_valid(const PipelineCall& c, const PipelineParams& p, u
   return true;
 }
 
-// The depth parameters of the camera stage: the pipeline's (miss = +inf, "no return", for the
-// output stage to map), or without it the desc's (the value is the output).
-template <class F>
-WR_HD const DepthParams& camera_stage_params(const PipelineParams& p) {
-  if constexpr (F::pipeline) return p.depth;
-  return p.plain;
-}
-
-// The camera stage of pixel (u, v) of env `env` for a scalar thread: its ray from the ray source
-// (the shared template, or made from the env's own intrinsics; for a pattern, the pattern ray that
-// output ray u reads in the call's frame, pattern_ray_index, from the env's aligned frame `camera`), the trace (the
-// terrain, of F's kind, then `instances`, the env's, where F has them: null for none), the value (camera_stage_params:
-// the clean depth, +inf for no return, with the pipeline; else the plain depth; a pattern's distance or height, or
-// p.depth.miss_value, the pipeline's +inf, for no return). *overflowed and *instance (or null) as render_pixel's;
-// kPrepared: `instances` come prepared (render_pixel's). *details (or null; a pattern's only): the ray's hit
-// (pattern_hit_details).
+// The camera stage of pixel (u, v) of env `env` for a scalar thread: its world ray from the ray
+// source (F::RaySource::world_ray, from the env's frame `camera` and intrinsics `k`), the trace (the
+// terrain, of F's kind, then `instances`, the env's, where F has them: null for none), the value
+// (the source's: with the pipeline the clean depth, +inf for no return, or a pattern's distance or
+// height; else the plain depth). *overflowed: the ray overflowed the traversal stack; kPrepared:
+// `instances` come prepared (render_pixel's). The record is what the output channels read.
 template <class Variant, class F, bool kPrepared = false>
-WR_HD float camera_depth(const typename F::Terrain::View& terrain, const TemplateRay* shared_template,
-                         const PipelineCall& c, const EnvInstances* instances, uint32_t env, uint32_t u, uint32_t v,
-                         const RigidTransform& camera, const Intrinsics& k, const PipelineParams& p, bool* overflowed,
-                         uint32_t* instance, RayHitDetails* details = nullptr) {
-  if constexpr (F::pattern) {
-    static_assert(F::pipeline, "a pattern sensor's value stage is the pipeline's");
-    // Row v is frame v's (several frames: its own body and mount; the env stage checked its pose).
-    RigidTransform frame = camera;
-    if (p.pattern.num_frames > 1) pattern_env_frame(c, env, v, p, &frame);
-    const WorldRay r =
-        pattern_world_ray(shared_template, pattern_ray_index(p.pattern, env, c.frame, u), frame, p.pattern);
-    const SceneHit hit = trace_scene<Variant, kTraversalStackSize, typename F::Terrain, kPrepared>(
-        terrain, F::instances ? instances : nullptr, r.org, r.dir, p.depth.near_clip, p.depth.far_clip);
-    *overflowed = hit.overflowed;
-    if (instance) *instance = hit.instance;
-    if (details)
-      *details = pattern_hit_details<typename F::Terrain>(terrain, F::instances ? instances : nullptr, hit, r, frame,
-                                                          p.pattern);
-    return pattern_value(hit.t, hit.triangle != kInvalidIndex, r, frame, p.pattern, p.depth.miss_value);
-  } else {
-    const TemplateRay ray = source_ray(typename F::RaySource{}, shared_template, p.cam_w,
-                                       F::pipeline && c.intrinsics != nullptr, k, p.plane_depth, u, v);
-    return render_pixel<Variant, typename F::Terrain, kTraversalStackSize, kPrepared>(
-        terrain, F::instances ? instances : nullptr, ray, camera, camera_stage_params<F>(p), overflowed, instance);
-  }
-}
-
-// Whether the call asks for a pattern sensor's hit details (RayHitDetails).
-WR_HD bool wants_hit_details(const PipelineCall& c) {
-  return c.triangle_ids != nullptr || c.hit_points != nullptr || c.hit_normals != nullptr;
-}
-
-// Output ray i of an env whose output starts at element out_at (a pattern sensor's: history 1)
-// hit as `d` says, or (d null) its env is bad: UINT32_MAX and NaN.
-WR_HD void emit_hit_details(const PipelineCall& c, uint64_t out_at, uint32_t i, const RayHitDetails* d) {
-  const uint64_t at = out_at + i;
-  const float nan = quiet_nan_();
-  if (c.triangle_ids) c.triangle_ids[at] = d ? d->triangle : kInvalidIndex;
-  if (c.hit_points) {
-    const Vec3 v = d ? d->point : Vec3{nan, nan, nan};
-    c.hit_points[3 * at] = v.x, c.hit_points[3 * at + 1] = v.y, c.hit_points[3 * at + 2] = v.z;
-  }
-  if (c.hit_normals) {
-    const Vec3 v = d ? d->normal : Vec3{nan, nan, nan};
-    c.hit_normals[3 * at] = v.x, c.hit_normals[3 * at + 1] = v.y, c.hit_normals[3 * at + 2] = v.z;
-  }
+WR_HD PixelRecord trace_pixel(const typename F::Terrain::View& terrain, const TemplateRay* shared_template,
+                              const PipelineCall& c, const EnvInstances* instances, uint32_t env, uint32_t u,
+                              uint32_t v, const RigidTransform& camera, const Intrinsics& k, const PipelineParams& p,
+                              bool* overflowed) {
+  using Source = typename F::RaySource;
+  PixelRecord r;
+  r.ray = Source::template world_ray<F>(shared_template, c, env, u, v, camera, k, p);
+  r.hit = trace_scene<Variant, kTraversalStackSize, typename F::Terrain, kPrepared>(
+      terrain, F::instances ? instances : nullptr, r.ray.world.org, r.ray.world.dir, r.ray.tmin, r.ray.tmax);
+  *overflowed = r.hit.overflowed;
+  r.value = Source::template value<F>(r.hit, r.ray, p);
+  return r;
 }
 
 // The latency of env e in this call; >= p.history means a bad value on the device.

@@ -8,7 +8,6 @@
 #pragma once
 
 #include "camera.h"
-#include "hit_surface.h"
 #include "philox.h"
 
 namespace wr {
@@ -67,9 +66,6 @@ struct PatternParams {
   uint32_t num_frames;
   uint32_t frame_offsets[kMaxPatternFrames];
   RigidTransform frame_mounts[kMaxPatternFrames];
-  // Hit points and normals (wr_render_args.hit_points, hit_normals) in the aligned frame (the one
-  // the starts are in) rather than the world's (wr_ray_sensor_desc.hit_frame).
-  bool hits_in_pattern_frame;
 };
 
 // The phase of env `env` of a scanning sensor: 0, or a draw of Philox keyed by the seed, counter
@@ -88,12 +84,6 @@ WR_HD uint32_t pattern_ray_index(const PatternParams& p, uint32_t env, uint64_t 
   const uint64_t start = ((frame % n) * (p.rays_per_frame % n) + pattern_phase(p, env)) % n;
   return static_cast<uint32_t>((start + u) % n);
 }
-
-// The rays of a pattern, as a ray source (ray_source.h): the sensor's template holds the
-// directions first, (length) entries (direction, 1), then the starts, (length) entries (start, 0),
-// in the pattern frame, offset applied: (2 x length). The directions alone are a camera template
-// of one row (depth factor 1), which the CPU's packets read for a sensor of shared origin.
-struct PatternRays {};
 
 // The heading of rotation r (row-major, a valid rotation) as (cos, sin) under `rule`.
 WR_HD void pattern_heading(const float r[9], int rule, float* c, float* s) {
@@ -142,10 +132,6 @@ WR_HD bool pattern_directions_fixed(const PatternParams& p) {
   return p.alignment == kAlignWorld || (p.alignment == kAlignYaw && p.yaw_rule == kYawIsaacLab);
 }
 
-struct WorldRay {
-  Vec3 org, dir;
-};
-
 // Ray i of the pattern `rays` ((2 x length) template entries) in the world, for the env whose
 // aligned frame is `frame`: the operations of make_pixel_ray's for the direction (where it turns
 // with the frame) and a camera's origin where the starts are all the origin, so that the CPU's
@@ -180,36 +166,6 @@ WR_HD float pattern_value(float t, bool hit, const WorldRay& r, const RigidTrans
   if (!hit) return miss;
   if (p.value == kPatternHeight) return frame.pos.z - (r.org.z + t * r.dir.z) - p.height_offset;
   return t;
-}
-
-// What a pattern sensor reports of a ray's hit besides its value, where the render asks
-// (wr_render_args.triangle_ids, hit_points, hit_normals).
-struct RayHitDetails {
-  uint32_t triangle;  // the triangle hit within its mesh (the terrain's or the instance's prototype's);
-                      // kInvalidIndex for a miss
-  Vec3 point;         // where the ray hit: +inf for a miss
-  Vec3 normal;        // the hit triangle's unit normal, facing the ray: 0 for a miss
-};
-
-// The details of the hit `h` of the world ray `r` (a miss's where it has none), over the terrain of
-// kind Terrain and the env's instances `e` (null: none); the point and normal in the world, or in
-// the aligned frame `frame` (p.hits_in_pattern_frame). The point is org + t dir with the
-// operations of pattern_value's height.
-template <class Terrain>
-WR_HD RayHitDetails pattern_hit_details(const typename Terrain::View& terrain, const EnvInstances* e, const SceneHit& h,
-                                        const WorldRay& r, const RigidTransform& frame, const PatternParams& p) {
-  const float inf = infinity_();
-  RayHitDetails d{kInvalidIndex, Vec3{inf, inf, inf}, Vec3{0.0f, 0.0f, 0.0f}};
-  Vec3 n;
-  if (!scene_hit_normal<Terrain>(terrain, e, h, r.dir, &n)) return d;
-  d.triangle = h.triangle;
-  d.point = Vec3{r.org.x + h.t * r.dir.x, r.org.y + h.t * r.dir.y, r.org.z + h.t * r.dir.z};
-  d.normal = n;
-  if (p.hits_in_pattern_frame) {
-    d.point = rotate_inverse(frame.rot, d.point - frame.pos);
-    d.normal = rotate_inverse(frame.rot, n);
-  }
-  return d;
 }
 
 }  // namespace wr

@@ -38,9 +38,12 @@ WR_HD PixelRay make_pixel_ray(const TemplateRay& ray, const RigidTransform& came
 // The reported value of a traced pixel: t (in units of the template ray, which is unit) times
 // the ray's depth factor, or the miss value when nothing was hit in [tmin, tmax]. Rounding of
 // t * depth_scale is clamped back into [near, far] (see wr.h).
-WR_HD float pixel_value(float t, uint32_t triangle, const TemplateRay& ray, const DepthParams& p) {
+WR_HD float pixel_value(float t, uint32_t triangle, float depth_scale, const DepthParams& p) {
   if (triangle == kInvalidIndex) return p.miss_value;
-  return fmin_(fmax_(t * ray.depth_scale, p.near_clip), p.far_clip);
+  return fmin_(fmax_(t * depth_scale, p.near_clip), p.far_clip);
+}
+WR_HD float pixel_value(float t, uint32_t triangle, const TemplateRay& ray, const DepthParams& p) {
+  return pixel_value(t, triangle, ray.depth_scale, p);
 }
 
 // One pixel from its template ray and its env's camera: the ray, the trace (the terrain, of the

@@ -33,8 +33,6 @@ struct RenderFeatures {
   static constexpr bool instances = kInstances;
   using RaySource = RaySourceT;
   using Terrain = TerrainT;
-  // The rays are a pattern's (a start and a direction each), not a camera's.
-  static constexpr bool pattern = is_pattern_source(RaySourceT{});
 };
 
 // The same set as values, where it is derived (sensor/render_call.cpp) and carried to a backend.

@@ -30,67 +30,55 @@ uint64_t trace_tile_of(const Run& run, const PacketTile& t) {
 }
 
 // Pixels [u0, u1) x [v0, v1) (at most a tile) of env `env`'s camera image traced into `image`, whose
-// first element is pixel (image_u0, image_v0), `image_stride` wide, with the depth parameters `dp`.
-// With per-env intrinsics the tile's rays are made here from the env's own (make_template_ray: the
-// bits of a sensor built with them). `instances`: the env's (null: none); `ids` (or null): the
-// instance each pixel hit, laid out as image. The terrain is of the kind F::Terrain; its camera
-// tiles go to the packets where the run has them (trace_tile_of). A pattern's rays (F::pattern:
-// `camera` is the env's aligned frame) go through the camera stage one by one, or, where they are a
-// one-row camera's (pattern_as_camera: one origin, directions turning with the frame, distances),
-// as a camera's tile too.
+// first element is pixel (image_u0, image_v0), `image_stride` wide, with the depth parameters `dp`
+// (the camera stage's: camera_stage_params). `camera`: the env's frame (its ray source's env stage);
+// `instances`: the env's (null: none); `ids` (or null): the instance each pixel hit, and `records`
+// (or null) each pixel's PixelRecord, both laid out as image. The terrain is of the kind
+// F::Terrain. Where the ray source's rays are a camera's tile (as_camera_tile: a camera's, or a
+// pattern of one origin whose directions turn with the frame) and no record is asked for, the tile
+// goes to the packets where the run has them (trace_tile_of), with per-env intrinsics the tile's
+// rays made here from the env's own (make_template_ray: the bits of a sensor built with them); else
+// each pixel goes through the camera stage (trace_pixel), the same bits.
 template <class F>
 uint64_t trace(const Run& run, uint32_t env, const RigidTransform& camera, const Intrinsics& k, const DepthParams& dp,
                const EnvInstances* instances, uint32_t u0, uint32_t v0, uint32_t u1, uint32_t v1, float* image,
-               uint32_t* ids, uint32_t image_u0, uint32_t image_v0, uint32_t image_stride) {
+               uint32_t* ids, PixelRecord* records, uint32_t image_u0, uint32_t image_v0, uint32_t image_stride) {
   using Terrain = typename F::Terrain;
+  using Source = typename F::RaySource;
   constexpr bool kBvh = std::is_same<Terrain, BvhTerrain>::value;
   const CpuRenderJob& job = *run.job;
   const PipelineParams& p = *job.params;
-  const BvhView bvh = kBvh ? job.terrain.bvh : BvhView{};  // the BVH packets' (tile.bvh)
-  if constexpr (F::pattern) {
-    // One origin, directions turning with the frame, distances: the pattern's directions are a
-    // one-row camera template at `camera`, traced as a camera's tile (the same bits:
-    // pattern_world_ray makes its rays with make_pixel_ray's operations), in SIMD packets where the run has them.
-    if (pattern_as_camera(p.pattern) && !wants_hit_details(job.call)) {
-      PacketTile t{bvh,   u0,       v0,       u1,           v1,     job.rays, 0,         0,  p.cam_w,
-                   image, image_u0, image_v0, image_stride, camera, &dp,      instances, ids};
-      t.pinhole = false;  // a pattern's neighbours are not a pinhole's: no culling by the tile's corners
-      return trace_tile_of<Terrain>(run, t);
+  if (!records && Source::as_camera_tile(p)) {
+    const BvhView bvh = kBvh ? job.terrain.bvh : BvhView{};  // the BVH packets' (tile.bvh)
+    TemplateRay own[kCpuTileSize * kCpuTileSize];
+    PacketTile t{bvh,   u0,       v0,       u1,           v1,     job.rays, 0,         0,  p.cam_w,
+                 image, image_u0, image_v0, image_stride, camera, &dp,      instances, ids};
+    t.pinhole = Source::kPinhole;  // (a pattern's neighbours are not a pinhole's: no culling by the corners)
+    if (F::pipeline && job.call.intrinsics) {
+      for (uint32_t v = v0; v < v1; ++v)
+        for (uint32_t u = u0; u < u1; ++u)
+          own[(v - v0) * kCpuTileSize + (u - u0)] = source_ray(job.rays, p.cam_w, true, k, p.plane_depth, u, v);
+      t.rays = own;
+      t.rays_u0 = u0;
+      t.rays_v0 = v0;
+      t.rays_stride = kCpuTileSize;
     }
-    uint64_t overflows = 0;
-    const typename Terrain::View& terrain = view_of(Terrain{}, job.terrain);
-    // The hit details go straight to the call's arrays: ray (u, v) is output pixel (u, v) (a
-    // pattern sensor has no crop, and details need history 1).
-    const bool want_details = wants_hit_details(job.call);
-    const uint64_t out_at = want_details ? env_output(p, job.call, job.state, env).out_at : 0;
-    for (uint32_t v = v0; v < v1; ++v)
-      for (uint32_t u = u0; u < u1; ++u) {
-        bool overflowed;
-        uint32_t instance;
-        RayHitDetails details;
-        const uint64_t at = uint64_t(v - image_v0) * image_stride + (u - image_u0);
-        image[at] = camera_depth<HostTraversal, F>(terrain, job.rays, job.call, instances, env, u, v, camera, k, p,
-                                                   &overflowed, &instance, want_details ? &details : nullptr);
-        if (ids) ids[at] = instance;
-        if (want_details) emit_hit_details(job.call, out_at, v * p.output.out_w + u, &details);
-        overflows += overflowed;
-      }
-    return overflows;
+    return trace_tile_of<Terrain>(run, t);
   }
-  TemplateRay own[kCpuTileSize * kCpuTileSize];
-  PacketTile t{bvh,   u0,       v0,       u1,           v1,     job.rays, 0,         0,  p.cam_w,
-               image, image_u0, image_v0, image_stride, camera, &dp,      instances, ids};
-  if (job.call.intrinsics) {
-    for (uint32_t v = v0; v < v1; ++v)
-      for (uint32_t u = u0; u < u1; ++u)
-        own[(v - v0) * kCpuTileSize + (u - u0)] =
-            source_ray(CameraTemplateRays{}, job.rays, p.cam_w, true, k, p.plane_depth, u, v);
-    t.rays = own;
-    t.rays_u0 = u0;
-    t.rays_v0 = v0;
-    t.rays_stride = kCpuTileSize;
-  }
-  return trace_tile_of<Terrain>(run, t);
+  uint64_t overflows = 0;
+  const typename Terrain::View& terrain = view_of(Terrain{}, job.terrain);
+  for (uint32_t v = v0; v < v1; ++v)
+    for (uint32_t u = u0; u < u1; ++u) {
+      bool overflowed;
+      const uint64_t at = uint64_t(v - image_v0) * image_stride + (u - image_u0);
+      const PixelRecord r =
+          trace_pixel<HostTraversal, F>(terrain, job.rays, job.call, instances, env, u, v, camera, k, p, &overflowed);
+      image[at] = r.value;
+      if (ids) ids[at] = r.hit.instance;
+      if (records) records[at] = r;
+      overflows += overflowed;
+    }
+  return overflows;
 }
 
 // Tile `tile` of the run's area: pixels [*u0, *u1) x [*v0, *v1).
@@ -103,14 +91,15 @@ void tile_bounds(const Run& run, uint32_t tile, uint32_t* u0, uint32_t* v0, uint
 }
 
 // Output pixel i of env `env` (whose output starts at `to`) is invalid: NaN (the plain render), or
-// NaN through the output stage (its dtype, the history), no instance and no hit details.
+// NaN through the output stage (its dtype, the history), and a bad env's channels.
 template <class F>
 void emit_invalid(const CpuRenderJob& job, const EnvOutput& to, uint32_t i) {
   const PipelineCall& c = job.call;
   if constexpr (F::pipeline) {
     emit_output(*job.params, c, job.state, to, i, quiet_nan_());
-    if (c.instance_ids) c.instance_ids[to.out_at + i] = kInvalidIndex;
-    if (F::pattern && wants_hit_details(c)) emit_hit_details(c, to.out_at, i, nullptr);
+    using Terrain = typename F::Terrain;
+    emit_channels<Terrain>(c.channels, to.out_at + i, view_of(Terrain{}, job.terrain), nullptr, nullptr,
+                           job.params->hits_in_sensor_frame);
   } else {
     static_cast<float*>(c.out)[to.out_at + i] = quiet_nan_();
   }
@@ -135,13 +124,13 @@ uint64_t render_camera_image(const Run& run, uint32_t env, unsigned thread, cons
     uint32_t u0, v0, u1, v1;
     tile_bounds(run, tile, &u0, &v0, &u1, &v1);
     if (window) {
-      overflows +=
-          trace<F>(run, env, camera, k, p.depth, instances, u0, v0, u1, v1, window, nullptr, p.win_x, p.win_y, p.win_w);
+      overflows += trace<F>(run, env, camera, k, p.depth, instances, u0, v0, u1, v1, window, nullptr, nullptr, p.win_x,
+                            p.win_y, p.win_w);
       continue;
     }
     // the window is the crop
-    overflows +=
-        trace<F>(run, env, camera, k, p.depth, instances, u0, v0, u1, v1, depth, nullptr, u0, v0, kCpuTileSize);
+    overflows += trace<F>(run, env, camera, k, p.depth, instances, u0, v0, u1, v1, depth, nullptr, nullptr, u0, v0,
+                          kCpuTileSize);
     for (uint32_t v = v0; v < v1; ++v)
       for (uint32_t u = u0; u < u1; ++u)
         samples[(v - o.crop_y) * o.crop_w + (u - o.crop_x)] =
@@ -198,7 +187,7 @@ void render_run(void* context, uint32_t task, unsigned thread) {
     return;
   }
   // The env's instances, prepared once for all the run's rays (in the thread's own place); those
-  // wholly behind its camera left out (a camera's: a pattern's rays go every way).
+  // wholly behind its camera left out (a pinhole's: a pattern's rays go every way).
   EnvInstances seen{};
   const EnvInstances* instances = nullptr;
   if constexpr (F::instances) {
@@ -206,7 +195,7 @@ void render_run(void* context, uint32_t task, unsigned thread) {
     PreparedInstance* prepared = job.thread_instances + uint64_t(thread) * job.num_instances;
     for (uint32_t i = 0; i < job.num_instances; ++i) {
       prepared[i] = prepare_instance(seen, i);
-      if (!F::pattern && prepared[i].prototype != kInvalidIndex && behind_camera(prepared[i], camera))
+      if (F::RaySource::kPinhole && prepared[i].prototype != kInvalidIndex && behind_camera(prepared[i], camera))
         prepared[i].prototype = kInvalidIndex;
     }
     seen.prepared = prepared;
@@ -223,22 +212,29 @@ void render_run(void* context, uint32_t task, unsigned thread) {
       if constexpr (!F::pipeline) {
         // The value is the output (float32, the camera's image): traced straight into it.
         float* image = static_cast<float*>(c.out) + to.out_at;
-        overflows += trace<F>(run, env, camera, k, p.plain, instances, u0, v0, u1, v1, image, nullptr, o.crop_x,
-                              o.crop_y, o.out_w);
+        overflows += trace<F>(run, env, camera, k, p.plain, instances, u0, v0, u1, v1, image, nullptr, nullptr,
+                              o.crop_x, o.crop_y, o.out_w);
       } else {
-        // Each output pixel from its own camera pixel.
+        // Each output pixel from its own camera pixel, and its channels from that pixel's record
+        // (only the instance where no channel needs the surface: the packets keep no more).
+        using Terrain = typename F::Terrain;
+        const typename Terrain::View& terrain = view_of(Terrain{}, job.terrain);
+        const OutputChannels& ch = c.channels;
+        const bool surface = wants_surface(ch);
         float depth[kCpuTileSize * kCpuTileSize];
         uint32_t ids[kCpuTileSize * kCpuTileSize];
-        overflows += trace<F>(run, env, camera, k, p.depth, instances, u0, v0, u1, v1, depth,
-                              c.instance_ids ? ids : nullptr, u0, v0, kCpuTileSize);
+        PixelRecord records[kCpuTileSize * kCpuTileSize];
+        overflows +=
+            trace<F>(run, env, camera, k, p.depth, instances, u0, v0, u1, v1, depth,
+                     ch.instance_ids && instances ? ids : nullptr, surface ? records : nullptr, u0, v0, kCpuTileSize);
         for (uint32_t v = v0; v < v1; ++v)
           for (uint32_t u = u0; u < u1; ++u) {
-            const uint32_t x = u - o.crop_x, y = v - o.crop_y;
-            const float d = depth[(v - v0) * kCpuTileSize + (u - u0)];
-            emit_output(p, c, job.state, to, y * o.out_w + x, output_from_pixel(d, x, y, p, env, c.frame, offset));
-            if (c.instance_ids)
-              c.instance_ids[to.out_at + y * o.out_w + x] =
-                  instances ? ids[(v - v0) * kCpuTileSize + (u - u0)] : kInvalidIndex;
+            const uint32_t x = u - o.crop_x, y = v - o.crop_y, j = (v - v0) * kCpuTileSize + (u - u0);
+            emit_output(p, c, job.state, to, y * o.out_w + x,
+                        output_from_pixel(depth[j], x, y, p, env, c.frame, offset));
+            if (!any_channel(ch)) continue;
+            const PixelRecord r = surface ? records[j] : instance_record(instances ? ids[j] : kInvalidIndex);
+            emit_channels<Terrain>(ch, to.out_at + y * o.out_w + x, terrain, instances, &r, p.hits_in_sensor_frame);
           }
       }
     }

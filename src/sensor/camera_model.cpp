@@ -38,6 +38,11 @@ void validate_camera_desc(const char* function, const wr_camera_desc& d) {
     bad_field(function, "desc->depth_kind", "= " + std::to_string(kind) + ": must be WR_DEPTH_PLANE or WR_DEPTH_RANGE");
   if (order != WR_QUAT_WXYZ && order != WR_QUAT_XYZW)
     bad_field(function, "desc->quat_order", "= " + std::to_string(order) + ": must be WR_QUAT_WXYZ or WR_QUAT_XYZW");
+  int hit_frame;
+  std::memcpy(&hit_frame, &d.hit_frame, sizeof hit_frame);
+  if (hit_frame != WR_HIT_FRAME_WORLD && hit_frame != WR_HIT_FRAME_SENSOR)
+    bad_field(function, "desc->hit_frame",
+              "= " + std::to_string(hit_frame) + ": must be WR_HIT_FRAME_WORLD or WR_HIT_FRAME_SENSOR");
   for (int i = 0; i < 3; ++i)
     if (!std::isfinite(d.mount_position[i]))
       bad_field(function, "desc->mount_position",

@@ -77,7 +77,6 @@ PatternParams pattern_params(const char* function, const wr_ray_sensor_desc& d) 
   if (hit_frame != WR_HIT_FRAME_WORLD && hit_frame != WR_HIT_FRAME_PATTERN)
     bad_field(function, "desc->hit_frame",
               "= " + std::to_string(hit_frame) + ": must be WR_HIT_FRAME_WORLD or WR_HIT_FRAME_PATTERN");
-  p.hits_in_pattern_frame = hit_frame == WR_HIT_FRAME_PATTERN;
   return p;
 }
 
@@ -165,6 +164,8 @@ SensorPipeline make_pattern_pipeline(const char* function, const wr_ray_sensor_d
               "return, and heights are often negative; use WR_DTYPE_FLOAT16 or WR_DTYPE_FLOAT32");
   params.shared_origin = pattern_starts_at_origin(pattern, desc);
   pipeline.params.pattern = params;
+  pipeline.params.hits_in_sensor_frame = enum_int(desc.hit_frame) == WR_HIT_FRAME_PATTERN;
+  camera->hit_frame = desc.hit_frame;  // (checked above: what wr_sensor_desc reports)
   pipeline.pose_floats = pose_floats;
   pipeline.active = true;  // its value stage is the pipeline's (core/render_features.h)
   return pipeline;

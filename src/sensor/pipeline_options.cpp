@@ -85,6 +85,7 @@ SensorPipeline make_sensor_pipeline(const char* function, const wr_camera_desc& 
   p.depth.miss_value = INFINITY;  // the camera stage's "no return"; the output stage maps it
   p.intrinsics = intrinsics_of(desc);
   p.plane_depth = desc.depth_kind == WR_DEPTH_PLANE;
+  p.hits_in_sensor_frame = desc.hit_frame == WR_HIT_FRAME_SENSOR;  // (a pattern sensor's set from its own desc)
   p.cam_w = desc.width;
   p.cam_h = desc.height;
 

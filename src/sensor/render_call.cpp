@@ -17,7 +17,8 @@ bool has_per_env_inputs(const PerEnvInputs& inputs) {
 
 RenderFeatureSet render_features(const SensorPipeline& pipeline, const PipelineCall& call, TerrainKind terrain) {
   RenderFeatureSet f;
-  f.pipeline = pipeline.active || has_per_env_inputs(call);
+  // (the output channels are written by the pipeline's output stage)
+  f.pipeline = pipeline.active || has_per_env_inputs(call) || any_channel(call.channels);
   f.instances = num_instances(call.instances) != 0;
   f.terrain = terrain;
   f.pattern = pipeline.params.pattern.enabled;
@@ -75,24 +76,27 @@ RenderCall make_render_call(const char* function, const SensorPipeline& pipeline
   if (a.bad_env_count) require_element_aligned(function, a.bad_env_count, WR_ARG("bad_env_count"));
   if (instances.num_slots) require_array(function, a.instance_poses, WR_ARG("instance_poses"));
   if (instances.num_globals) require_array(function, a.global_poses, WR_ARG("global_poses"));
+  // The output channels: each output pixel's own camera pixel's (or ray's) hit, as traced.
+  const char* not_one_pixel = p.output.resample != kResampleNone ? "it resamples"
+                              : p.noise.edges                    ? "edge dropout"
+                                                                 : "a history";
   if (a.instance_ids) {
     require_element_aligned(function, a.instance_ids, WR_ARG("instance_ids"));
     if (p.camera_image || p.history > 1)
       fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": " + WR_ARG("instance_ids") +
                                           " is set, but this sensor's output pixels are not each one camera pixel's (" +
-                                          (p.output.resample != kResampleNone ? "it resamples"
-                                           : p.noise.edges                    ? "edge dropout"
-                                                                              : "a history") +
+                                          not_one_pixel +
                                           "): ids need no resampling, no edge dropout and history_length <= 1");
   }
   if (a.triangle_ids || a.hit_points || a.hit_normals) {
     const char* which = a.triangle_ids ? WR_ARG("triangle_ids")
                         : a.hit_points ? WR_ARG("hit_points")
                                        : WR_ARG("hit_normals");
-    if (!p.pattern.enabled)
+    if (p.camera_image)
       fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": " + which +
-                                          " is set, but this sensor is a camera: a ray's hit details are a pattern "
-                                          "sensor's (wr_sensor_create_pattern)");
+                                          " is set, but this sensor's output pixels are not each one camera pixel's (" +
+                                          not_one_pixel +
+                                          "): hit details need no resampling, no edge dropout and history_length <= 1");
     if (p.history > 1)
       fail(WR_ERROR_INVALID_ARGUMENT, std::string(function) + ": " + which +
                                           " is set, but this sensor keeps a history of " + std::to_string(p.history) +
@@ -120,10 +124,7 @@ RenderCall make_render_call(const char* function, const SensorPipeline& pipeline
   c.instances = instances;
   c.instance_poses = instances.num_slots ? a.instance_poses : nullptr;
   c.global_poses = instances.num_globals ? a.global_poses : nullptr;
-  c.instance_ids = a.instance_ids;
-  c.triangle_ids = a.triangle_ids;
-  c.hit_points = a.hit_points;
-  c.hit_normals = a.hit_normals;
+  c.channels = OutputChannels{a.instance_ids, a.triangle_ids, a.hit_points, a.hit_normals};
   r.features = render_features(pipeline, c, terrain);
   r.stream = a.stream;
   r.args_prefix = prefix;

@@ -28,7 +28,7 @@ struct RenderCall {
 bool has_per_env_inputs(const PerEnvInputs& inputs);
 
 // The feature set of a render of a sensor whose pipeline is `pipeline` (the pipeline's stages
-// where the sensor's options ask for them or the call has per-env inputs; the instances where the
+// where the sensor's options ask for them or the call has per-env inputs or output channels; the instances where the
 // scene's table is not empty; the scene's terrain kind).
 RenderFeatureSet render_features(const SensorPipeline& pipeline, const PipelineCall& call,
                                  TerrainKind terrain = TerrainKind::kBvh);

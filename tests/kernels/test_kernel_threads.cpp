@@ -489,7 +489,7 @@ TEST_CASE("an emulated launch of the pipeline's kernels through instances equals
       c->instance_poses = slots.data();
       c->global_poses = global.data();
     }
-    if (!resampled) cw.instance_ids = ids_w.data(), cg.instance_ids = ids_g.data();
+    if (!resampled) cw.channels.instance_ids = ids_w.data(), cg.channels.instance_ids = ids_g.data();
     cpu_pipeline(r, cw, &cpu_state, &want);
     emulated_pipeline(r, cg, &gpu_state, &got);
     CHECK(got.out == want.out);
@@ -564,18 +564,31 @@ void check_every_feature_set(const wr::Bvh& bvh, const std::vector<float>& verti
         std::vector<uint32_t> want_ids(pixels, 7u), got_ids(pixels, 7u);
         std::vector<unsigned char> want(num_envs * sp.out_bytes_per_env, 0xEE), got(want), cpu(want);
         std::vector<uint32_t> cpu_ids(pixels, 7u);
-        auto call = [&](void* out, uint32_t* ids) {
+        // Each pixel's surface channels (triangle, point, normal as float bits).
+        struct Surface {
+          std::vector<uint32_t> triangles, points, normals;
+          explicit Surface(size_t n) : triangles(n, 7u), points(3 * n, 7u), normals(3 * n, 7u) {}
+          bool operator==(const Surface& o) const {
+            return triangles == o.triangles && points == o.points && normals == o.normals;
+          }
+        };
+        Surface want_surface(pixels), got_surface(pixels), cpu_surface(pixels);
+        auto call = [&](void* out, uint32_t* ids, Surface* surface) {
           wr::PipelineCall c{};
           c.body_poses = poses.data();
           c.pose_stride = 7;
           c.out = out;
-          if (pipeline) c.instance_ids = ids;
+          if (pipeline)
+            c.channels =
+                wr::OutputChannels{ids, surface->triangles.data(), reinterpret_cast<float*>(surface->points.data()),
+                                   reinterpret_cast<float*>(surface->normals.data())};
           if (instanced)
             c.instances = table, c.instance_poses = slot_poses.data(), c.global_poses = global_poses.data();
           return c;
         };
-        const wr::PipelineCall cw = call(want.data(), want_ids.data()), cg = call(got.data(), got_ids.data());
-        const wr::PipelineCall cc = call(cpu.data(), cpu_ids.data());
+        const wr::PipelineCall cw = call(want.data(), want_ids.data(), &want_surface);
+        const wr::PipelineCall cg = call(got.data(), got_ids.data(), &got_surface);
+        const wr::PipelineCall cc = call(cpu.data(), cpu_ids.data(), &cpu_surface);
         REQUIRE(wr::render_features(sp, cw).pipeline == pipeline);
         REQUIRE(wr::render_features(sp, cw).instances == instanced);
         // The CPU job for the set, over the BVH; then over `traced`.
@@ -600,6 +613,7 @@ void check_every_feature_set(const wr::Bvh& bvh, const std::vector<float>& verti
         wr::cpu_render(pool, job);
         CHECK(cpu == want);
         CHECK(cpu_ids == want_ids);
+        CHECK(cpu_surface == want_surface);
         // The kernels, as launched for it: blocks that share their instances while they fit.
         const wr::cuda::RenderGrids grids = wr::cuda::render_grids(sp.params, cg, features, num_envs);
         CHECK(grids.block_instances == (instanced && globals < shared_limit ? slots + globals : 0u));
@@ -607,10 +621,13 @@ void check_every_feature_set(const wr::Bvh& bvh, const std::vector<float>& verti
             wr_test::emulate_render(features, traced, rays.data(), sp.params, cg, wr::PipelineState{}, num_envs);
         CHECK(got == want);
         CHECK(got_ids == want_ids);
+        CHECK(got_surface == want_surface);
         if (traced.kind == wr::TerrainKind::kBvh) CHECK(e.overflows == reference_overflows);
-        size_t hit_instances = 0;
+        size_t hit_instances = 0, hit_triangles = 0;
         for (uint32_t id : want_ids) hit_instances += id != wr::kInvalidIndex && id != 7u;
+        for (uint32_t id : want_surface.triangles) hit_triangles += id != wr::kInvalidIndex && id != 7u;
         if (pipeline && instanced) CHECK(hit_instances > 0);  // the instances are seen: equality means something
+        if (pipeline) CHECK(hit_triangles > pixels / 4);      // and the surfaces
       }
   }
 }

@@ -136,10 +136,10 @@ TEST_CASE("a pattern sensor's emulated launches equal the CPU backend bit for bi
           c.body_poses = poses.data();
           c.pose_stride = 7;
           c.out = out;
-          c.instance_ids = ids;
-          c.triangle_ids = hits->triangles.data();
-          c.hit_points = reinterpret_cast<float*>(hits->points.data());
-          c.hit_normals = reinterpret_cast<float*>(hits->normals.data());
+          c.channels.instance_ids = ids;
+          c.channels.triangle_ids = hits->triangles.data();
+          c.channels.hit_points = reinterpret_cast<float*>(hits->points.data());
+          c.channels.hit_normals = reinterpret_cast<float*>(hits->normals.data());
           c.bad_env_mask = mask.data();
           c.frame = 7;
           if (instanced) c.instances = table, c.instance_poses = slot_poses.data();

@@ -40,7 +40,7 @@ TEST_CASE("a call without per-env inputs on a sensor without options renders the
 TEST_CASE("every per-env input, set alone, makes the render the pipeline's") {
   const wr::SensorPipeline plain = pipeline_of(nullptr);
   const size_t words = sizeof(wr::PerEnvInputs) / sizeof(void*);
-  REQUIRE(words >= 8);  // intrinsics, mounts, latency, the two masks in, the count and mask out, ids
+  REQUIRE(words >= 7);  // intrinsics, mounts, latency, the two masks in, the count and mask out
   for (size_t w = 0; w < words; ++w) {
     INFO("PerEnvInputs word " << w);
     wr::PipelineCall c{};
@@ -48,6 +48,24 @@ TEST_CASE("every per-env input, set alone, makes the render the pipeline's") {
     void* p = somewhere;
     std::memcpy(reinterpret_cast<unsigned char*>(static_cast<wr::PerEnvInputs*>(&c)) + w * sizeof(void*), &p, sizeof p);
     CHECK(wr::has_per_env_inputs(c));
+    CHECK(wr::render_features(plain, c).pipeline);
+  }
+}
+
+TEST_CASE("every output channel, set alone, makes the render the pipeline's (its output stage writes them)") {
+  const wr::SensorPipeline plain = pipeline_of(nullptr);
+  static_assert(sizeof(wr::OutputChannels) % sizeof(void*) == 0, "OutputChannels holds pointers only");
+  const size_t words = sizeof(wr::OutputChannels) / sizeof(void*);
+  REQUIRE(words == 4);  // instance ids, triangle ids, points, normals
+  for (size_t w = 0; w < words; ++w) {
+    INFO("OutputChannels word " << w);
+    wr::PipelineCall c{};
+    alignas(8) static unsigned char somewhere[8];
+    void* p = somewhere;
+    std::memcpy(reinterpret_cast<unsigned char*>(&c.channels) + w * sizeof(void*), &p, sizeof p);
+    CHECK_FALSE(wr::has_per_env_inputs(c));  // outputs, not inputs
+    CHECK(wr::any_channel(c.channels));
+    CHECK(wr::wants_surface(c.channels) == (w != 0));
     CHECK(wr::render_features(plain, c).pipeline);
   }
 }
@@ -110,9 +128,10 @@ TEST_CASE("make_render_call carries every per-env array of wr_render_args into t
   b.hit_normals = normals;
   const wr::RenderCall rp =
       wr::make_render_call("test", pattern, 2, wr::InstanceView{}, wr::TerrainKind::kBvh, b, "args->");
-  CHECK(rp.call.triangle_ids == triangles);
-  CHECK(rp.call.hit_points == points);
-  CHECK(rp.call.hit_normals == normals);
+  CHECK(rp.call.channels.triangle_ids == triangles);
+  CHECK(rp.call.channels.hit_points == points);
+  CHECK(rp.call.channels.hit_normals == normals);
+  CHECK(r.call.channels.instance_ids == ids);
   const wr::PerEnvInputs& in = r.call;
   CHECK(in.intrinsics == intrinsics);
   CHECK(in.mounts == mounts);
@@ -121,7 +140,6 @@ TEST_CASE("make_render_call carries every per-env array of wr_render_args into t
   CHECK(in.reset_mask == reset);
   CHECK(in.bad_env_count == &count);
   CHECK(in.bad_env_mask == mask);
-  CHECK(in.instance_ids == ids);
   // Field by field above; as a whole: nothing of PerEnvInputs is left unset by both calls.
   const void* const* words = reinterpret_cast<const void* const*>(&in);
   const void* const* pattern_words =

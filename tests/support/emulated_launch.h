@@ -47,16 +47,17 @@ EmulatedResult emulate_render(const typename F::Terrain::View& terrain, const wr
   const cuda::RenderGrids g = cuda::render_grids(p, c, features, num_envs);
   std::vector<wr::PreparedInstance> shared;
   EmulatedResult r;
-  if (F::pipeline && !F::pattern && p.camera_image) {  // (as cuda_kernels.cu: none for a pattern sensor)
+  if (F::pipeline && F::RaySource::kCameraImage &&
+      p.camera_image) {  // (as cuda_kernels.cu: none for a source without camera images)
     for (uint64_t block = 0; block < g.window.blocks; ++block)
       emulate_block<kShared>(block, g.window, p, c, g.block_instances, &shared,
                              [&](uint64_t t, const cuda::BlockInstances& b) {
-                               if constexpr (F::pipeline && !F::pattern)
+                               if constexpr (F::pipeline && F::RaySource::kCameraImage)
                                  r.overflows += cuda::camera_thread<F, kShared>(t, terrain, rays, p, c, g.window, s, b);
                              });
     if (p.noise.edges)
       for (uint64_t t = 0; t < g.crop.blocks * cuda::kBlockThreads; ++t) {
-        if constexpr (F::pipeline && !F::pattern) cuda::sample_thread<F>(t, p, c, g.crop, s);
+        if constexpr (F::pipeline && F::RaySource::kCameraImage) cuda::sample_thread<F>(t, p, c, g.crop, s);
       }
   }
   for (uint64_t block = 0; block < g.out.blocks; ++block)
