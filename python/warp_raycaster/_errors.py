@@ -31,3 +31,13 @@ class Error(RuntimeError):
 
     def __str__(self) -> str:
         return self.message
+
+
+# wr.h's WR_ERROR_INVALID_ARGUMENT (Error makes it a Status).
+_INVALID_ARGUMENT = 1
+
+
+def invalid(where: str, message: str) -> Error:
+    """The error of a bad argument the Python layer finds itself: ``"<where>: <message>
+    [WR_ERROR_INVALID_ARGUMENT]"``, as the library words its own."""
+    return Error(f"{where}: {message} [WR_ERROR_INVALID_ARGUMENT]", _INVALID_ARGUMENT)

@@ -43,16 +43,13 @@ except ImportError as e:  # pragma: no cover - the message is the point
 
 from . import Context, Pattern, RaySensor
 from . import mujoco as wrm
-from ._errors import Error as _Error
-from . import _wr
+from ._errors import invalid as _invalid
 
 __all__ = ["DepthCameraCfg", "DepthCamera", "HeightScanCfg", "HeightScan"]
 
 _DEFAULT_FOVY = 45.0  # MuJoCo's default camera fovy, degrees (mjlab's CameraSensorCfg uses it too)
 
 
-def _invalid(where: str, message: str) -> _Error:
-    return _Error(f"{where}: {message} [WR_ERROR_INVALID_ARGUMENT]", int(_wr.Status.ERROR_INVALID_ARGUMENT))
 
 
 def _geomgroup(groups: Optional[Tuple[int, ...]]) -> Tuple[int, ...]:

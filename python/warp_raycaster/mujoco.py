@@ -40,8 +40,8 @@ import numpy as np
 
 from . import _frameworks, _wr
 from . import Camera as _Camera
-from . import Context, Error, Scene as _Scene, Sensor
-from ._errors import Error as _Error
+from . import Context, Scene as _Scene, Sensor
+from ._errors import invalid as _invalid
 
 __all__ = ["Scene", "CameraSensor", "Frame", "model_arrays"]
 
@@ -56,10 +56,6 @@ _FIELDS: Dict[str, Any] = {
     "cam_sensorsize": np.float32, "site_bodyid": np.int32, "name_geomadr": np.int32, "name_bodyadr": np.int32,
     "name_camadr": np.int32, "name_siteadr": np.int32, "name_meshadr": np.int32, "name_hfieldadr": np.int32,
 }
-
-
-def _invalid(where: str, message: str) -> Error:
-    return _Error(f"{where}: {message} [WR_ERROR_INVALID_ARGUMENT]", int(_wr.Status.ERROR_INVALID_ARGUMENT))
 
 
 def model_arrays(model: Any) -> "_wr.MujocoModel":

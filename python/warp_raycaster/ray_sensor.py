@@ -19,7 +19,12 @@ from typing import Any, Iterable, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
-from . import Pipeline, Scene, Sensor, _frameworks, _group_mask, _invalid, _ORDER, _wr
+from . import _frameworks, _wr
+from ._args import _ORDER, _group_mask
+from ._errors import invalid as _invalid
+from ._scene import Scene
+from ._sensor import Sensor
+from .pipeline import Pipeline
 from ._wr import Dtype
 
 _ORDERING = {"xy": 0, "ij": 1}

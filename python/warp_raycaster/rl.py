@@ -17,7 +17,12 @@ from __future__ import annotations
 import math
 from typing import Any, Optional, Sequence, Tuple
 
-from . import Camera, Error, Pattern, Pipeline, RaySensor, Scene, Status, _frameworks
+from . import _frameworks
+from ._camera import Camera
+from ._scene import Scene
+from .pipeline import Pipeline
+from .ray_sensor import Pattern, RaySensor
+from ._errors import invalid as _invalid
 
 __all__ = [
     "extreme_parkour_camera",
@@ -30,10 +35,6 @@ __all__ = [
     "poses_from_pos_quat",
     "poses_from_root_states",
 ]
-
-
-def _invalid(where: str, message: str) -> Error:
-    return Error(f"{where}: {message} [WR_ERROR_INVALID_ARGUMENT]", Status.ERROR_INVALID_ARGUMENT)
 
 
 # ---- poses -----------------------------------------------------------------------------------

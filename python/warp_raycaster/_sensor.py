@@ -1,0 +1,241 @@
+"""warp_raycaster.Sensor: num_envs cameras over one scene, and its render."""
+
+from __future__ import annotations
+
+import operator
+from typing import Any, Dict, Iterable, Optional, Tuple
+
+from . import _frameworks, _wr
+from ._args import _group_mask
+from ._camera import Camera
+from ._errors import invalid as _invalid
+from ._scene import Scene
+from ._context import Context
+from ._wr import Dtype
+from .pipeline import Pipeline
+
+# Named pose layouts (Sensor.render's layout=): the quaternion order and the floats of a row.
+_LAYOUTS = {
+    "isaacgym_root_states": ("xyzw", 13),
+    "isaacgym_rigid_body_states": ("xyzw", 13),
+    "isaaclab_root_state_w": ("wxyz", 13),
+    "isaaclab_body_state_w": ("wxyz", 13),
+    "poses_wxyz": ("wxyz", 7),
+    "poses_xyzw": ("xyzw", 7),
+}
+
+
+class Sensor:
+    """num_envs cameras sharing one :class:`Camera` and one :class:`Scene` (``wr_sensor``).
+
+    Creation builds the ray template (one direction per pixel, shared by every env) and
+    allocates everything a render needs: :meth:`render` never allocates inside the library
+    and never synchronises. Without a `pipeline` the only per-env bytes are the caller's: its
+    pose (28 B) and its image (height * width * 4 B). With a :class:`Pipeline` the output is
+    what the policy reads (cropped, resampled, normalised, in its dtype, delayed), and the library
+    holds per env only what the pipeline implies (its history; on a GPU the crop's image where
+    it resamples). A sensor keeps its scene alive; objects may be released in any order.
+
+    On an instanced scene (:meth:`Scene.instanced`) every render takes the instances' poses, and
+    ``exclude_groups`` (a sequence of group numbers 0-31) names the instance groups this camera
+    does not see: a head camera its own head link, a terrain-only camera the whole robot.
+    """
+
+    def __init__(self, scene: Scene, camera: Camera, num_envs: int = 1, *,
+                 pipeline: Optional[Pipeline] = None, exclude_groups: Optional[Iterable[int]] = None) -> None:
+        self.scene = scene
+        self.pipeline = pipeline
+        options = pipeline._options() if pipeline is not None else _wr.SensorOptions()
+        options.exclude_groups = _group_mask(exclude_groups, "Sensor")
+        self.exclude_groups: Tuple[int, ...] = tuple(g for g in range(32) if options.exclude_groups >> g & 1)
+        self._instanced = scene.instance_counts != (0, 0)
+        self._h = _wr.Sensor(scene._h, camera._desc(), int(num_envs), options)
+        self._frames_rendered = 0
+        self.camera = Camera._from_desc(self._h.desc)
+        self.quat_order: str = self.camera.quat_order
+        h, w, dtype = self._h.output_shape
+        self._shape = (self._h.num_envs, h, w)
+        self._dtype = {Dtype.FLOAT32: "float32", Dtype.FLOAT16: "float16", Dtype.UINT16_MM: "uint16"}[dtype]
+
+    @property
+    def num_envs(self) -> int:
+        return self._h.num_envs
+
+    @property
+    def frames_rendered(self) -> int:
+        """The frame number the next :meth:`render` without ``frame=`` takes (its renders so far)."""
+        return self._frames_rendered
+
+    @property
+    def shape(self) -> Tuple[int, int, int]:
+        """(num_envs, height, width) of a render's output: the camera's, or the pipeline's."""
+        return self._shape
+
+    @property
+    def dtype(self) -> str:
+        """The output's dtype: 'float32', 'float16' or 'uint16' (the pipeline's)."""
+        return self._dtype
+
+    @property
+    def context(self) -> Context:
+        return self.scene.context
+
+    def render(self, poses: Any, out: Any = None, *, stream: Any = None, frame: Optional[int] = None,
+               body: Optional[int] = None,
+               intrinsics: Any = None, mounts: Any = None, latency: Any = None, update_mask: Any = None,
+               reset_mask: Any = None, bad_env_mask: Any = None, bad_env_count: Any = None,
+               instance_poses: Any = None, global_poses: Any = None, instance_ids: Any = None,
+               return_ids: bool = False, quat_order: Optional[str] = None, triangle_ids: Any = None,
+               hit_points: Any = None, hit_normals: Any = None, layout: Optional[str] = None) -> Any:
+        """Renders every env (whose update_mask allows) and returns `out` (``(out, instance_ids)``
+        with ``return_ids=True`` or `instance_ids` given).
+
+        poses: float32, C-contiguous, on the context's device (host memory for a CPU context,
+        that GPU's memory for a CUDA one), read in place: (num_envs, 7) position x, y, z and a
+        quaternion in the camera's quat_order (normalised before use); or simulator state whose
+        rows start with a pose, such as IsaacGym's root states (num_envs, 13) (position, xyzw
+        quaternion, velocities); or rigid-body states (num_envs, bodies, 13) with `body` the
+        camera's body. No copy is made in any of these layouts.
+
+        out: (num_envs, height, width) of :attr:`dtype`, C-contiguous, written where updated;
+        when None a new array is allocated in the framework of `poses` and on its device.
+
+        The RL pipeline's per-render arrays (each None, or (num_envs, ...) on the same device):
+        intrinsics (num_envs, 4) fx, fy, cx, cy per env, or (num_envs, 3, 3) K matrices (IsaacLab's
+        ``set_intrinsic_matrices``: fx = K[0, 0], fy = K[1, 1], cx = K[0, 2], cy = K[1, 2], rays
+        through pixel centres as there; a skew or a last row other than (0, 0, 1) is refused
+        where the matrices are in host memory; the four values are gathered into a new (num_envs, 4)
+        array per call: pass (num_envs, 4) to avoid that copy); mounts (num_envs, 7) each env's
+        camera pose in its body frame; latency (num_envs,) int32 frames ago (< the pipeline's
+        history), or one int for every env (its array made once per value and kept);
+        update_mask (num_envs,) bool: False leaves that env's output and history untouched;
+        reset_mask (num_envs,) bool: True fills that env's history with this frame. frame: the
+        frame number of the noise (and of a scanning sensor's window), 0 <= frame < 2**64: a
+        replayed frame reproduces its bits. **Without frame= each render takes the next number of
+        the sensor's own count** (:attr:`frames_rendered`: 0, 1, 2, ...), so the noise differs from
+        step to step by default; a render with frame= leaves the count as it is. Under CUDA graph
+        capture the frame number is captured with the launch: a replayed graph replays that frame
+        (its noise included); capture one graph per frame parity you need, or render outside the
+        graph where the noise must change. bad_env_mask (num_envs,) bool
+        and bad_env_count (1,) int32 are written with the envs whose pose, mount or intrinsics
+        were bad (the pipeline's isolate_bad_poses).
+
+        stream (CUDA contexts): where the work is enqueued, an int (cudaStream_t), a
+        torch.cuda.Stream or a CuPy stream; by default torch's current stream (CuPy's for
+        CuPy arrays). The call returns before the work is done, as a torch kernel does; `out`
+        must stay alive until that stream reaches it.
+
+        Instanced scenes (:meth:`Scene.instanced`): instance_poses (num_envs, num_slots, 7)
+        float32, each env's instances in the world (position, then a quaternion in the camera's
+        quat_order: for instance the rows of IsaacLab's ``body_link_pose_w`` (num_envs, bodies, 7,
+        w x y z) the slots are, ``body_link_pose_w[:, body_ids]``, or MuJoCo's ``xpos`` and ``xquat``
+        concatenated), read in place, needed when the scene has slots; global_poses
+        (num_globals, 7) float32, needed when it has global instances. instance_ids (num_envs,
+        height, width) int32 or uint32 is written with the instance each pixel's ray hit (-1, or
+        0xFFFFFFFF, for the terrain or nothing; before noise); ``return_ids=True`` allocates it
+        (int32) beside `out`. Ids need an output whose every pixel is one camera pixel's: no
+        resampling, no edge dropout, history 1.
+
+        quat_order ('wxyz' or 'xyzw', optional): the order of the quaternions in `poses` (and the
+        instances'), as the caller knows it; a render whose order differs from the sensor's camera
+        raises :class:`Error` naming both, where it would otherwise render rotated images.
+        layout (optional): what `poses` is, by name, so that its order travels with it:
+        ``"isaacgym_root_states"`` (num_envs, 13) and ``"isaacgym_rigid_body_states"``
+        (num_envs, bodies, 13) (x y z w); ``"isaaclab_root_state_w"`` (num_envs, 13) and
+        ``"isaaclab_body_state_w"`` (num_envs, bodies, 13) (w x y z); ``"poses_wxyz"`` and
+        ``"poses_xyzw"`` (num_envs, 7). A layout whose order is not the sensor's, or whose last axis
+        is not `poses`'s, raises :class:`Error` naming both.
+
+        A bad pose on the host raises :class:`Error` naming the env and writes nothing (unless
+        the pipeline isolates bad poses); on a CUDA context that env's output is NaN. A bad
+        instance pose is named with its env and slot, in the same way.
+
+        triangle_ids, hit_points, hit_normals: a pattern sensor's hit details
+        (:meth:`RaySensor.render`); a camera refuses them.
+        """
+        where = "Sensor.render"
+        if layout is not None:
+            if layout not in _LAYOUTS:
+                raise _invalid(where, f"layout = {layout!r}: must be one of {', '.join(repr(k) for k in _LAYOUTS)}")
+            order, width = _LAYOUTS[layout]
+            shape = tuple(getattr(poses, "shape", ()))
+            if not shape or shape[-1] != width:
+                raise _invalid(where, f"layout = {layout!r} has rows of {width} floats, but poses has shape {shape}")
+            if quat_order is not None and quat_order != order:
+                raise _invalid(where, f"quat_order = {quat_order!r} and layout = {layout!r} ({order}) disagree")
+            quat_order = order
+        if quat_order is not None and quat_order != self.quat_order:
+            raise _invalid(where, f"quat_order = {quat_order!r}: the poses are {quat_order}, but this sensor reads "
+                                  f"{self.quat_order} (its camera's quat_order): make the sensor with "
+                                  f"quat_order={quat_order!r}")
+        if frame is None:
+            frame = self._frames_rendered
+            self._frames_rendered += 1
+        elif isinstance(frame, bool) or not isinstance(frame, int) or not 0 <= frame < 2 ** 64:
+            raise _invalid(where, f"frame = {frame!r}: must be an int in [0, 2**64) (or None: the sensor's own "
+                                  f"count, {self._frames_rendered} next)")
+        if not isinstance(latency, bool) and (isinstance(latency, int) or (
+                getattr(latency, "shape", None) == () and hasattr(latency, "__index__"))):
+            latency = self._scalar_latency(operator.index(latency), poses, where)
+        if intrinsics is not None and tuple(getattr(intrinsics, "shape", ()))[1:] == (3, 3):
+            intrinsics = _frameworks.intrinsics_from_k(intrinsics, where)
+        finish = finish_ids = _frameworks._same
+        if out is None:
+            out, finish = _frameworks.empty_like(poses, self.shape, self._dtype, self.context.device, where)
+        with_ids = return_ids or instance_ids is not None
+        if instance_ids is None and return_ids:
+            instance_ids, finish_ids = _frameworks.empty_like(poses, self.shape, "int32", self.context.device, where)
+        handle = self.scene._stream(poses, stream, where)
+        # One entry of the binding for every render: the library derives which parts of the
+        # pipeline it runs from the sensor and these arguments.
+        shape = tuple(getattr(poses, "shape", ()))
+        if len(shape) == 3:
+            if body is None or not 0 <= int(body) < shape[1] or shape[2] < 7:
+                raise _invalid(where, f"poses has shape {shape}: (num_envs, bodies, 13) state needs body= in "
+                                      f"[0, {shape[1] if len(shape) > 1 else 0})")
+            stride, offset = shape[1] * shape[2], int(body) * shape[2]
+        elif body is not None:
+            raise _invalid(where, f"poses has shape {shape}: body= needs (num_envs, bodies, 13) rigid-body states")
+        elif len(shape) == 2 and shape[1] > 7:
+            stride, offset = shape[1], 0
+        else:  # (num_envs, 7) poses; or not an array, or of another shape: the binding names what is wrong
+            stride, offset = 0, 0
+        if stride and shape[0] != self.num_envs:
+            raise _invalid(where, f"poses has {shape[0]} rows, the sensor {self.num_envs} envs")
+        self._h.render(poses, out, handle, pose_stride=stride, pose_offset=offset, intrinsics=intrinsics,
+                       mounts=mounts, frame=int(frame), latency=latency, update_mask=update_mask,
+                       reset_mask=reset_mask, bad_env_count=bad_env_count, bad_env_mask=bad_env_mask,
+                       instance_poses=instance_poses, global_poses=global_poses, instance_ids=instance_ids,
+                       triangle_ids=triangle_ids, hit_points=hit_points, hit_normals=hit_normals)
+        if with_ids:
+            return finish(out), finish_ids(instance_ids)
+        return finish(out)
+
+    def _scalar_latency(self, value: int, poses: Any, where: str) -> Any:
+        # One int for every env: a (num_envs,) int32 array beside the poses, made once per value,
+        # framework and device and kept (a render makes no array for it after the first).
+        if not 0 <= value < 2 ** 31:
+            raise _invalid(where, f"latency = {value}: frames ago, must be 0 or more (and < the pipeline's history)")
+        cache = self.__dict__.setdefault("_latency_arrays", {})
+        device = str(getattr(poses, "device", self.context.device))
+        key = (value, _frameworks.framework(poses), device)
+        if key not in cache:
+            cache[key] = _frameworks.full_like(poses, (self.num_envs,), value, self.context.device, where, "int32")
+        return cache[key]
+
+    def stack_overflows(self) -> int:
+        """Rays that overflowed the fixed traversal stack since creation (finished exactly by a
+        slower walk; non-zero only means an unusually deep BVH). Synchronises on CUDA."""
+        return self._h.stack_overflows()
+
+    def memory(self) -> Dict[str, Any]:
+        """Bytes the sensor holds beyond its scene (ray template, counters, the pipeline's
+        history and images), as :meth:`Scene.memory` reports them; ``per_env_bytes``: what each
+        env adds inside the library (0 without a pipeline: each env's pose and image are the
+        caller's)."""
+        return self._h.memory()
+
+    def __repr__(self) -> str:
+        n, h, w = self.shape
+        return (f"warp_raycaster.Sensor(num_envs={n}, {w}x{h}, depth={self.camera.depth!r}, "
+                f"quat_order={self.quat_order!r}, {self.context.device!r})")
