@@ -207,19 +207,19 @@ WR_HD OutputThreadResult output_thread(uint64_t thread, const typename F::Terrai
       r.bad_env = !valid;
     }
     const EnvOutput to = env_output(p, c, s, env);
-    const EnvInstances* seen = F::instances ? &instances : nullptr;
     if (!valid) {
       emit_output(p, c, s, to, i, quiet_nan_());
-      emit_channels<typename F::Terrain>(c.channels, to.out_at + i, terrain, seen, nullptr, p.hits_in_sensor_frame);
+      emit_pixel_channels<F>(c.channels, to.out_at + i, terrain, &instances, rays, c, p, env, 0, 0, nullptr);
       return r;
     }
     float v;
     if (p.camera_image) {  // (no channels: sensor/render_call.cpp refuses them)
       v = output_from_samples(s.samples + static_cast<uint64_t>(env) * p.output.crop_w * p.output.crop_h, x, y, p, s);
     } else {
-      const PixelRecord rec = trace_pixel<CudaTraversal, F, kShared>(
-          terrain, rays, c, &instances, env, p.output.crop_x + x, p.output.crop_y + y, camera, k, p, &r.overflowed);
-      emit_channels<typename F::Terrain>(c.channels, to.out_at + i, terrain, seen, &rec, p.hits_in_sensor_frame);
+      const uint32_t u = p.output.crop_x + x, w = p.output.crop_y + y;
+      const PixelRecord rec =
+          trace_pixel<CudaTraversal, F, kShared>(terrain, rays, c, &instances, env, u, w, camera, k, p, &r.overflowed);
+      emit_pixel_channels<F>(c.channels, to.out_at + i, terrain, &instances, rays, c, p, env, u, w, &rec.hit);
       v = output_from_pixel(rec.value, x, y, p, env, c.frame, env_offset(p.noise, env, c.frame));
     }
     emit_output(p, c, s, to, i, v);

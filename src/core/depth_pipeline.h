@@ -52,20 +52,41 @@ WR_HD bool env_instances_valid(const PipelineCall& c, const PipelineParams& p, u
 // terrain, of F's kind, then `instances`, the env's, where F has them: null for none), the value
 // (the source's: with the pipeline the clean depth, +inf for no return, or a pattern's distance or
 // height; else the plain depth). *overflowed: the ray overflowed the traversal stack; kPrepared:
-// `instances` come prepared (render_pixel's). The record is what the output channels read.
+// `instances` come prepared (render_pixel's). The hit is what the output channels read.
 template <class Variant, class F, bool kPrepared = false>
 WR_HD PixelRecord trace_pixel(const typename F::Terrain::View& terrain, const TemplateRay* shared_template,
                               const PipelineCall& c, const EnvInstances* instances, uint32_t env, uint32_t u,
                               uint32_t v, const RigidTransform& camera, const Intrinsics& k, const PipelineParams& p,
                               bool* overflowed) {
   using Source = typename F::RaySource;
+  const SourceRay ray = Source::template world_ray<F>(shared_template, c, env, u, v, camera, k, p);
   PixelRecord r;
-  r.ray = Source::template world_ray<F>(shared_template, c, env, u, v, camera, k, p);
   r.hit = trace_scene<Variant, kTraversalStackSize, typename F::Terrain, kPrepared>(
-      terrain, F::instances ? instances : nullptr, r.ray.world.org, r.ray.world.dir, r.ray.tmin, r.ray.tmax);
+      terrain, F::instances ? instances : nullptr, ray.world.org, ray.world.dir, ray.tmin, ray.tmax);
   *overflowed = r.hit.overflowed;
-  r.value = Source::template value<F>(r.hit, r.ray, p);
+  r.value = Source::template value<F>(r.hit, ray, p);
   return r;
+}
+
+// The output channels (output_channels.h) of output element `at`, the output pixel whose camera
+// pixel (u, v) of env `env` the camera stage traced to the hit `hit` (null: the env is bad). Only
+// where a channel needs the surface, the pixel's world ray is made again from the call (the
+// source's env and ray stages, the bits trace_pixel traced), so that no part of the ray, nor the
+// env's frame, stays live across the trace on the GPU. `instances`: the env's (null: none).
+template <class F>
+WR_HD void emit_pixel_channels(const OutputChannels& ch, uint64_t at, const typename F::Terrain::View& terrain,
+                               const EnvInstances* instances, const TemplateRay* shared_template, const PipelineCall& c,
+                               const PipelineParams& p, uint32_t env, uint32_t u, uint32_t v, const SceneHit* hit) {
+  using Source = typename F::RaySource;
+  SourceRay ray{};
+  if (hit && wants_surface(ch)) {
+    RigidTransform frame{};
+    Intrinsics k{};
+    Source::template env_frame<F>(c, env, p, &frame, &k);  // (valid: the env stage checked it)
+    ray = Source::template world_ray<F>(shared_template, c, env, u, v, frame, k, p);
+  }
+  emit_channels<typename F::Terrain>(ch, at, terrain, F::instances ? instances : nullptr, hit, &ray,
+                                     p.hits_in_sensor_frame);
 }
 
 // The latency of env e in this call; >= p.history means a bad value on the device.

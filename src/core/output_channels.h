@@ -1,10 +1,11 @@
 // What a render writes per output pixel besides its value: the output channels (wr.h,
 // wr_render_args: instance_ids, triangle_ids, hit_points, hit_normals), for every sensor, a
 // camera's pixels and a pattern's rays alike. The camera stage (depth_pipeline.h, trace_pixel)
-// keeps of each pixel one PixelRecord: its value, the scene hit it took and the world ray it
-// traced; each backend hands that record, or none for an invalid pixel, to emit_channels once per
-// output pixel (the CPU in cpu/cpu_render.cpp, CUDA in kernels/kernel_threads.h), and nothing else
-// writes a channel. A new channel is a field here and a line in emit_channels.
+// keeps of each pixel one PixelRecord: its value and the scene hit it took; each backend hands
+// that hit, or none for an invalid pixel, to emit_pixel_channels (depth_pipeline.h), and so to
+// emit_channels here, once per output pixel (the CPU in cpu/cpu_render.cpp, CUDA in
+// kernels/kernel_threads.h), and nothing else writes a channel. A new channel is a field here and
+// a line in emit_channels.
 //
 // A channel is the hit of the pixel's own camera pixel (or ray) as traced, before noise: so
 // channels need an output whose every pixel is one camera pixel's (no resampling, no edge dropout)
@@ -48,49 +49,42 @@ struct SourceRay {
                          // pattern's aligned frame (of the ray's own frame, with several)
 };
 
-// What the camera stage keeps of one pixel.
+// What the camera stage keeps of one pixel: its value and the scene hit it took. Its world ray is
+// not kept: where a channel needs it, the backend has the ray source make it again (the same bits),
+// so that on the GPU nothing of the ray stays live across the trace (depth_pipeline.h,
+// emit_pixel_channels).
 struct PixelRecord {
   float value;  // the camera stage's value (before noise and the output stage)
   SceneHit hit;
-  SourceRay ray;
 };
 
-// A record of which only the instance is known (the CPU's packets, which keep no surface): for
-// the channels without the surface (!wants_surface).
-WR_HD PixelRecord instance_record(uint32_t instance) {
-  PixelRecord r{};
-  r.hit.triangle = kInvalidIndex;
-  r.hit.instance = instance;
-  return r;
-}
-
-// Writes element `at` (num_envs x out_h x out_w indexing) of every channel `ch` asks for, from the
-// record `r` of the pixel's trace over the terrain of kind Terrain and the env's instances `e`
-// (null: none), or, r null, the invalid values of a bad env. Points and normals in the world, or
-// (in_sensor_frame) in the record's sensor frame (r->ray.frame): a camera's, or a pattern's
-// aligned frame. The point is org + t dir, with the operations of pattern_value's height.
+// Writes element `at` (num_envs x out_h x out_w indexing) of every channel `ch` asks for: the hit
+// `h` of the world ray `r` (r is read only where wants_surface(ch)) over the terrain of kind
+// Terrain and the env's instances `e` (null: none), or, h null, the invalid values of a bad env.
+// Points and normals in the world, or (in_sensor_frame) in the ray's sensor frame (r->frame: a
+// camera's, or a pattern's aligned frame). The point is org + t dir, with the operations of
+// pattern_value's height.
 template <class Terrain>
 WR_HD void emit_channels(const OutputChannels& ch, uint64_t at, const typename Terrain::View& terrain,
-                         const EnvInstances* e, const PixelRecord* r, bool in_sensor_frame) {
-  if (ch.instance_ids) ch.instance_ids[at] = r ? r->hit.instance : kInvalidIndex;
+                         const EnvInstances* e, const SceneHit* h, const SourceRay* r, bool in_sensor_frame) {
+  if (ch.instance_ids) ch.instance_ids[at] = h ? h->instance : kInvalidIndex;
   if (!wants_surface(ch)) return;
   const float nan = quiet_nan_(), inf = infinity_();
   uint32_t triangle = kInvalidIndex;
   Vec3 point{nan, nan, nan}, normal{nan, nan, nan};
-  if (r) {
+  if (h) {
     point = Vec3{inf, inf, inf};
     normal = Vec3{0.0f, 0.0f, 0.0f};
-    const WorldRay& w = r->ray.world;
+    const WorldRay& w = r->world;
     Vec3 n;
-    if (scene_hit_normal<Terrain>(terrain, e, r->hit, w.dir, &n)) {
-      const float t = r->hit.t;
-      triangle = r->hit.triangle;
+    if (scene_hit_normal<Terrain>(terrain, e, *h, w.dir, &n)) {
+      const float t = h->t;
+      triangle = h->triangle;
       point = Vec3{w.org.x + t * w.dir.x, w.org.y + t * w.dir.y, w.org.z + t * w.dir.z};
       normal = n;
       if (in_sensor_frame) {
-        const RigidTransform& f = r->ray.frame;
-        point = rotate_inverse(f.rot, point - f.pos);
-        normal = rotate_inverse(f.rot, n);
+        point = rotate_inverse(r->frame.rot, point - r->frame.pos);
+        normal = rotate_inverse(r->frame.rot, n);
       }
     }
   }

@@ -32,23 +32,23 @@ uint64_t trace_tile_of(const Run& run, const PacketTile& t) {
 // Pixels [u0, u1) x [v0, v1) (at most a tile) of env `env`'s camera image traced into `image`, whose
 // first element is pixel (image_u0, image_v0), `image_stride` wide, with the depth parameters `dp`
 // (the camera stage's: camera_stage_params). `camera`: the env's frame (its ray source's env stage);
-// `instances`: the env's (null: none); `ids` (or null): the instance each pixel hit, and `records`
-// (or null) each pixel's PixelRecord, both laid out as image. The terrain is of the kind
+// `instances`: the env's (null: none); `ids` (or null): the instance each pixel hit, and `hits`
+// (or null) each pixel's scene hit, both laid out as image. The terrain is of the kind
 // F::Terrain. Where the ray source's rays are a camera's tile (as_camera_tile: a camera's, or a
-// pattern of one origin whose directions turn with the frame) and no record is asked for, the tile
+// pattern of one origin whose directions turn with the frame) and no hit is asked for, the tile
 // goes to the packets where the run has them (trace_tile_of), with per-env intrinsics the tile's
 // rays made here from the env's own (make_template_ray: the bits of a sensor built with them); else
 // each pixel goes through the camera stage (trace_pixel), the same bits.
 template <class F>
 uint64_t trace(const Run& run, uint32_t env, const RigidTransform& camera, const Intrinsics& k, const DepthParams& dp,
                const EnvInstances* instances, uint32_t u0, uint32_t v0, uint32_t u1, uint32_t v1, float* image,
-               uint32_t* ids, PixelRecord* records, uint32_t image_u0, uint32_t image_v0, uint32_t image_stride) {
+               uint32_t* ids, SceneHit* hits, uint32_t image_u0, uint32_t image_v0, uint32_t image_stride) {
   using Terrain = typename F::Terrain;
   using Source = typename F::RaySource;
   constexpr bool kBvh = std::is_same<Terrain, BvhTerrain>::value;
   const CpuRenderJob& job = *run.job;
   const PipelineParams& p = *job.params;
-  if (!records && Source::as_camera_tile(p)) {
+  if (!hits && Source::as_camera_tile(p)) {
     const BvhView bvh = kBvh ? job.terrain.bvh : BvhView{};  // the BVH packets' (tile.bvh)
     TemplateRay own[kCpuTileSize * kCpuTileSize];
     PacketTile t{bvh,   u0,       v0,       u1,           v1,     job.rays, 0,         0,  p.cam_w,
@@ -75,7 +75,7 @@ uint64_t trace(const Run& run, uint32_t env, const RigidTransform& camera, const
           trace_pixel<HostTraversal, F>(terrain, job.rays, job.call, instances, env, u, v, camera, k, p, &overflowed);
       image[at] = r.value;
       if (ids) ids[at] = r.hit.instance;
-      if (records) records[at] = r;
+      if (hits) hits[at] = r.hit;
       overflows += overflowed;
     }
   return overflows;
@@ -98,8 +98,8 @@ void emit_invalid(const CpuRenderJob& job, const EnvOutput& to, uint32_t i) {
   if constexpr (F::pipeline) {
     emit_output(*job.params, c, job.state, to, i, quiet_nan_());
     using Terrain = typename F::Terrain;
-    emit_channels<Terrain>(c.channels, to.out_at + i, view_of(Terrain{}, job.terrain), nullptr, nullptr,
-                           job.params->hits_in_sensor_frame);
+    emit_pixel_channels<F>(c.channels, to.out_at + i, view_of(Terrain{}, job.terrain), nullptr, job.rays, c,
+                           *job.params, 0, 0, 0, nullptr);
   } else {
     static_cast<float*>(c.out)[to.out_at + i] = quiet_nan_();
   }
@@ -215,26 +215,27 @@ void render_run(void* context, uint32_t task, unsigned thread) {
         overflows += trace<F>(run, env, camera, k, p.plain, instances, u0, v0, u1, v1, image, nullptr, nullptr,
                               o.crop_x, o.crop_y, o.out_w);
       } else {
-        // Each output pixel from its own camera pixel, and its channels from that pixel's record
+        // Each output pixel from its own camera pixel, and its channels from that pixel's hit
         // (only the instance where no channel needs the surface: the packets keep no more).
-        using Terrain = typename F::Terrain;
-        const typename Terrain::View& terrain = view_of(Terrain{}, job.terrain);
+        const typename F::Terrain::View& terrain = view_of(typename F::Terrain{}, job.terrain);
         const OutputChannels& ch = c.channels;
         const bool surface = wants_surface(ch);
         float depth[kCpuTileSize * kCpuTileSize];
         uint32_t ids[kCpuTileSize * kCpuTileSize];
-        PixelRecord records[kCpuTileSize * kCpuTileSize];
+        SceneHit hits[kCpuTileSize * kCpuTileSize];
         overflows +=
             trace<F>(run, env, camera, k, p.depth, instances, u0, v0, u1, v1, depth,
-                     ch.instance_ids && instances ? ids : nullptr, surface ? records : nullptr, u0, v0, kCpuTileSize);
+                     ch.instance_ids && instances ? ids : nullptr, surface ? hits : nullptr, u0, v0, kCpuTileSize);
         for (uint32_t v = v0; v < v1; ++v)
           for (uint32_t u = u0; u < u1; ++u) {
             const uint32_t x = u - o.crop_x, y = v - o.crop_y, j = (v - v0) * kCpuTileSize + (u - u0);
             emit_output(p, c, job.state, to, y * o.out_w + x,
                         output_from_pixel(depth[j], x, y, p, env, c.frame, offset));
             if (!any_channel(ch)) continue;
-            const PixelRecord r = surface ? records[j] : instance_record(instances ? ids[j] : kInvalidIndex);
-            emit_channels<Terrain>(ch, to.out_at + y * o.out_w + x, terrain, instances, &r, p.hits_in_sensor_frame);
+            SceneHit instance_only{};  // (a packet's: its instance alone)
+            instance_only.instance = instances ? ids[j] : kInvalidIndex;
+            emit_pixel_channels<F>(ch, to.out_at + y * o.out_w + x, terrain, instances, job.rays, c, p, env, u, v,
+                                   surface ? &hits[j] : &instance_only);
           }
       }
     }
