@@ -5,13 +5,14 @@
 - extreme-parkour's depth camera and preprocessing fused into the render
   (``rl.extreme_parkour_camera`` + ``rl.extreme_parkour_pipeline``: crop, clip, bicubic resize,
   normalise, a 2-frame history read one frame late), in float16, into a preallocated tensor;
-- domain randomisation per env: each env's camera pitch (``mounts=``, redrawn at reset from
-  [-5, 5] degrees, as extreme-parkour draws it) and intrinsics (``intrinsics=``, fx and fy +-5 %);
+- domain randomisation per env: each env's camera pitch (``mounts`` of ``wr.RenderInputs``, redrawn
+  at reset from [-5, 5] degrees, as extreme-parkour draws it) and intrinsics (``intrinsics``, fx and
+  fy +-5 %);
 - noise (a per-env depth offset, extreme-parkour's ``dis_noise``) that changes every render
   without the caller counting frames;
 - the camera rendered at the policy rate: physics at 200 Hz, the policy and its camera at 50 Hz,
-  each env on its own phase, through ``update_mask=`` (the others keep their last image and
-  history), and ``reset_mask=`` for the envs the episode resets;
+  each env on its own phase, through ``update_mask`` (the others keep their last image and
+  history), and ``reset_mask`` for the envs the episode resets;
 - self-occlusion: each robot's trunk and four legs are instances (``Scene.instanced``); the camera
   does not see its own trunk (``exclude_groups``) but does see its legs;
 - IsaacLab's height scan on the same robots (``rl.isaaclab_height_scan``: 187 rays, the robot
@@ -122,9 +123,10 @@ def main() -> None:
         if reset.any():
             draw_mounts(reset.nonzero().flatten().cpu(), mounts)
         t0 = time.perf_counter()
-        depth_sensor.render(root_states, out=obs_depth, mounts=mounts, intrinsics=intrinsics, latency=latency,
-                            update_mask=due, reset_mask=reset, instance_poses=links)
-        scan.render(root_states, out=obs_heights, instance_poses=links)
+        depth_sensor.render(root_states, out=obs_depth,
+                            inputs=wr.RenderInputs(mounts=mounts, intrinsics=intrinsics, latency=latency,
+                                                   update_mask=due, reset_mask=reset, instance_poses=links))
+        scan.render(root_states, out=obs_heights, inputs=wr.RenderInputs(instance_poses=links))
         if dev.type == "cuda":
             torch.cuda.synchronize(dev)
         render_ms += (time.perf_counter() - t0) * 1e3
@@ -138,7 +140,7 @@ def main() -> None:
                   f"{int(due.sum())} envs rendered, {int(reset.sum())} reset")
     # Self-occlusion: where the camera sees its own legs (an image of the same robots, with ids).
     plain = wr.Sensor(robot, camera, n, exclude_groups=[TRUNK])
-    _, ids = plain.render(root_states, mounts=mounts, instance_poses=links, return_ids=True)
+    ids = plain.render_hits(root_states, inputs=wr.RenderInputs(mounts=mounts, instance_poses=links)).instance_ids
     own_leg_pixels = float((ids >= 1).float().mean())
     assert bool(torch.isfinite(obs_depth.float()).all()), "a policy input is not finite"
     print(f"{args.steps + 1} physics steps of {n} envs: {updated} camera renders at the policy rate, "

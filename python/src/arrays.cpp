@@ -266,17 +266,19 @@ Array take_array(nb::handle obj, const ArraySpec& spec, const DeviceSpec& device
       if (d.shape[k] != 1 && d.strides[k] != span) {
         // Poses sliced out of wider rows (root_states[:, :7], or one body of view(N, A, 13)) are read
         // in place whole: no copy needed.
-        const bool row_slice = name == "poses" && d.shape.size() == 2 && d.strides.size() == 2 &&
-                               d.strides[1] == 1 && d.strides[0] > d.shape[1];
-        invalid_argument(spec.function,
-                         name + " is not C-contiguous (strides " + shape_string(d.strides) + " elements for shape " +
-                             shape_string(d.shape) + "): the library reads rows of consecutive floats; " +
-                             (row_slice ? std::string("these rows are a slice of wider ones (such as root_states[:, "
-                                                      ":7], or one actor of view(N, A, 13)): pass the whole rows, "
-                                                      "(num_envs, 13) root states or (num_envs, bodies, 13) "
-                                                      "with body=, which are read in place without a copy")
-                                        : std::string("pass a contiguous array (e.g. .contiguous() / "
-                                                      "numpy.ascontiguousarray, once per step)")));
+        const bool row_slice = name == "poses" && d.shape.size() == 2 && d.strides.size() == 2 && d.strides[1] == 1 &&
+                               d.strides[0] > d.shape[1];
+        invalid_argument(
+            spec.function,
+            name + " is not C-contiguous (strides " + shape_string(d.strides) + " elements for shape " +
+                shape_string(d.shape) + "): the library reads rows of consecutive floats; " +
+                (row_slice
+                     ? std::string("these rows are a slice of wider ones (such as root_states[:, "
+                                   ":7], or one actor of view(N, A, 13)): pass the whole rows, "
+                                   "(num_envs, 13) root states or (num_envs, bodies, 13) "
+                                   "with inputs=wr.RenderInputs(body=...), which are read in place without a copy")
+                     : std::string("pass a contiguous array (e.g. .contiguous() / "
+                                   "numpy.ascontiguousarray, once per step)")));
       }
       span *= d.shape[k];
     }
@@ -300,6 +302,50 @@ Array take_array(nb::handle obj, const ArraySpec& spec, const DeviceSpec& device
   a.imported_rw = std::move(d.imported_rw);
   a.imported_ro = std::move(d.imported_ro);
   return a;
+}
+
+void require_disjoint(const char* function, const Array& in, const char* in_name, const Array& out,
+                      const char* out_name) {
+  const auto begin_in = reinterpret_cast<uintptr_t>(in.data), begin_out = reinterpret_cast<uintptr_t>(out.data);
+  const uintptr_t end_in = begin_in + in.bytes(), end_out = begin_out + out.bytes();
+  if (begin_in < end_out && begin_out < end_in)
+    invalid_argument(function, std::string(out_name) + " overlaps " + in_name);
+}
+
+std::string shape_text(std::initializer_list<int64_t> extents) {
+  std::string s = "(";
+  size_t i = 0;
+  for (int64_t e : extents) s += (i++ ? ", " : "") + std::to_string(e);
+  return s + (extents.size() == 1 ? ",)" : ")");
+}
+
+std::string array_shape_text(const Array& a) {
+  std::string s = "(";
+  for (int i = 0; i < a.ndim && i < 4; ++i) s += (i ? ", " : "") + std::to_string(a.shape[i]);
+  if (a.ndim > 4) s += ", ...";
+  return s + (a.ndim == 1 ? ",)" : ")");
+}
+
+InstancePoses take_instance_poses(const char* fn, nb::handle instance_poses, nb::handle global_poses, int64_t num_envs,
+                                  const std::array<uint32_t, 2>& counts, const DeviceSpec& device) {
+  InstancePoses p;
+  const int64_t slots = counts[0], globals = counts[1];
+  if (!instance_poses.is_none())
+    p.slots = take_array(
+        instance_poses,
+        {fn, "instance_poses", false, {Dtype::kFloat32}, {num_envs, slots, 7}, "(num_envs, num_slots, 7)"}, device);
+  else if (slots)
+    invalid_argument(fn, "instance_poses is None, but the scene has " + std::to_string(slots) +
+                             " instance slots per env: pass their poses, (num_envs, num_slots, 7) = " +
+                             shape_text({num_envs, slots, 7}) + " float32");
+  if (!global_poses.is_none())
+    p.globals = take_array(global_poses,
+                           {fn, "global_poses", false, {Dtype::kFloat32}, {globals, 7}, "(num_globals, 7)"}, device);
+  else if (globals)
+    invalid_argument(fn, "global_poses is None, but the scene has " + std::to_string(globals) +
+                             " global instances: pass their poses, (num_globals, 7) = " + shape_text({globals, 7}) +
+                             " float32");
+  return p;
 }
 
 }  // namespace wrpy

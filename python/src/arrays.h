@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <array>
 #include <initializer_list>
 #include <string>
 
@@ -68,6 +69,25 @@ struct ArraySpec {
 /// (WR_ERROR_INVALID_ARGUMENT) naming spec.function and spec.name when it is not one. With
 /// `any_shape`, spec.shape is not checked (the caller checks the extents it needs).
 Array take_array(nb::handle obj, const ArraySpec& spec, const DeviceSpec& device, bool any_shape = false);
+
+/// Throws wr::Error(WR_ERROR_INVALID_ARGUMENT) "<function>: <out_name> overlaps <in_name>" where the
+/// two arrays' memory overlaps: the library reads its inputs while it writes its outputs.
+void require_disjoint(const char* function, const Array& in, const char* in_name, const Array& out,
+                      const char* out_name);
+
+/// "(2, 3)", "(5,)": extents as Python writes a shape; an array's own shape.
+std::string shape_text(std::initializer_list<int64_t> extents);
+std::string array_shape_text(const Array& a);
+
+/// The poses of an instanced scene's instances for one call (wr.h, "Moving geometry"):
+/// instance_poses (num_envs, num_slots, 7) and global_poses (num_globals, 7) float32 on the
+/// context's device, each needed when the scene has such instances (counts: its slots per env and
+/// its globals; None otherwise, or an array of that shape).
+struct InstancePoses {
+  Array slots, globals;
+};
+InstancePoses take_instance_poses(const char* function, nb::handle instance_poses, nb::handle global_poses,
+                                  int64_t num_envs, const std::array<uint32_t, 2>& counts, const DeviceSpec& device);
 
 /// Throws wr::Error(WR_ERROR_INVALID_ARGUMENT) with "<function>: <message>
 /// [WR_ERROR_INVALID_ARGUMENT]", the form of the C API's messages.

@@ -181,16 +181,16 @@ def test_the_stumbles_a_new_user_reported_are_named(sensor: wr.Sensor, scene: wr
         sensor.render(torch.zeros(8, 7, device="meta"))
     # Poses sliced out of root states: pass the whole rows (read in place) rather than copying.
     root_states = torch.from_numpy(np.concatenate([random_poses(8), np.zeros((8, 6), np.float32)], 1))
-    with raises(r"slice of wider ones .* \(num_envs, 13\) root states or \(num_envs, bodies, 13\) with body="):
+    with raises(r"slice of wider ones .* \(num_envs, 13\) root states or \(num_envs, bodies, 13\) with inputs=wr.RenderInputs\(body=\.\.\.\)"):
         sensor.render(root_states[:, :7])
     # A negative latency reads as one, and a plain sensor is told it needs a history.
     with raises(r"latency of env 0 = 4294967295 \(-1 as an int32: latencies are not negative\): must be below the "
                 r"history length \(1\); a latency needs a history"):
-        sensor.render(random_poses(8), latency=np.full(8, -1, np.int32))
+        sensor.render(random_poses(8), inputs=wr.RenderInputs(latency=np.full(8, -1, np.int32)))
 
 
 def test_a_render_that_names_another_quat_order_is_refused(sensor: wr.Sensor) -> None:
     assert sensor.quat_order == "wxyz" and "quat_order='wxyz'" in repr(sensor)
-    sensor.render(random_poses(8), quat_order="wxyz")
+    sensor.render(random_poses(8), layout="poses_wxyz")
     with raises(r"Sensor.render: quat_order = 'xyzw': the poses are xyzw, but this sensor reads wxyz"):
-        sensor.render(random_poses(8), quat_order="xyzw")
+        sensor.render(random_poses(8), layout="poses_xyzw")

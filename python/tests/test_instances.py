@@ -56,6 +56,18 @@ def cube_pose(x: float, y: float, z: float) -> list:
     return [x, y, z, *IDENTITY]
 
 
+def instances(instance_poses=None, global_poses=None, **inputs) -> wr.RenderInputs:
+    """A render's inputs: the instances' poses (and any other per-env input)."""
+    return wr.RenderInputs(instance_poses=instance_poses, global_poses=global_poses, **inputs)
+
+
+def render_ids(sensor: wr.Sensor, poses, out=None, ids=None, **inputs) -> tuple:
+    """(depth, instance ids) of one render (Sensor.render_hits), into `out` and `ids` when given."""
+    hits = sensor.render_hits(poses, wr.Hits(values=out, points=None, normals=None, triangle_ids=None,
+                                             instance_ids=ids), inputs=instances(**inputs))
+    return hits.values, hits.instance_ids
+
+
 # ---- the independent truth: float64 rays of the documented pinhole model, boxes by slabs ----
 
 
@@ -116,7 +128,7 @@ def test_a_cube_per_env_gives_the_closed_form_depth_and_ids(ctx: wr.Context) -> 
     sensor = wr.Sensor(scene, CAMERA, num_envs=n)
     heights = [1.0, 1.7, 2.6]  # each env's cube centre, straight under its camera
     slots = np.array([[cube_pose(0.0, 0.0, z)] for z in heights], np.float32)
-    depth, ids = sensor.render(camera_poses(n), instance_poses=slots, return_ids=True)
+    depth, ids = render_ids(sensor, camera_poses(n), instance_poses=slots)
     assert isinstance(depth, np.ndarray) and ids.dtype == np.int32 and ids.shape == sensor.shape
     c = CAMERA.height // 2, CAMERA.width // 2
     for e, z in enumerate(heights):
@@ -128,7 +140,7 @@ def test_a_cube_per_env_gives_the_closed_form_depth_and_ids(ctx: wr.Context) -> 
     # uint32 ids: the C API's 0xFFFFFFFF for the floor
     ids32 = np.empty(sensor.shape, np.uint32)
     out = np.empty(sensor.shape, np.float32)
-    got = sensor.render(camera_poses(n), out, instance_poses=slots, instance_ids=ids32)
+    got = render_ids(sensor, camera_poses(n), out, ids32, instance_poses=slots)
     assert got[0] is out and got[1] is ids32
     assert ids32[0, 0, 0] == 0xFFFFFFFF and ids32[0][c] == 0
     np.testing.assert_array_equal(out, depth)
@@ -138,9 +150,9 @@ def test_a_cube_per_env_gives_the_closed_form_depth_and_ids(ctx: wr.Context) -> 
         sensor.render(camera_poses(n))
     with pytest.raises(wr.Error, match=r"Sensor.render: instance_poses has shape \(3, 2, 7\), expected "
                                        r"\(num_envs, num_slots, 7\) = \(3, 1, 7\)"):
-        sensor.render(camera_poses(n), instance_poses=np.zeros((3, 2, 7), np.float32))
+        sensor.render(camera_poses(n), inputs=instances(np.zeros((3, 2, 7), np.float32)))
     with pytest.raises(wr.Error, match=r"instance_ids has dtype float32, expected uint32 or int32"):
-        sensor.render(camera_poses(n), instance_poses=slots, instance_ids=np.empty(sensor.shape, np.float32))
+        render_ids(sensor, camera_poses(n), ids=np.empty(sensor.shape, np.float32), instance_poses=slots)
 
 
 def test_global_instances_and_the_slot_ids(ctx: wr.Context) -> None:
@@ -152,14 +164,14 @@ def test_global_instances_and_the_slot_ids(ctx: wr.Context) -> None:
     slots = np.array([[cube_pose(0, 0, 1.5), cube_pose(0, 0.45, 1.0)],
                       [cube_pose(20, 20, 1.0), cube_pose(0, 0, 2.0)]], np.float32)
     globals_ = np.array([cube_pose(-0.5, 0.13, 0.4)], np.float32)
-    depth, ids = sensor.render(camera_poses(2), instance_poses=slots, global_poses=globals_, return_ids=True)
+    depth, ids = render_ids(sensor, camera_poses(2), instance_poses=slots, global_poses=globals_)
     check_env(depth[0], ids[0], (0, 0, HEIGHT),
               [(0, (0, 0, 1.5), HALF), (1, (0, 0.45, 1.0), HALF), (2, (-0.5, 0.13, 0.4), HALF)], "env 0")
     check_env(depth[1], ids[1], (0, 0, HEIGHT),
               [(0, (20, 20, 1.0), HALF), (1, (0, 0, 2.0), HALF), (2, (-0.5, 0.13, 0.4), HALF)], "env 1")
     assert set(np.unique(ids[0])) == {-1, 0, 1, 2} and set(np.unique(ids[1])) == {-1, 1, 2}
     with pytest.raises(wr.Error, match=r"global_poses is None, but the scene has 1 global instances"):
-        sensor.render(camera_poses(2), instance_poses=slots)
+        sensor.render(camera_poses(2), inputs=instances(slots))
 
 
 def test_envs_see_only_their_own_slots(ctx: wr.Context) -> None:
@@ -169,11 +181,11 @@ def test_envs_see_only_their_own_slots(ctx: wr.Context) -> None:
     n = 4
     sensor = wr.Sensor(scene, CAMERA, num_envs=n)
     slots = np.array([[cube_pose(0, 0, 1.0 + 0.4 * e)] for e in range(n)], np.float32)
-    before, ids_before = sensor.render(camera_poses(n), instance_poses=slots, return_ids=True)
+    before, ids_before = render_ids(sensor, camera_poses(n), instance_poses=slots)
     for e in range(n):
         check_env(before[e], ids_before[e], (0, 0, HEIGHT), [(0, (0, 0, 1.0 + 0.4 * e), HALF)], f"env {e}")
     slots[1, 0, :3] = (0.2, -0.15, 2.4)
-    after, ids_after = sensor.render(camera_poses(n), instance_poses=slots, return_ids=True)
+    after, ids_after = render_ids(sensor, camera_poses(n), instance_poses=slots)
     for e in (0, 2, 3):
         assert after[e].tobytes() == before[e].tobytes() and np.array_equal(ids_after[e], ids_before[e])
     assert not np.array_equal(after[1], before[1])
@@ -189,14 +201,14 @@ def test_exclude_groups_hides_a_group(ctx: wr.Context) -> None:
     for groups, (want_depth, want_id) in expect.items():
         sensor = wr.Sensor(scene, CAMERA, num_envs=1, exclude_groups=groups)
         assert sensor.exclude_groups == tuple(groups)
-        depth, ids = sensor.render(camera_poses(1), instance_poses=slots, return_ids=True)
+        depth, ids = render_ids(sensor, camera_poses(1), instance_poses=slots)
         assert depth[0][c] == pytest.approx(want_depth, rel=1e-6), groups
         assert ids[0][c] == want_id, groups
         visible = [(i, (0, 0, z), HALF) for i, z in ((0, 2.0), (1, 1.0)) if i not in groups]
         check_env(depth[0], ids[0], (0, 0, HEIGHT), visible, f"exclude {groups}")
     # with a pipeline, the groups are the sensor's keyword too
     sensor = wr.Sensor(scene, CAMERA, num_envs=1, exclude_groups={0}, pipeline=wr.Pipeline(clip=(0.0, 3.0)))
-    depth = sensor.render(camera_poses(1), instance_poses=slots)
+    depth = sensor.render(camera_poses(1), inputs=instances(slots))
     assert depth[0][c] == pytest.approx(HEIGHT - 1.1, rel=1e-6) and depth[0, 0, 0] == 3.0
     with pytest.raises(wr.Error, match=r"Sensor: exclude_groups holds 32: groups are 0-31"):
         wr.Sensor(scene, CAMERA, exclude_groups=[32])
@@ -216,17 +228,17 @@ def test_bad_instance_poses_are_named_with_env_and_slot(ctx: wr.Context) -> None
     out = np.full(sensor.shape, -5.0, np.float32)
     slots[1, 2, 4] = np.nan
     with pytest.raises(wr.Error, match=r"instance_poses of env 1, slot 2") as info:
-        sensor.render(camera_poses(n), out, instance_poses=slots, global_poses=globals_)
+        sensor.render(camera_poses(n), out, inputs=instances(slots, globals_))
     assert info.value.status == wr.Status.ERROR_INVALID_ARGUMENT
     assert (out == -5.0).all()  # nothing written
     slots[1, 2, 4] = 0.0
     slots[2, 0, 3:7] = 0.0  # a zero quaternion
     with pytest.raises(wr.Error, match=r"instance_poses of env 2, slot 0"):
-        sensor.render(camera_poses(n), out, instance_poses=slots, global_poses=globals_)
+        sensor.render(camera_poses(n), out, inputs=instances(slots, globals_))
     slots[2, 0, 3:7] = IDENTITY
     globals_[0, 0] = np.inf
     with pytest.raises(wr.Error, match=r"global_poses of global instance 0 \(instance 3\)"):
-        sensor.render(camera_poses(n), out, instance_poses=slots, global_poses=globals_)
+        sensor.render(camera_poses(n), out, inputs=instances(slots, globals_))
     assert (out == -5.0).all()
     # explicit rays name them too
     globals_[0, 0] = 9.0
@@ -239,8 +251,8 @@ def test_bad_instance_poses_are_named_with_env_and_slot(ctx: wr.Context) -> None
     slots[1, 0, 2] = np.inf
     isolating = wr.Sensor(scene, CAMERA, num_envs=n, pipeline=wr.Pipeline(isolate_bad_poses=True))
     mask = np.zeros(n, bool)
-    depth, ids = isolating.render(camera_poses(n), instance_poses=slots, global_poses=globals_, bad_env_mask=mask,
-                                  return_ids=True)
+    depth, ids = render_ids(isolating, camera_poses(n), instance_poses=slots, global_poses=globals_,
+                            bad_env_mask=mask)
     assert mask.tolist() == [False, True, False]
     assert np.isnan(depth[1]).all() and (ids[1] == -1).all()
     assert np.allclose(depth[0], HEIGHT) and (ids[0] == -1).all()
@@ -256,13 +268,12 @@ def test_instance_poses_are_in_the_cameras_quat_order(ctx: wr.Context) -> None:
     wxyz = np.array([[[0, 0, 2.0, c, 0, 0, s]]], np.float32)
     xyzw = np.array([[[0, 0, 2.0, 0, 0, s, c]]], np.float32)
     down_xyzw = np.array([[0, 0, HEIGHT, DOWN[1], DOWN[2], DOWN[3], DOWN[0]]], np.float32)
-    a, a_ids = wr.Sensor(scene, CAMERA).render(camera_poses(1), instance_poses=wxyz, return_ids=True)
-    b, b_ids = wr.Sensor(scene, CAMERA.replace(quat_order="xyzw")).render(down_xyzw, instance_poses=xyzw,
-                                                                        return_ids=True)
+    a, a_ids = render_ids(wr.Sensor(scene, CAMERA), camera_poses(1), instance_poses=wxyz)
+    b, b_ids = render_ids(wr.Sensor(scene, CAMERA.replace(quat_order="xyzw")), down_xyzw, instance_poses=xyzw)
     np.testing.assert_allclose(a, b, rtol=1e-6)  # the same up to rounding of the two orders' products
     np.testing.assert_array_equal(a_ids, b_ids)
     check_env(a[0], a_ids[0], (0, 0, HEIGHT), [(0, (0, 0, 2.0), np.array([0.05, 0.3, 0.05]))], "turned slab")
-    _, misread = wr.Sensor(scene, CAMERA).render(camera_poses(1), instance_poses=xyzw, return_ids=True)
+    _, misread = render_ids(wr.Sensor(scene, CAMERA), camera_poses(1), instance_poses=xyzw)
     assert not np.array_equal(misread, a_ids)  # the slab along x instead of y
 
 
@@ -270,19 +281,19 @@ def test_ids_need_an_output_of_camera_pixels(ctx: wr.Context) -> None:
     scene = make_scene(ctx)
     sensor = wr.Sensor(scene, CAMERA, num_envs=1, pipeline=wr.Pipeline(out_size=(11, 11), resample="area"))
     slots = np.array([[cube_pose(0, 0, 2.0)]], np.float32)
-    assert sensor.render(camera_poses(1), instance_poses=slots).shape == (1, 11, 11)
+    assert sensor.render(camera_poses(1), inputs=instances(slots)).shape == (1, 11, 11)
     with pytest.raises(wr.Error, match=r"instance_ids"):
-        sensor.render(camera_poses(1), instance_poses=slots, return_ids=True)
+        render_ids(sensor, camera_poses(1), instance_poses=slots)
 
 
 def test_mesh_scenes_take_the_new_keywords(ctx: wr.Context) -> None:
     # A mesh scene has no instances: ids of the terrain only, and (num_envs, 0, 7) poses are fine.
     sensor = wr.Sensor(floor_scene(ctx), CAMERA, num_envs=2)
-    depth, ids = sensor.render(camera_poses(2), return_ids=True)
+    depth, ids = render_ids(sensor, camera_poses(2))
     assert np.allclose(depth, HEIGHT) and (ids == -1).all()
-    sensor.render(camera_poses(2), instance_poses=np.zeros((2, 0, 7), np.float32))
+    sensor.render(camera_poses(2), inputs=instances(np.zeros((2, 0, 7), np.float32)))
     with pytest.raises(wr.Error, match=r"instance_poses has shape \(2, 1, 7\), expected .* = \(2, 0, 7\)"):
-        sensor.render(camera_poses(2), instance_poses=np.zeros((2, 1, 7), np.float32))
+        sensor.render(camera_poses(2), inputs=instances(np.zeros((2, 1, 7), np.float32)))
 
 
 # ---- explicit rays -----------------------------------------------------------------------------
@@ -315,7 +326,7 @@ def test_explicit_rays_in_per_env_blocks_hit_each_envs_cube(ctx: wr.Context) -> 
     assert np.isinf(t3).all() and t3.shape == (n, 2)
     # an explicit rays query sees what a sensor of its env sees: the camera's centre ray
     sensor = wr.Sensor(scene, CAMERA, num_envs=n)
-    depth = sensor.render(camera_poses(n), instance_poses=slots)
+    depth = sensor.render(camera_poses(n), inputs=instances(slots))
     np.testing.assert_allclose(t[:, 0], depth[:, 16, 16], rtol=1e-6)
     with pytest.raises(wr.Error, match=r"origins holds 6 rays, not a multiple of num_envs = 4"):
         scene.intersect(origins.reshape(-1, 3), directions.reshape(-1, 3), num_envs=4,
@@ -371,20 +382,20 @@ def test_torch_cpu_tensors_in_and_out_without_a_copy(ctx: wr.Context) -> None:
     out = torch.empty(sensor.shape)
     ids = torch.empty(sensor.shape, dtype=torch.int32)
     pointers = (out.data_ptr(), ids.data_ptr())
-    got_out, got_ids = sensor.render(poses, out=out, instance_poses=slots, instance_ids=ids)
+    got_out, got_ids = render_ids(sensor, poses, out, ids, instance_poses=slots)
     assert got_out is out and got_ids is ids and (out.data_ptr(), ids.data_ptr()) == pointers
     c = CAMERA.height // 2, CAMERA.width // 2
     assert out[0][c].item() == pytest.approx(HEIGHT - 1.6, rel=1e-6) and ids[0][c].item() == 0
     # read in place: a pose changed through a NumPy view of the same memory is what renders next
     slots.numpy()[1, 0, 2] = 2.2
-    sensor.render(poses, out=out, instance_poses=slots, instance_ids=ids)
+    render_ids(sensor, poses, out, ids, instance_poses=slots)
     assert out[1][c].item() == pytest.approx(HEIGHT - 2.3, rel=1e-6) and out.data_ptr() == pointers[0]
     assert out[0][c].item() == pytest.approx(HEIGHT - 1.6, rel=1e-6)
     # allocated outputs are torch tensors beside the poses
-    depth, new_ids = sensor.render(poses, instance_poses=slots, return_ids=True)
+    depth, new_ids = render_ids(sensor, poses, instance_poses=slots)
     assert isinstance(depth, torch.Tensor) and new_ids.dtype == torch.int32 and torch.equal(depth, out)
     assert torch.equal(new_ids, ids)
-    np.testing.assert_array_equal(depth.numpy(), sensor.render(poses.numpy(), instance_poses=slots.numpy()))
+    np.testing.assert_array_equal(depth.numpy(), sensor.render(poses.numpy(), inputs=instances(slots.numpy())))
     # explicit rays: torch outputs written in place, IsaacLab's (num_envs, rays, 3) layout
     origins = torch.tensor([[[0.0, 0.0, HEIGHT]]] * n)
     directions = torch.tensor([[[0.0, 0.0, -1.0]]] * n)
@@ -401,7 +412,7 @@ def test_torch_cpu_tensors_in_and_out_without_a_copy(ctx: wr.Context) -> None:
     # non-contiguous instance poses are named, not copied
     wide = torch.zeros(n, 2, 13)
     with pytest.raises(wr.Error, match=r"instance_poses is not C-contiguous"):
-        sensor.render(poses, instance_poses=wide[..., :7])
+        sensor.render(poses, inputs=instances(wide[..., :7]))
     with pytest.raises(wr.Error, match=r"out_instance overlaps origins"):
         scene.intersect(origins, directions, instance_poses=slots,
                         out_instance=origins.view(-1).view(torch.int32)[:n].view(n, 1))
@@ -415,7 +426,7 @@ def test_the_scene_keeps_its_parts_alive(ctx: wr.Context) -> None:
     sensor = wr.Sensor(scene, CAMERA, num_envs=1)
     del floor, cube, scene
     gc.collect()
-    depth = sensor.render(camera_poses(1), instance_poses=np.array([[cube_pose(0, 0, 2.0)]], np.float32))
+    depth = sensor.render(camera_poses(1), inputs=instances(np.array([[cube_pose(0, 0, 2.0)]], np.float32)))
     assert depth[0, 16, 16] == pytest.approx(HEIGHT - 2.1, rel=1e-6)
     # the C handles alone keep them too: the extension's objects, no Python references left
     h_ctx = wr._wr.Context(wr._wr.Device.CPU, 0, 1)
@@ -478,7 +489,7 @@ def test_cuda_instances_match_the_cpu() -> None:
         sensor = wr.Sensor(scene, CAMERA, num_envs=n, exclude_groups=[1])
         poses = torch.from_numpy(camera_poses(n)).to(device)
         ip, gp = torch.from_numpy(slots).to(device), torch.from_numpy(globals_).to(device)
-        depth, ids = sensor.render(poses, instance_poses=ip, global_poses=gp, return_ids=True)
+        depth, ids = render_ids(sensor, poses, instance_poses=ip, global_poses=gp)
         origins = torch.tensor([[[0.0, 0.0, HEIGHT], [0.3, 0.2, HEIGHT]]] * n, device=device)
         directions = torch.tensor([[[0.0, 0.0, -1.0]] * 2] * n, device=device)
         t, tri, inst = scene.intersect(origins, directions, instance_poses=ip, global_poses=gp, exclude_groups=[1],

@@ -299,7 +299,7 @@ def test_a_height_scan_and_a_lidar_on_a_site_agree_with_mj_ray(cpu: wr.Context) 
     head = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_BODY, "head")
     for pattern in (wr.Pattern.grid((1.2, 0.8), 0.1), wr.Pattern.spherical(channels=8, horizontal_resolution=3.0)):
         sensor = wr.RaySensor(scene.scene, pattern, 2, exclude_groups=frame.exclude_groups)
-        t = sensor.render(frame.poses(datas), instance_poses=frame.instance_poses(datas))
+        t = sensor.render(frame.poses(datas), inputs=wr.RenderInputs(instance_poses=frame.instance_poses(datas)))
         for e, d in enumerate(datas):
             ref, _ = mj_pattern(m, d, frame, pattern, head)
             hit = np.isfinite(ref)
@@ -332,8 +332,8 @@ def test_a_static_hfield_as_a_grid_terrain_agrees_with_mj_ray(cpu: wr.Context) -
     frame = scene.frame(site="scan", num_envs=2)
     pattern = wr.Pattern.grid((2.6, 1.9), 0.1)
     sensor = wr.RaySensor(scene.scene, pattern, 2)
-    t = sensor.render(frame.poses(datas), instance_poses=frame.instance_poses(datas),
-                      global_poses=frame.scene.global_poses)
+    t = sensor.render(frame.poses(datas), inputs=wr.RenderInputs(instance_poses=frame.instance_poses(datas),
+                                                                 global_poses=frame.scene.global_poses))
     for e, d in enumerate(datas):
         ref, geoms = mj_pattern(m, d, frame, pattern)
         assert geoms.count(scene.grid_geom) > len(geoms) // 2 and geoms.count(0) > 0  # the grid and the floor

@@ -71,8 +71,8 @@ def test_simulator_state_is_read_in_place_and_equals_packed_poses() -> None:
     np.testing.assert_array_equal(sensor.render(root), want)
     rigid = np.full((6, 4, 13), -3.0, np.float32)  # rigid-body states, the camera on body 2
     rigid[:, 2, :7] = poses
-    np.testing.assert_array_equal(sensor.render(rigid, body=2), want)
-    with pytest.raises(wr.Error, match="body="):
+    np.testing.assert_array_equal(sensor.render(rigid, inputs=wr.RenderInputs(body=2)), want)
+    with pytest.raises(wr.Error, match="inputs.body"):
         sensor.render(rigid)
     # torch too, zero-copy: the output is the caller's.
     out = torch.empty(sensor.shape)
@@ -99,7 +99,7 @@ def test_the_pipeline_crops_resamples_normalises_and_delays() -> None:
     latency = torch.tensor([0, 1, 2, 0, 2], dtype=torch.int32)
     out = None
     for t, p in enumerate(frames):
-        out = sensor.render(torch.from_numpy(p), out=out, latency=latency, frame=t)
+        out = sensor.render(torch.from_numpy(p), out=out, frame=t, inputs=wr.RenderInputs(latency=latency))
         for e in range(n):
             ago = max(t - int(latency[e]), 0)  # the first frame filled the history
             np.testing.assert_allclose(out[e].numpy(), reference(images[ago])[e], atol=1e-5)
@@ -108,7 +108,8 @@ def test_the_pipeline_crops_resamples_normalises_and_delays() -> None:
     update = torch.tensor([True, False, True, True, True])
     reset = torch.tensor([False, False, True, False, False])
     p = random_poses(n, 99)
-    sensor.render(torch.from_numpy(p), out=out, latency=latency, update_mask=update, reset_mask=reset, frame=4)
+    sensor.render(torch.from_numpy(p), out=out, frame=4,
+                  inputs=wr.RenderInputs(latency=latency, update_mask=update, reset_mask=reset))
     assert torch.equal(out[1], before[1])
     np.testing.assert_allclose(out[2].numpy(), reference(torch.from_numpy(plain.render(p)))[2], atol=1e-5)
     mem = sensor.memory()
@@ -135,7 +136,7 @@ def test_dtypes_and_per_env_cameras() -> None:
     mounts[:, 0] = 0.1 * np.arange(n)
     mounts[:, 3] = 1.0
     sensor = _sensor(ctx, n, wr.Pipeline(history=2))
-    got = sensor.render(poses, intrinsics=k, mounts=mounts)
+    got = sensor.render(poses, inputs=wr.RenderInputs(intrinsics=k, mounts=mounts))
     scene = sensor.scene
     for e in range(n):
         cam = wr.Camera(width=53, height=31, fx=float(k[e, 0]), fy=float(k[e, 1]), cx=float(k[e, 2]),
@@ -152,7 +153,7 @@ def test_bad_poses_isolated_and_reported() -> None:
     sensor = _sensor(ctx, n, wr.Pipeline(isolate_bad_poses=True))
     mask = np.zeros(n, np.bool_)
     count = np.zeros(1, np.int32)
-    out = sensor.render(poses, bad_env_mask=mask, bad_env_count=count)
+    out = sensor.render(poses, inputs=wr.RenderInputs(bad_env_mask=mask, bad_env_count=count))
     assert mask.tolist() == [False, True, False, False] and count[0] == 1
     assert np.isnan(out[1]).all() and np.isfinite(out[0]).any()
     strict = _sensor(ctx, n, wr.Pipeline(history=2))
@@ -187,22 +188,24 @@ def test_a_scalar_latency_and_k_matrices_are_the_per_env_arrays() -> None:
     frames = [random_poses(n, 40 + t) for t in range(3)]
     a, b = (_sensor(ctx, n, wr.Pipeline(history=2)) for _ in range(2))
     for t, p in enumerate(frames):
-        got = a.render(p, latency=1, frame=t)
-        want = b.render(p, latency=np.ones(n, np.int32), frame=t)
+        got = a.render(p, frame=t, inputs=wr.RenderInputs(latency=1))
+        want = b.render(p, frame=t, inputs=wr.RenderInputs(latency=np.ones(n, np.int32)))
         np.testing.assert_array_equal(got, want)
     assert len(a._latency_arrays) == 1  # one array for every render with latency=1
     with pytest.raises(wr.Error, match=r"latency = -1: frames ago, must be 0 or more"):
-        a.render(frames[0], latency=-1)
+        a.render(frames[0], inputs=wr.RenderInputs(latency=-1))
     k4 = np.array([[30, 31, 26.5, 15.5], [45, 40, 20, 18.25], [25.5, 25.5, 26, 14]], np.float32)
     k33 = np.zeros((n, 3, 3), np.float64)
     k33[:, 0, 0], k33[:, 1, 1], k33[:, 0, 2], k33[:, 1, 2], k33[:, 2, 2] = k4[:, 0], k4[:, 1], k4[:, 2], k4[:, 3], 1
     c, d = (_sensor(ctx, n, wr.Pipeline(dtype="float16")) for _ in range(2))
-    np.testing.assert_array_equal(c.render(frames[0], intrinsics=k33), d.render(frames[0], intrinsics=k4))
-    np.testing.assert_array_equal(c.render(torch.from_numpy(frames[0]), intrinsics=torch.from_numpy(k33)).numpy(),
-                                  d.render(frames[0], intrinsics=k4))
+    np.testing.assert_array_equal(c.render(frames[0], inputs=wr.RenderInputs(intrinsics=k33)),
+                                  d.render(frames[0], inputs=wr.RenderInputs(intrinsics=k4)))
+    np.testing.assert_array_equal(c.render(torch.from_numpy(frames[0]),
+                                           inputs=wr.RenderInputs(intrinsics=torch.from_numpy(k33))).numpy(),
+                                  d.render(frames[0], inputs=wr.RenderInputs(intrinsics=k4)))
     k33[2, 0, 1] = 0.5
     with pytest.raises(wr.Error, match=r"intrinsics\[2\] = .*no skew"):
-        c.render(frames[0], intrinsics=k33)
+        c.render(frames[0], inputs=wr.RenderInputs(intrinsics=k33))
 
 
 def test_a_named_layout_carries_its_quaternion_order() -> None:

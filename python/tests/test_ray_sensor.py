@@ -140,7 +140,7 @@ def test_errors_name_the_culprit() -> None:
     with pytest.raises(wr.Error, match=r"out has shape .*\(num_envs, num_rays\)"):
         scan.render(np.zeros((2, 7), np.float32), out=np.zeros((2, 1, 9), np.float32))
     with pytest.raises(wr.Error, match="intrinsics"):
-        scan.render(np.zeros((2, 7), np.float32), intrinsics=np.ones((2, 4), np.float32))
+        scan.render(np.zeros((2, 7), np.float32), inputs=wr.RenderInputs(intrinsics=np.ones((2, 4), np.float32)))
     bad = np.array([[0, 0, 1, 1, 0, 0, 0], [0, 0, np.nan, 1, 0, 0, 0]], np.float32)
     out = np.full((2, 9), 7.0, np.float32)
     with pytest.raises(wr.Error, match="env 1"):
@@ -186,7 +186,7 @@ def test_several_frames_per_env_from_rigid_body_states() -> None:
     assert starts.shape == (2, 9, 3)
     np.testing.assert_allclose(starts[1, :, 2], 5.5)
     with pytest.raises(wr.Error, match="args->mounts is set, but this pattern sensor has 2 frames"):
-        feet.render(states, mounts=np.zeros((2, 7), np.float32))
+        feet.render(states, inputs=wr.RenderInputs(mounts=np.zeros((2, 7), np.float32)))
     assert "num_frames=2" in repr(feet)
 
 
@@ -233,8 +233,8 @@ def test_hit_details_are_the_triangles_own() -> None:
     pattern = wr.Pattern.spherical(channels=6, vertical_fov=(-60, -10), horizontal_resolution=10.0)
     poses = np.float32([[0.5, 0.2, 4.0, 1, 0, 0, 0], [-1.0, 1.0, 3.5, 0.9659, 0, 0, 0.2588]])
     lidar = wr.RaySensor(scene, pattern, 2, mount_position=(0.1, 0, 0.2), max_distance=30.0)
-    d, hits = lidar.render(poses, return_hits=True)
-    assert isinstance(hits, wr.RayHits)
+    hits = lidar.render_hits(poses)
+    assert isinstance(hits, wr.Hits) and hits.values.shape == lidar.shape
     assert hits.points.shape == (2, lidar.num_rays, 3) and hits.triangle_ids.dtype == np.int32
     hit = hits.triangle_ids >= 0
     assert hit.sum() > lidar.num_rays // 2 and (hits.instance_ids == -1).all()
@@ -252,7 +252,8 @@ def test_hit_details_are_the_triangles_own() -> None:
         np.testing.assert_allclose(hits.normals[e][h], n, atol=1e-6)
     local = wr.RaySensor(scene, pattern, 2, mount_position=(0.1, 0, 0.2), max_distance=30.0, hit_frame="pattern")
     points = np.empty((2, lidar.num_rays, 3), np.float32)
-    _, hl = local.render(poses, hit_points=points, return_hits=True)
+    hl = local.render_hits(poses, wr.Hits(values=None, points=points, normals=None, triangle_ids=None,
+                                          instance_ids=None))
     assert hl.points is points
     for e in range(2):
         q = poses[e, 3:].astype(np.float64)
@@ -269,8 +270,10 @@ def test_hit_details_are_the_triangles_own() -> None:
     # A camera writes them too (one per pixel: Sensor.render_hits); with a history it refuses them.
     camera = wr.Sensor(scene, wr.Camera.pinhole(8, 8, 90.0), 1)
     tri = np.full((1, 8, 8), 7, np.int32)
-    camera.render(poses[:1], triangle_ids=tri)
+    camera.render_hits(poses[:1], wr.Hits(values=None, points=None, normals=None, triangle_ids=tri, instance_ids=None))
     assert not (tri == 7).any()
     history = wr.Sensor(scene, wr.Camera.pinhole(8, 8, 90.0), 1, pipeline=wr.Pipeline(history=2))
-    with pytest.raises(wr.Error, match=r"triangle_ids is set, but this sensor keeps a history of 2 frames"):
-        history.render(poses[:1], triangle_ids=tri)
+    with pytest.raises(wr.Error, match=r"instance_ids is set, but this sensor's output pixels are not each one "
+                                       r"camera pixel's \(a history\): ids need .*history_length <= 1"):
+        history.render_hits(poses[:1], wr.Hits(values=None, points=None, normals=None, triangle_ids=tri,
+                                               instance_ids=None))

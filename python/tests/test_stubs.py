@@ -13,7 +13,7 @@ def test_stubs_are_installed_beside_the_extension() -> None:
     for declaration in ("class Sensor:", "def render(self, poses: object", "class Scene:", "def intersect(",
                         "class CameraDesc:", "class Status(enum.IntEnum):", "def create_instanced(",
                         "def instance_counts(self) -> tuple[int, int]:", "def intersect_ex(",
-                        "instance_ids: object | None = None", "def exclude_groups(self) -> int:"):
+                        "instance_poses: object | None = None", "**arrays", "def exclude_groups(self) -> int:"):
         assert declaration in stub, declaration
     assert (package / "py.typed").exists()
 
@@ -21,6 +21,6 @@ def test_stubs_are_installed_beside_the_extension() -> None:
 def test_public_api_has_docstrings() -> None:
     for obj in (wr.Context, wr.Scene, wr.Scene.from_obj, wr.Scene.instanced, wr.Scene.instance_counts,
                 wr.Scene.intersect, wr.Camera, wr.Camera.pinhole,
-                wr.Sensor, wr.Sensor.render, wr.Error, wr.rl.poses_from_root_states, wr.rl.isaaclab_camera,
+                wr.Sensor, wr.Sensor.render, wr.Sensor.render_hits, wr.Hits, wr.RenderInputs, wr.Error, wr.rl.poses_from_root_states, wr.rl.isaaclab_camera,
                 wr.rl.isaacgym_camera, wr.rl.extreme_parkour_camera):
         assert obj.__doc__ and len(obj.__doc__) > 40, obj

@@ -41,6 +41,7 @@ from .pipeline import Noise, Pipeline
 from ._context import Context
 from ._scene import Scene
 from ._camera import Camera
+from ._render_args import Hits, RenderInputs
 from ._sensor import Sensor
 from .ray_sensor import Pattern, RayHits, RaySensor
 from . import rl
@@ -51,6 +52,7 @@ __all__ = [
     "CpuPath",
     "DepthKind",
     "Error",
+    "Hits",
     "MemoryTag",
     "Noise",
     "Pattern",
@@ -58,6 +60,7 @@ __all__ = [
     "QuatOrder",
     "RayHits",
     "RaySensor",
+    "RenderInputs",
     "Scene",
     "Sensor",
     "Status",

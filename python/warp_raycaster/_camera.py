@@ -12,6 +12,7 @@ from ._errors import invalid as _invalid
 from ._wr import DepthKind, QuatOrder
 
 _DEPTH = {"plane": DepthKind.PLANE, "range": DepthKind.RANGE}
+_HIT_FRAME = {"world": 0, "sensor": 1}  # wr_hit_frame
 
 
 @dataclass
@@ -33,6 +34,10 @@ class Camera:
     quat_order: 'wxyz' (IsaacLab, MuJoCo; the default) or 'xyzw' (IsaacGym root states), of
     the body poses and of mount_rotation. mount_position (3, metres) and mount_rotation (4) are
     the camera's pose in the body frame: camera_in_world = body_in_world * mount.
+
+    hit_frame: the frame of :meth:`Sensor.render_hits`' points and normals, 'world' (the
+    default; IsaacLab's ``RayCasterCamera`` ``normals``) or 'sensor' (the camera's frame above,
+    at the camera).
     """
 
     width: int
@@ -48,10 +53,13 @@ class Camera:
     quat_order: str = "wxyz"
     mount_position: Tuple[float, float, float] = (0.0, 0.0, 0.0)
     mount_rotation: Optional[Tuple[float, float, float, float]] = field(default=None)
+    hit_frame: str = "world"
 
     def __post_init__(self) -> None:
         if self.depth not in _DEPTH:
             raise _invalid("Camera", f"depth = {self.depth!r}: must be 'plane' or 'range'")
+        if self.hit_frame not in _HIT_FRAME:
+            raise _invalid("Camera", f"hit_frame = {self.hit_frame!r}: must be 'world' or 'sensor'")
         if self.quat_order not in _ORDER:
             raise _invalid("Camera", f"quat_order = {self.quat_order!r}: must be 'wxyz' or 'xyzw'")
         if self.mount_rotation is None:  # the identity, in the chosen order
@@ -104,6 +112,7 @@ class Camera:
         d.quat_order = _ORDER[self.quat_order]
         d.mount_position = self.mount_position
         d.mount_rotation = self.mount_rotation
+        d.hit_frame = _HIT_FRAME[self.hit_frame]
         return d
 
     @classmethod
@@ -112,4 +121,5 @@ class Camera:
         order = "wxyz" if d.quat_order == QuatOrder.WXYZ else "xyzw"
         return cls(width=d.width, height=d.height, fx=d.fx, fy=d.fy, cx=d.cx, cy=d.cy, near=d.near_clip,
                    far=d.far_clip, miss_value=d.miss_value, depth=depth, quat_order=order,
-                   mount_position=d.mount_position, mount_rotation=d.mount_rotation)
+                   mount_position=d.mount_position, mount_rotation=d.mount_rotation,
+                   hit_frame="sensor" if d.hit_frame == _HIT_FRAME["sensor"] else "world")

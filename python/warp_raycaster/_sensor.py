@@ -9,6 +9,7 @@ from . import _frameworks, _wr
 from ._args import _group_mask
 from ._camera import Camera
 from ._errors import invalid as _invalid
+from ._render_args import CHANNELS, Hits, RenderInputs, deprecated_keywords
 from ._scene import Scene
 from ._context import Context
 from ._wr import Dtype
@@ -81,79 +82,109 @@ class Sensor:
         return self.scene.context
 
     def render(self, poses: Any, out: Any = None, *, stream: Any = None, frame: Optional[int] = None,
-               body: Optional[int] = None,
-               intrinsics: Any = None, mounts: Any = None, latency: Any = None, update_mask: Any = None,
-               reset_mask: Any = None, bad_env_mask: Any = None, bad_env_count: Any = None,
-               instance_poses: Any = None, global_poses: Any = None, instance_ids: Any = None,
-               return_ids: bool = False, quat_order: Optional[str] = None, triangle_ids: Any = None,
-               hit_points: Any = None, hit_normals: Any = None, layout: Optional[str] = None) -> Any:
-        """Renders every env (whose update_mask allows) and returns `out` (``(out, instance_ids)``
-        with ``return_ids=True`` or `instance_ids` given).
+               layout: Optional[str] = None, inputs: Optional[RenderInputs] = None, **deprecated: Any) -> Any:
+        """Renders every env (whose update_mask allows) into `out` and returns it.
 
         poses: float32, C-contiguous, on the context's device (host memory for a CPU context,
         that GPU's memory for a CUDA one), read in place: (num_envs, 7) position x, y, z and a
         quaternion in the camera's quat_order (normalised before use); or simulator state whose
         rows start with a pose, such as IsaacGym's root states (num_envs, 13) (position, xyzw
-        quaternion, velocities); or rigid-body states (num_envs, bodies, 13) with `body` the
-        camera's body. No copy is made in any of these layouts.
+        quaternion, velocities); or rigid-body states (num_envs, bodies, 13) with
+        ``inputs.body`` the sensor's body. No copy is made in any of these layouts.
 
-        out: (num_envs, height, width) of :attr:`dtype`, C-contiguous, written where updated;
-        when None a new array is allocated in the framework of `poses` and on its device.
-
-        The RL pipeline's per-render arrays (each None, or (num_envs, ...) on the same device):
-        intrinsics (num_envs, 4) fx, fy, cx, cy per env, or (num_envs, 3, 3) K matrices (IsaacLab's
-        ``set_intrinsic_matrices``: fx = K[0, 0], fy = K[1, 1], cx = K[0, 2], cy = K[1, 2], rays
-        through pixel centres as there; a skew or a last row other than (0, 0, 1) is refused
-        where the matrices are in host memory; the four values are gathered into a new (num_envs, 4)
-        array per call: pass (num_envs, 4) to avoid that copy); mounts (num_envs, 7) each env's
-        camera pose in its body frame; latency (num_envs,) int32 frames ago (< the pipeline's
-        history), or one int for every env (its array made once per value and kept);
-        update_mask (num_envs,) bool: False leaves that env's output and history untouched;
-        reset_mask (num_envs,) bool: True fills that env's history with this frame. frame: the
-        frame number of the noise (and of a scanning sensor's window), 0 <= frame < 2**64: a
-        replayed frame reproduces its bits. **Without frame= each render takes the next number of
-        the sensor's own count** (:attr:`frames_rendered`: 0, 1, 2, ...), so the noise differs from
-        step to step by default; a render with frame= leaves the count as it is. Under CUDA graph
-        capture the frame number is captured with the launch: a replayed graph replays that frame
-        (its noise included); capture one graph per frame parity you need, or render outside the
-        graph where the noise must change. bad_env_mask (num_envs,) bool
-        and bad_env_count (1,) int32 are written with the envs whose pose, mount or intrinsics
-        were bad (the pipeline's isolate_bad_poses).
-
-        stream (CUDA contexts): where the work is enqueued, an int (cudaStream_t), a
-        torch.cuda.Stream or a CuPy stream; by default torch's current stream (CuPy's for
-        CuPy arrays). The call returns before the work is done, as a torch kernel does; `out`
-        must stay alive until that stream reaches it.
-
-        Instanced scenes (:meth:`Scene.instanced`): instance_poses (num_envs, num_slots, 7)
-        float32, each env's instances in the world (position, then a quaternion in the camera's
-        quat_order: for instance the rows of IsaacLab's ``body_link_pose_w`` (num_envs, bodies, 7,
-        w x y z) the slots are, ``body_link_pose_w[:, body_ids]``, or MuJoCo's ``xpos`` and ``xquat``
-        concatenated), read in place, needed when the scene has slots; global_poses
-        (num_globals, 7) float32, needed when it has global instances. instance_ids (num_envs,
-        height, width) int32 or uint32 is written with the instance each pixel's ray hit (-1, or
-        0xFFFFFFFF, for the terrain or nothing; before noise); ``return_ids=True`` allocates it
-        (int32) beside `out`. Ids need an output whose every pixel is one camera pixel's: no
-        resampling, no edge dropout, history 1.
-
-        quat_order ('wxyz' or 'xyzw', optional): the order of the quaternions in `poses` (and the
-        instances'), as the caller knows it; a render whose order differs from the sensor's camera
-        raises :class:`Error` naming both, where it would otherwise render rotated images.
-        layout (optional): what `poses` is, by name, so that its order travels with it:
+        layout (optional): what `poses` is, by name, so that its quaternion order travels with it:
         ``"isaacgym_root_states"`` (num_envs, 13) and ``"isaacgym_rigid_body_states"``
         (num_envs, bodies, 13) (x y z w); ``"isaaclab_root_state_w"`` (num_envs, 13) and
-        ``"isaaclab_body_state_w"`` (num_envs, bodies, 13) (w x y z); ``"poses_wxyz"`` and
-        ``"poses_xyzw"`` (num_envs, 7). A layout whose order is not the sensor's, or whose last axis
-        is not `poses`'s, raises :class:`Error` naming both.
+        ``"isaaclab_body_state_w"`` (num_envs, bodies, 13) (IsaacLab 2.x: w x y z);
+        ``"poses_wxyz"`` and ``"poses_xyzw"`` (num_envs, 7). A layout whose order is not the
+        sensor's, or whose last axis is not `poses`'s, raises :class:`Error` naming both.
 
-        A bad pose on the host raises :class:`Error` naming the env and writes nothing (unless
-        the pipeline isolates bad poses); on a CUDA context that env's output is NaN. A bad
-        instance pose is named with its env and slot, in the same way.
+        out: the output's shape (:attr:`shape`) of :attr:`dtype`, C-contiguous, written where
+        updated; when None a new array is allocated in the framework of `poses` and on its device.
 
-        triangle_ids, hit_points, hit_normals: a pattern sensor's hit details
-        (:meth:`RaySensor.render`); a camera refuses them.
+        stream (CUDA contexts): where the work is enqueued, an int (cudaStream_t), a
+        torch.cuda.Stream or a CuPy stream; by default torch's current stream (CuPy's for CuPy
+        arrays). The call returns before the work is done, as a torch kernel does; `out` must stay
+        alive until that stream reaches it.
+
+        frame: the frame number of the noise (and of a scanning sensor's window),
+        0 <= frame < 2**64: a replayed frame reproduces its bits. **Without frame= each render
+        takes the next number of the sensor's own count** (:attr:`frames_rendered`: 0, 1, 2, ...),
+        so the noise differs from step to step by default; a render with frame= leaves the count as
+        it is. Under CUDA graph capture the frame number is captured with the launch: a replayed
+        graph replays that frame (its noise included).
+
+        inputs: the per-env inputs (:class:`RenderInputs`: per-env intrinsics and mounts, latency,
+        update and reset masks, the bad-env reports, an instanced scene's poses, the body).
+
+        A bad pose on the host raises :class:`Error` naming the env and writes nothing (unless the
+        pipeline isolates bad poses); on a CUDA context that env's output is NaN. A bad instance
+        pose is named with its env and slot, in the same way. What each pixel hit (its point,
+        normal, triangle and instance): :meth:`render_hits`.
+
+        Before 0.7 the per-env inputs and the hit arrays were keywords of their own (``latency=``,
+        ``instance_poses=``, ``instance_ids=``, ``return_ids=``, ``quat_order=``, ...): they still
+        work, each with a DeprecationWarning naming its new spelling, until 0.8.
         """
-        where = "Sensor.render"
+        where = f"{type(self).__name__}.render"
+        inputs, channels, other = deprecated_keywords(where, inputs, deprecated)
+        ids = channels.get("instance_ids")
+        if ids is None and other.get("return_ids"):
+            ids, finish_ids = _frameworks.empty_like(poses, self.shape, "int32", self.context.device, where)
+            channels["instance_ids"] = ids
+        else:
+            finish_ids = _frameworks._same
+        out = self._render(where, poses, out, stream, frame, layout, other.get("quat_order"), inputs, channels)
+        if ids is not None:  # (before 0.7: instance_ids or return_ids returned (out, ids))
+            return out, finish_ids(ids)
+        return out
+
+    def render_hits(self, poses: Any, hits: Optional[Hits] = None, *, stream: Any = None,
+                    frame: Optional[int] = None, layout: Optional[str] = None,
+                    inputs: Optional[RenderInputs] = None, fields: Optional[Iterable[str]] = None) -> Hits:
+        """Renders as :meth:`render` does and returns, beside the output, what each output pixel
+        (a camera's pixel, a pattern sensor's ray) hit, as a :class:`Hits`: its point, its
+        triangle's unit normal facing the ray (in the world, or with the sensor's
+        ``hit_frame="sensor"`` in its own frame), the triangle and the instance, each its own ray as
+        the render traced it, before noise. `hits`: a :class:`Hits` whose arrays (any may be None)
+        are written in place (``values`` is `out`); the others are made beside the poses. `fields`
+        (optional): the names of the Hits fields to make, the others None (``("instance_ids",)``
+        alone keeps the CPU's SIMD packets, which every other field turns off). Needs an output
+        whose every pixel is one camera pixel's (no resampling, no edge dropout) and no history; a
+        sensor with either raises :class:`Error` naming it."""
+        where = f"{type(self).__name__}.render_hits"
+        given = hits if hits is not None else Hits(None, None, None, None, None)
+        wanted = set(f for f, _, _, _ in CHANNELS) if fields is None else set(fields)
+        unknown = wanted - set(f for f, _, _, _ in CHANNELS)
+        if unknown:
+            raise _invalid(where, f"fields holds {sorted(unknown)!r}: the fields are "
+                                  f"{', '.join(repr(f) for f, _, _, _ in CHANNELS)}")
+        made = {}
+        arrays = {}
+        for field, name, dims, dtype in CHANNELS:
+            value = getattr(given, field)
+            if value is None and field not in wanted:
+                continue
+            if value is None:
+                value, made[field] = _frameworks.empty_like(poses, self.shape + dims, dtype, self.context.device,
+                                                            where)
+            arrays[name] = value
+        values = self._render(where, poses, given.values, stream, frame, layout, None,
+                              inputs if inputs is not None else RenderInputs(), arrays)
+        finished = {field: made[field](arrays[name]) if field in made else arrays.get(name)
+                    for field, name, _, _ in CHANNELS}
+        return Hits(values, **finished)
+
+    def _poses_for_render(self, poses: Any, inputs: RenderInputs, where: str) -> Any:
+        """The poses as the binding reads them (a pattern sensor of several frames reshapes them)."""
+        return poses
+
+    def _render(self, where: str, poses: Any, out: Any, stream: Any, frame: Optional[int], layout: Optional[str],
+                quat_order: Optional[str], inputs: RenderInputs, channels: Dict[str, Any]) -> Any:
+        # The one render of render and render_hits: checks what the binding cannot (the layout and
+        # its order, the frame, the body of rigid-body states), then one call of the binding, from
+        # whose arguments the library derives which parts of the pipeline it runs.
+        poses = self._poses_for_render(poses, inputs, where)
         if layout is not None:
             if layout not in _LAYOUTS:
                 raise _invalid(where, f"layout = {layout!r}: must be one of {', '.join(repr(k) for k in _LAYOUTS)}")
@@ -174,28 +205,25 @@ class Sensor:
         elif isinstance(frame, bool) or not isinstance(frame, int) or not 0 <= frame < 2 ** 64:
             raise _invalid(where, f"frame = {frame!r}: must be an int in [0, 2**64) (or None: the sensor's own "
                                   f"count, {self._frames_rendered} next)")
+        latency, intrinsics, body = inputs.latency, inputs.intrinsics, inputs.body
         if not isinstance(latency, bool) and (isinstance(latency, int) or (
                 getattr(latency, "shape", None) == () and hasattr(latency, "__index__"))):
             latency = self._scalar_latency(operator.index(latency), poses, where)
         if intrinsics is not None and tuple(getattr(intrinsics, "shape", ()))[1:] == (3, 3):
             intrinsics = _frameworks.intrinsics_from_k(intrinsics, where)
-        finish = finish_ids = _frameworks._same
+        finish = _frameworks._same
         if out is None:
             out, finish = _frameworks.empty_like(poses, self.shape, self._dtype, self.context.device, where)
-        with_ids = return_ids or instance_ids is not None
-        if instance_ids is None and return_ids:
-            instance_ids, finish_ids = _frameworks.empty_like(poses, self.shape, "int32", self.context.device, where)
         handle = self.scene._stream(poses, stream, where)
-        # One entry of the binding for every render: the library derives which parts of the
-        # pipeline it runs from the sensor and these arguments.
         shape = tuple(getattr(poses, "shape", ()))
         if len(shape) == 3:
             if body is None or not 0 <= int(body) < shape[1] or shape[2] < 7:
-                raise _invalid(where, f"poses has shape {shape}: (num_envs, bodies, 13) state needs body= in "
+                raise _invalid(where, f"poses has shape {shape}: (num_envs, bodies, 13) state needs inputs.body in "
                                       f"[0, {shape[1] if len(shape) > 1 else 0})")
             stride, offset = shape[1] * shape[2], int(body) * shape[2]
         elif body is not None:
-            raise _invalid(where, f"poses has shape {shape}: body= needs (num_envs, bodies, 13) rigid-body states")
+            raise _invalid(where, f"poses has shape {shape}: inputs.body needs (num_envs, bodies, 13) rigid-body "
+                                  f"states")
         elif len(shape) == 2 and shape[1] > 7:
             stride, offset = shape[1], 0
         else:  # (num_envs, 7) poses; or not an array, or of another shape: the binding names what is wrong
@@ -203,12 +231,10 @@ class Sensor:
         if stride and shape[0] != self.num_envs:
             raise _invalid(where, f"poses has {shape[0]} rows, the sensor {self.num_envs} envs")
         self._h.render(poses, out, handle, pose_stride=stride, pose_offset=offset, intrinsics=intrinsics,
-                       mounts=mounts, frame=int(frame), latency=latency, update_mask=update_mask,
-                       reset_mask=reset_mask, bad_env_count=bad_env_count, bad_env_mask=bad_env_mask,
-                       instance_poses=instance_poses, global_poses=global_poses, instance_ids=instance_ids,
-                       triangle_ids=triangle_ids, hit_points=hit_points, hit_normals=hit_normals)
-        if with_ids:
-            return finish(out), finish_ids(instance_ids)
+                       mounts=inputs.mounts, frame=int(frame), latency=latency, update_mask=inputs.update_mask,
+                       reset_mask=inputs.reset_mask, bad_env_count=inputs.bad_env_count,
+                       bad_env_mask=inputs.bad_env_mask, instance_poses=inputs.instance_poses,
+                       global_poses=inputs.global_poses, **channels)
         return finish(out)
 
     def _scalar_latency(self, value: int, poses: Any, where: str) -> Any:

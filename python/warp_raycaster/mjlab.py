@@ -41,7 +41,7 @@ try:
 except ImportError as e:  # pragma: no cover - the message is the point
     raise ImportError(f"warp_raycaster.mjlab needs mjlab (pip install mjlab; scripts/setup.sh --mjlab): {e}") from e
 
-from . import Context, Pattern, RaySensor
+from . import Context, Pattern, RaySensor, RenderInputs
 from . import mujoco as wrm
 from ._errors import invalid as _invalid
 
@@ -221,6 +221,6 @@ class HeightScan(Sensor[torch.Tensor]):
         poses = self.frame.poses(self._data)
         instances = self.frame.instance_poses(self._data)
         stream = self.frame.stream(self._data) if self.scene is not None and self.scene.context.is_cuda else None
-        self.sensor.render(poses, out=self._out, instance_poses=instances, global_poses=self.frame.scene.global_poses,
-                           stream=stream)
+        self.sensor.render(poses, out=self._out, stream=stream,
+                           inputs=RenderInputs(instance_poses=instances, global_poses=self.frame.scene.global_poses))
         return self._out

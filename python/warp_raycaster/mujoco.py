@@ -33,6 +33,7 @@ caller's ``stream=``, else on mujoco_warp's stream for its Data, else on torch's
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import Any, Dict, Iterable, Optional, Sequence, Tuple, Union
 
@@ -40,7 +41,7 @@ import numpy as np
 
 from . import _frameworks, _wr
 from . import Camera as _Camera
-from . import Context, Scene as _Scene, Sensor
+from . import Context, RenderInputs, Scene as _Scene, Sensor
 from ._errors import invalid as _invalid
 
 __all__ = ["Scene", "CameraSensor", "Frame", "model_arrays"]
@@ -286,7 +287,8 @@ class CameraSensor:
     ``camera``: the :class:`warp_raycaster.Camera` (MuJoCo's intrinsics, wxyz poses, identity
     mount: an env's pose is the camera's own, MuJoCo's frame turned into the library's).
     ``sensor``: the sensor that renders; :meth:`render` takes every keyword of its render
-    (``out``, ``frame``, ``latency``, ``update_mask``, ``return_ids``, ...).
+    (``out``, ``frame``, ``stream``, ``inputs=wr.RenderInputs(latency=..., update_mask=...)``);
+    what each pixel hit: ``sensor.render_hits`` with this object's poses and instance poses.
     """
 
     def __init__(self, scene: Scene, camera: Union[str, int], num_envs: int, *, width: Optional[int],
@@ -346,9 +348,11 @@ class CameraSensor:
         else:
             poses = self._cam.from_arrays(cam_xpos, cam_xmat, where, handle)
             inst = self._inst.from_arrays(geom_xpos, geom_xmat, where, handle) if self.scene.num_slots else None
-        return self.sensor.render(poses.reshape(self.num_envs, 7), out, instance_poses=inst,
-                                  global_poses=self.scene.global_poses, stream=handle if ctx.is_cuda else None,
-                                  **render_args)
+        given = render_args.pop("inputs", None)
+        poses_of = {"instance_poses": inst, "global_poses": self.scene.global_poses}
+        inputs = dataclasses.replace(given, **poses_of) if given is not None else RenderInputs(**poses_of)
+        return self.sensor.render(poses.reshape(self.num_envs, 7), out, stream=handle if ctx.is_cuda else None,
+                                  inputs=inputs, **render_args)
 
     def __repr__(self) -> str:
         label = repr(self.name) if self.name else f"camera {self.id}"
@@ -359,7 +363,8 @@ class CameraSensor:
 class Frame:
     """A site's or a body's frame for a pattern sensor: ``poses(data)`` (N, 7) wxyz, and
     ``exclude_groups`` for :class:`warp_raycaster.RaySensor` (its body, when exclude_own_body). Render
-    with ``instance_poses=frame.instance_poses(data)`` and ``global_poses=frame.scene.global_poses``."""
+    with ``inputs=wr.RenderInputs(instance_poses=frame.instance_poses(data),
+    global_poses=frame.scene.global_poses)``."""
 
     def __init__(self, scene: Scene, which: Union[str, int], site: bool, num_envs: int,
                  exclude_own_body: bool) -> None:

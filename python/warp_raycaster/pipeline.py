@@ -6,7 +6,7 @@ but the history it asks for.
     pipe = wr.Pipeline(crop=(4, 0, 98, 58), out_size=(87, 58), resample="bicubic",
                        clip=(0.0, 2.0), normalize=(0.0, 2.0, -0.5), history=2)
     sensor = wr.Sensor(scene, camera, num_envs=64, pipeline=pipe)
-    obs = sensor.render(poses, latency=lat, frame=step)     # (64, 58, 87) float32
+    obs = sensor.render(poses, frame=step, inputs=wr.RenderInputs(latency=lat))  # (64, 58, 87) float32
 
 What one pixel goes through, in order: its ray (the body pose x the mount, the camera's or the
 env's own intrinsics), the trace, the noise models of :class:`Noise` (keyed by seed, env, frame

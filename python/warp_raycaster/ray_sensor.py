@@ -15,13 +15,15 @@ latency, update masks; noise on distances)::
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any, Iterable, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
-from . import _frameworks, _wr
+from . import _wr
 from ._args import _ORDER, _group_mask
 from ._errors import invalid as _invalid
+from ._render_args import Hits, RenderInputs, deprecated_keywords
 from ._scene import Scene
 from ._sensor import Sensor
 from .pipeline import Pipeline
@@ -34,7 +36,7 @@ _SPHERICAL_ORDER = {"channel": 0, "azimuth": 1}
 _ALIGNMENT = {"base": 0, "yaw": 1, "world": 2}
 _YAW_RULE = {"isaaclab": 0, "mjlab": 1}
 _VALUE = {"distance": 0, "height": 1}
-_HIT_FRAME = {"world": 0, "pattern": 1}
+_HIT_FRAME = {"world": 0, "sensor": 1, "pattern": 1}
 
 
 def _choice(where: str, name: str, value: str, choices: dict) -> int:
@@ -145,9 +147,10 @@ class Pattern:
 
 
 class RayHits(NamedTuple):
-    """What each ray of a :class:`RaySensor` render hit, beside its value (``return_hits=True``):
-    arrays in the framework and on the device of the poses, shaped as the output plus, for points
-    and normals, a last axis of 3."""
+    """What each ray of a :class:`RaySensor` render hit, beside its value (``return_hits=True``,
+    deprecated since 0.7: :meth:`Sensor.render_hits` returns a :class:`Hits`, values included, for
+    cameras and pattern sensors alike): arrays in the framework and on the device of the poses,
+    shaped as the output plus, for points and normals, a last axis of 3."""
 
     points: Any        #: where the ray hit, start + t dir (the sensor's hit_frame); +inf for a miss
     normals: Any       #: the hit triangle's unit normal facing the ray (hit_frame); 0 for a miss
@@ -181,12 +184,12 @@ class RaySensor(Sensor):
     Several frames per env on one pattern (mjlab's per-foot scans): ``frame_mounts`` (one 7-float
     mount per frame) and/or ``frame_pose_offsets`` (floats into each env's pose record of each
     frame's body pose: None packs them, poses (num_envs, num_frames, 7); with rigid-body states
-    (num_envs, bodies, 13) give ``13 * body`` per frame and render with ``body=`` unset, the
+    (num_envs, bodies, 13) give ``13 * body`` per frame and render with no ``body`` set, the
     state as it is). The output is then (num_envs, num_frames, num_rays) and per-env ``mounts=``
     are refused.
 
-    Hit details (:meth:`render` with ``return_hits=True``, or the arrays given): each ray's hit
-    point and surface normal (in the world, or with ``hit_frame='pattern'`` in the aligned frame
+    Hit details (:meth:`render_hits`: a :class:`Hits`): each ray's hit point and surface normal
+    (in the world, or with ``hit_frame='sensor'``, also spelled ``'pattern'``, in the aligned frame
     the starts are in: IsaacLab's ``ray_hits_w`` is the world's), the triangle and the instance it
     hit, as the render traced them (before noise); sensors without history only.
     """
@@ -255,36 +258,37 @@ class RaySensor(Sensor):
         """(num_envs, num_rays) of a render's output, or (num_envs, num_frames, num_rays)."""
         return self._shape
 
-    def render(self, poses: Any, out: Any = None, *, return_hits: bool = False, **kwargs: Any) -> Any:
-        """As :meth:`Sensor.render`, writing (num_envs, num_rays) (instance_ids likewise); per-env
-        ``intrinsics`` are a camera's and refused.
+    def render(self, poses: Any, out: Any = None, *, stream: Any = None, frame: Optional[int] = None,
+               layout: Optional[str] = None, inputs: Optional[RenderInputs] = None, **deprecated: Any) -> Any:
+        """As :meth:`Sensor.render`, writing (num_envs, num_rays) (or (num_envs, num_frames,
+        num_rays)); per-env ``intrinsics`` are a camera's and refused. With several frames, poses
+        (num_envs, num_frames, 7) are each env's record as one row. Each ray's hit (point, normal,
+        triangle, instance): :meth:`render_hits`. ``return_hits=True`` (before 0.7) still returns
+        ``(out, RayHits)``, with a DeprecationWarning."""
+        if deprecated.pop("return_hits", False):
+            warnings.warn("RaySensor.render(return_hits=...) is deprecated since 0.7 and goes in 0.8: use "
+                          "render_hits(...), whose Hits holds the values too", DeprecationWarning, stacklevel=2)
+            if deprecated.get("return_ids"):
+                raise _invalid("RaySensor.render", "return_ids and return_hits are both set: the hits hold the "
+                                                   "instance ids")
+            given = {name: deprecated.pop(name, None) for name in ("hit_points", "hit_normals", "triangle_ids",
+                                                                   "instance_ids")}
+            merged, _, _ = deprecated_keywords("RaySensor.render", inputs, deprecated)
+            h = self.render_hits(poses, Hits(out, given["hit_points"], given["hit_normals"], given["triangle_ids"],
+                                             given["instance_ids"]),
+                                 stream=stream, frame=frame, layout=layout, inputs=merged)
+            return h.values, RayHits(h.points, h.normals, h.triangle_ids, h.instance_ids)
+        return super().render(poses, out, stream=stream, frame=frame, layout=layout, inputs=inputs, **deprecated)
 
-        Hit details: ``return_hits=True`` returns ``(out, hits)``, hits a :class:`RayHits` of
-        arrays made beside `out`; or give any of ``hit_points``, ``hit_normals`` (float32,
-        the output's shape + (3,)), ``triangle_ids`` (int32 or uint32, the output's shape) to be
-        written in place (with ``return_hits=True`` the ones not given are made)."""
-        where = "RaySensor.render"
-        if kwargs.get("intrinsics") is not None:
-            raise _invalid(where, "intrinsics is set, but a pattern sensor has no intrinsics "
-                                  "(per-env mounts are mounts=)")
+    def _poses_for_render(self, poses: Any, inputs: RenderInputs, where: str) -> Any:
+        if inputs.intrinsics is not None:
+            raise _invalid(where, "intrinsics is set, but a pattern sensor has no intrinsics (per-env mounts are "
+                                  "mounts=)")
         shape = tuple(getattr(poses, "shape", ()))
-        if self.num_frames > 1 and len(shape) == 3 and kwargs.get("body") is None:
+        if self.num_frames > 1 and len(shape) == 3 and inputs.body is None:
             # each env's record as one row: its frames' poses at their offsets (a view, no copy)
             poses = poses.reshape(shape[0], shape[1] * shape[2])
-        if not return_hits:
-            return super().render(poses, out, **kwargs)
-        if kwargs.get("return_ids"):
-            raise _invalid(where, "return_ids and return_hits are both set: the hits hold the instance ids")
-        made = {}
-        for name, dims, dtype in (("hit_points", (3,), "float32"), ("hit_normals", (3,), "float32"),
-                                  ("triangle_ids", (), "int32"), ("instance_ids", (), "int32")):
-            if kwargs.get(name) is None:
-                kwargs[name], made[name] = _frameworks.empty_like(poses, self.shape + dims, dtype, self.context.device,
-                                                                  where)
-        result = super().render(poses, out, **kwargs)
-        finish = lambda name: made[name](kwargs[name]) if name in made else kwargs[name]  # noqa: E731
-        return result[0], RayHits(finish("hit_points"), finish("hit_normals"), finish("triangle_ids"),
-                                  finish("instance_ids"))
+        return poses
 
     def world_rays(self, pose: Any, mount: Any = None, *, env: int = 0, frame: int = 0
                    ) -> Tuple[np.ndarray, np.ndarray]:

@@ -8,7 +8,7 @@ formulas and comparing.
 
 Poses and copies: :meth:`warp_raycaster.Sensor.render` reads simulator state in place: a
 contiguous (num_envs, 13) root state tensor, or (num_envs, bodies, 13) rigid-body states with
-``body=``, pass straight to it with no copy. The helpers below are for layouts it cannot read as
+``inputs=wr.RenderInputs(body=b)``, pass straight to it with no copy. The helpers below are for layouts it cannot read as
 they are (positions and quaternions held apart), and for users who want a packed (num_envs, 7).
 """
 

@@ -60,6 +60,24 @@ struct PipelineCall : PerEnvInputs {
   const float* global_poses;    // (num_globals x 7), or null without globals
 };
 
+// The call's optional arrays, each as X(its name in wr_render_args, its member of PipelineCall): the
+// one list that copies them from the C arguments (sensor/render_call.cpp) and that checks them
+// where they must be device memory (kernels/cuda_device.cpp). A new per-env input or output
+// channel is a member above and a line here. (The instance poses are read only where the scene
+// has such instances: make_render_call sets them apart.)
+#define WR_PIPELINE_CALL_ARRAYS(X)       \
+  X(intrinsics, intrinsics)              \
+  X(mounts, mounts)                      \
+  X(latency, latency)                    \
+  X(update_mask, update_mask)            \
+  X(reset_mask, reset_mask)              \
+  X(bad_env_count, bad_env_count)        \
+  X(bad_env_mask, bad_env_mask)          \
+  X(instance_ids, channels.instance_ids) \
+  X(triangle_ids, channels.triangle_ids) \
+  X(hit_points, channels.hit_points)     \
+  X(hit_normals, channels.hit_normals)
+
 // What env e's rays see besides the terrain.
 WR_HD EnvInstances env_instances(const PipelineCall& c, const PipelineParams& p, uint32_t env) {
   EnvInstances e;

@@ -15,9 +15,9 @@ namespace wr {
 
 // Checks `desc` (messages "<function>: desc->field ...") and the pipeline's `options` (NULL: all
 // off) for `pattern`, and makes the sensor's pipeline: the camera desc it is
-// made as (*camera: (rays per frame: the pattern's, or a scanning sensor's window) x frames, range depth, the desc's mount, the distances as its clip range, its
-// miss value), with the pattern's constants, always active (its value stage is the pipeline's).
-// Options that make an image of a camera's (crop, resampling, edge dropout) are refused, and noise
+// made as (*camera: (rays per frame: the pattern's, or a scanning sensor's window) x frames, range depth, the desc's
+// mount, the distances as its clip range, its miss value), with the pattern's constants, always active (its value stage
+// is the pipeline's). Options that make an image of a camera's (crop, resampling, edge dropout) are refused, and noise
 // on heights.
 SensorPipeline make_pattern_pipeline(const char* function, const wr_ray_sensor_desc& desc, const RayPattern& pattern,
                                      const wr_sensor_options* options, wr_camera_desc* camera);

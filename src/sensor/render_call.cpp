@@ -112,19 +112,14 @@ RenderCall make_render_call(const char* function, const SensorPipeline& pipeline
   c.body_poses = a.body_poses;
   c.pose_stride = stride;
   c.pose_offset = a.pose_offset;
-  c.intrinsics = a.intrinsics;
-  c.mounts = a.mounts;
   c.frame = a.frame;
-  c.latency = a.latency;
-  c.update_mask = a.update_mask;
-  c.reset_mask = a.reset_mask;
   c.out = a.out;
-  c.bad_env_count = a.bad_env_count;
-  c.bad_env_mask = a.bad_env_mask;
+#define WR_COPY_ARRAY(name, member) c.member = a.name;
+  WR_PIPELINE_CALL_ARRAYS(WR_COPY_ARRAY)
+#undef WR_COPY_ARRAY
   c.instances = instances;
   c.instance_poses = instances.num_slots ? a.instance_poses : nullptr;
   c.global_poses = instances.num_globals ? a.global_poses : nullptr;
-  c.channels = OutputChannels{a.instance_ids, a.triangle_ids, a.hit_points, a.hit_normals};
   r.features = render_features(pipeline, c, terrain);
   r.stream = a.stream;
   r.args_prefix = prefix;
