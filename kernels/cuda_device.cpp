@@ -6,7 +6,9 @@
 #include <cudaTypedefs.h>
 
 #include <cstring>
+#include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "backend/backend.h"
@@ -266,19 +268,10 @@ class CudaSensor final : public SensorBackend {
     const struct {
       const void* p;
       const char* name;
-    } optional[] = {{call.intrinsics, "args->intrinsics"},
-                    {call.mounts, "args->mounts"},
-                    {call.latency, "args->latency"},
-                    {call.update_mask, "args->update_mask"},
-                    {call.reset_mask, "args->reset_mask"},
-                    {call.bad_env_count, "args->bad_env_count"},
-                    {call.bad_env_mask, "args->bad_env_mask"},
-                    {call.instance_poses, "args->instance_poses"},
-                    {call.global_poses, "args->global_poses"},
-                    {call.channels.instance_ids, "args->instance_ids"},
-                    {call.channels.triangle_ids, "args->triangle_ids"},
-                    {call.channels.hit_points, "args->hit_points"},
-                    {call.channels.hit_normals, "args->hit_normals"}};
+#define WR_ARRAY_ENTRY(name, member) {call.member, "args->" #name},
+    } optional[] = {WR_PIPELINE_CALL_ARRAYS(WR_ARRAY_ENTRY){call.instance_poses, "args->instance_poses"},
+                    {call.global_poses, "args->global_poses"}};
+#undef WR_ARRAY_ENTRY
     for (const auto& a : optional)
       if (a.p) require_device_pointer(function, a.p, a.name, ordinal_);
     const PipelineParams& p = sensor_.pipeline().params;
@@ -328,41 +321,20 @@ class CudaScene final : public SceneBackend {
   CudaScene(const char* function, int ordinal, SceneTerrain& scene) : ordinal_(ordinal), scene_(scene) {
     const CurrentDevice device(function, ordinal_);
     CreationStream stream(function);
-    const TerrainView host = scene.view();
-    view_.kind = host.kind;
-    if (host.kind == TerrainKind::kBvh) {
-      view_.bvh = upload_bvh(stream, scene.bvh(), &nodes_, &leaf_words_, &parents_);
-    } else if (host.kind == TerrainKind::kGrid) {
-      // The host's view with its arrays where the device reads them (the counts and levels as they are).
-      const GridTerrainData& g = scene.grid();
-      view_.grid = host.grid;
-      view_.grid.xs = upload(stream, "uploading the grid's columns", g.xs.data(), g.xs.size(), &grid_xs_);
-      view_.grid.ys = upload(stream, "uploading the grid's rows", g.ys.data(), g.ys.size(), &grid_ys_);
-      view_.grid.zs = upload(stream, "uploading the grid's samples", g.zs.data(), g.zs.size(), &grid_zs_);
-      view_.grid.bounds =
-          upload(stream, "uploading the grid's pyramid", g.bounds.data(), g.bounds.size(), &grid_pyramid_);
-      view_.grid.sides = g.has_sides() ? upload_bvh(stream, g.sides, &nodes_, &leaf_words_, &parents_) : BvhView{};
-    } else {
-      const GridMeshData& m = scene.grid_mesh();
-      view_.grid_mesh = host.grid_mesh;
-      view_.grid_mesh.xs = upload(stream, "uploading the grid's rows", m.xs.data(), m.xs.size(), &grid_xs_);
-      view_.grid_mesh.ys = upload(stream, "uploading the grid's columns", m.ys.data(), m.ys.size(), &grid_ys_);
-      view_.grid_mesh.lines =
-          upload(stream, "uploading the grid's vertex z and flags", m.lines.data(), m.lines.size(), &lines_);
-      view_.grid_mesh.moved_xy = m.moved_xy.empty() ? nullptr
-                                                    : upload(stream, "uploading the grid's moved vertices",
-                                                             m.moved_xy.data(), m.moved_xy.size(), &moved_xy_);
-      view_.grid_mesh.ranges =
-          upload(stream, "uploading the grid's pyramid", m.ranges.data(), m.ranges.size(), &grid_pyramid_);
-      view_.grid_mesh.side_boxes = m.side_boxes.empty()
-                                       ? nullptr
-                                       : upload(stream, "uploading the grid's side boxes", m.side_boxes.data(),
-                                                m.side_boxes.size(), &side_boxes_);
-      view_.grid_mesh.reach = upload(stream, "uploading the grid's reach", m.reach.data(), m.reach.size(), &reach_);
-      view_.grid_mesh.zero_area = m.zero_area.empty() ? nullptr
-                                                      : upload(stream, "uploading the grid's zero-area bits",
-                                                               m.zero_area.data(), m.zero_area.size(), &bits_);
-    }
+    // The host's view with every array where the device reads it (the counts and levels as they
+    // are): the kind's arrays, each uploaded into a buffer of its ledger tag (an empty one: null).
+    view_ = scene.view();
+    with_terrain_kind(view_.kind, [&](auto kind) {
+      scene.data<decltype(kind)>().for_each_array(
+          view_of(kind, view_), [&](MemoryTag tag, const char* what, const auto* host, size_t count, auto& slot) {
+            using T = std::remove_const_t<std::remove_pointer_t<std::remove_reference_t<decltype(slot)>>>;
+            static_assert(std::is_same<T, std::remove_const_t<std::remove_pointer_t<decltype(host)>>>::value,
+                          "an array goes into a pointer of its own type");
+            arrays_.push_back(std::make_unique<DeviceArray<unsigned char>>(ordinal_, &scene_.ledger(), tag));
+            stream.upload(what, reinterpret_cast<const unsigned char*>(host), count * sizeof(T), arrays_.back().get());
+            slot = reinterpret_cast<const T*>(arrays_.back()->get());
+          });
+    });
     // The intersect kernel's first launch, for the reason given in CudaSensor's constructor.
     check(function, "first launch of the intersect kernel", launch_intersect(view_, ExplicitRays{}, stream.get()));
     stream.finish();
@@ -396,38 +368,12 @@ class CudaScene final : public SceneBackend {
   }
 
  private:
-  template <class T>
-  static const T* upload(CreationStream& stream, const char* what, const T* host, size_t count, DeviceArray<T>* out) {
-    stream.upload(what, host, count, out);
-    return out->get();
-  }
-  static BvhView upload_bvh(CreationStream& stream, const Bvh& bvh, DeviceArray<BvhNode>* nodes,
-                            DeviceArray<uint32_t>* leaf_words, DeviceArray<uint32_t>* parents) {
-    stream.upload("uploading BVH nodes", bvh.nodes.data(), bvh.nodes.size(), nodes);
-    stream.upload("uploading BVH leaf blocks", bvh.leaf_words.data(), bvh.leaf_words.size(), leaf_words);
-    stream.upload("uploading BVH parents", bvh.parents.data(), bvh.parents.size(), parents);
-    return BvhView{nodes->get(), leaf_words->get(), parents->get()};
-  }
-
   int ordinal_;
   SceneTerrain& scene_;
   TerrainView view_;  // the terrain's, on this device
   LedgerRecord self_{&scene_.ledger(), MemorySpace::kHost, MemoryTag::kObjects, sizeof(CudaScene)};
-  // The BVH (a BVH terrain's, or a height field's base's).
-  DeviceArray<BvhNode> nodes_{ordinal_, &scene_.ledger(), MemoryTag::kBvhNodes};
-  DeviceArray<uint32_t> leaf_words_{ordinal_, &scene_.ledger(), MemoryTag::kBvhTriangles};
-  DeviceArray<uint32_t> parents_{ordinal_, &scene_.ledger(), MemoryTag::kBvhParents};
-  // A grid's arrays: a height field's columns, rows, samples and pyramid; a grid mesh's rows'
-  // x, columns' y, vertex z and flags, moved vertices, reach, pyramid and zero-area bits.
-  DeviceArray<float> grid_xs_{ordinal_, &scene_.ledger(), MemoryTag::kGridSamples};
-  DeviceArray<float> grid_ys_{ordinal_, &scene_.ledger(), MemoryTag::kGridSamples};
-  DeviceArray<float> grid_zs_{ordinal_, &scene_.ledger(), MemoryTag::kGridSamples};
-  DeviceArray<uint32_t> lines_{ordinal_, &scene_.ledger(), MemoryTag::kGridSamples};
-  DeviceArray<float> moved_xy_{ordinal_, &scene_.ledger(), MemoryTag::kGridSamples};
-  DeviceArray<float> reach_{ordinal_, &scene_.ledger(), MemoryTag::kGridSamples};
-  DeviceArray<float> grid_pyramid_{ordinal_, &scene_.ledger(), MemoryTag::kGridPyramid};
-  DeviceArray<float> side_boxes_{ordinal_, &scene_.ledger(), MemoryTag::kGridPyramid};
-  DeviceArray<uint32_t> bits_{ordinal_, &scene_.ledger(), MemoryTag::kGridSamples};
+  // The terrain's arrays (its kind's for_each_array), each a buffer of its ledger tag.
+  std::vector<std::unique_ptr<DeviceArray<unsigned char>>> arrays_;
 };
 
 // An instanced scene's table (scene/instance_layout.h) uploaded once: each prototype's BVH view

@@ -1,6 +1,7 @@
 // The C API: argument checks at the boundary, handles with reference counts, and error
 // capture (api_guard.h). Each function either succeeds or leaves every object as it was.
 #include <cstring>
+#include <iterator>
 #include <string>
 
 #include <wr/wr.h>
@@ -255,12 +256,17 @@ wr_status wr_scene_create_grid_mesh(wr_context context, const float* vertices, u
   });
 }
 
+// The wr_terrain_kind each kind reports, in core/terrain.h's list's order (WR_TERRAIN_KINDS): a
+// grid-topology mesh is a grid.
+constexpr wr_terrain_kind kReportedTerrainKind[] = {WR_TERRAIN_BVH, WR_TERRAIN_GRID, WR_TERRAIN_GRID};
+static_assert(std::size(kReportedTerrainKind) == wr::kNumTerrainKinds, "one wr_terrain_kind per kind");
+
 wr_status wr_scene_terrain_kind(wr_scene scene, wr_terrain_kind* out) {
   const char* fn = "wr_scene_terrain_kind";
   return api_guard(fn, [&] {
     require_non_null(fn, scene, "scene");
     require_non_null(fn, out, "out");
-    *out = scene->terrain().kind() == wr::TerrainKind::kBvh ? WR_TERRAIN_BVH : WR_TERRAIN_GRID;
+    *out = kReportedTerrainKind[static_cast<int>(scene->terrain().kind())];
   });
 }
 
@@ -326,7 +332,7 @@ wr_status wr_scene_create_instanced(wr_context context, const wr_instanced_scene
       const std::string name = "desc->prototypes[" + std::to_string(i) + "]";
       mesh_scene(d.prototypes[i], name);
       // A prototype is traced in its own frame through its BVH (core/instances.h).
-      if (d.prototypes[i]->terrain().kind() != wr::TerrainKind::kBvh)
+      if (!d.prototypes[i]->terrain().is<wr::BvhTerrain>())
         wr::bad_field(fn, name,
                       "is a grid terrain: prototypes are traced through their BVH (a height field's with "
                       "desc->terrain = WR_TERRAIN_BVH)");

@@ -280,4 +280,26 @@ WR_HD TraceResult trace_closest_hit(const BvhView& bvh, Vec3 org, Vec3 dir, floa
   return trace_closest_hit<Variant>(&stack, bvh, org, dir, tmin, tmax, probe);
 }
 
+// A triangle's three corners, in the order the triangle test took them (ray_triangle.h).
+struct TriangleCorners {
+  Vec3 a, b, c;
+};
+
+// Triangle `id` of the leaf block `leaf` of a BVH (the leaf its trace recorded). False where the
+// block does not hold it (a miss: leaf is then not the hit's).
+WR_HD bool bvh_hit_corners(const BvhView& bvh, NodeLink leaf, uint32_t id, TriangleCorners* out) {
+  if (leaf.count == 0) return false;
+  const LeafBlock block = leaf_block(bvh, leaf);
+  for (uint32_t i = 0; i < block.triangles; ++i) {
+    if (load_readonly(block.ids + i) != id) continue;
+    const uint32_t corners = load_readonly(block.corners + i);
+    float v[3][3];
+    for (int k = 0; k < 3; ++k) load_leaf_vertex(block, corner_index(corners, k), v[k]);
+    *out = TriangleCorners{Vec3{v[0][0], v[0][1], v[0][2]}, Vec3{v[1][0], v[1][1], v[1][2]},
+                           Vec3{v[2][0], v[2][1], v[2][2]}};
+    return true;
+  }
+  return false;
+}
+
 }  // namespace wr

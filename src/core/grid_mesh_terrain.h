@@ -54,8 +54,8 @@ struct GridMeshView : GridLevels {
   // vertex v(r, c) of a cell alone where it lies (its four vertices not moved, no other cell's extent
   // meeting the inside of its box [xs[r], xs[r + 1]] x [ys[c], ys[c + 1]]: a vertical ray inside it
   // looks it up, `lookup`), bits 32 .. 63 count the moved vertices before 14 b.
-  const uint32_t* lines;      // (16 ceil(rows cols / 14))
-  const float* moved_xy;      // (moved vertices x 2) their x and y, in vertex order
+  const uint32_t* lines;  // (16 ceil(rows cols / 14))
+  const float* moved_xy;  // (moved vertices x 2) their x and y, in vertex order
   // Each node above the cells (GridLevels): its z min and max where its box is its lines' (x
   // [xs[x0], xs[x1]], y [ys[y0], ys[y1]], grid_node_lines); else a NaN, then the index of its box in
   // side_boxes (the second float's bits).
@@ -66,8 +66,8 @@ struct GridMeshView : GridLevels {
   // Where a ray's x span can meet cells (and its y span): for the cell rows r (their x extent is
   // that of vertex rows r and r + 1), the largest x max of rows 0 .. r, then the smallest x min of
   // rows r .. end, both non-decreasing, (cells_x) each; the same in y for the cell columns.
-  const float* reach;  // (2 cells_x + 2 cells_y)
-  bool lookup;         // xs and ys increase strictly: a point's cell is looked up by them (grid_column)
+  const float* reach;              // (2 cells_x + 2 cells_y)
+  bool lookup;                     // xs and ys increase strictly: a point's cell is looked up by them (grid_column)
   float cells_per_x, cells_per_y;  // cells_x / (xs[cells_x] - xs[0]), and in y: grid_column's guess
 };
 
@@ -459,6 +459,15 @@ WR_HD TraceResult trace_grid_mesh(GridWalkStack* walk, const GridMeshView& g, Ve
     return best;
   detail::grid_walk_cells<Variant>(walk, g, rb, make_ray_triangle(org, dir), tmin, g.top, il, ih, jl, jh, &best, probe);
   return best;
+}
+
+// A grid-topology mesh: cell triangles by id (GridOps<GridMeshView>::cell's corners and order).
+WR_HD bool hit_corners(GridMeshTerrain, const GridMeshView& g, uint32_t id, NodeLink, TriangleCorners* out) {
+  const uint32_t cell = id / 2, r = cell / g.cells_y, c = cell % g.cells_y;
+  using detail::grid_vertex;
+  *out = id % 2 == 0 ? TriangleCorners{grid_vertex(g, r, c), grid_vertex(g, r + 1, c + 1), grid_vertex(g, r, c + 1)}
+                     : TriangleCorners{grid_vertex(g, r, c), grid_vertex(g, r + 1, c), grid_vertex(g, r + 1, c + 1)};
+  return true;
 }
 
 }  // namespace wr

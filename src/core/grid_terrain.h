@@ -631,4 +631,16 @@ WR_HD TraceResult trace_grid(GridWalkStack* walk, TraversalStack<kStackSize>* si
   return best;
 }
 
+// A height field: cell triangles by id (grid_cell's corners and order), a base's by its BVH.
+WR_HD bool hit_corners(GridTerrain, const GridView& g, uint32_t id, NodeLink leaf, TriangleCorners* out) {
+  if (id >= g.sides_first) return g.sides.nodes && bvh_hit_corners(g.sides, leaf, id - g.sides_first, out);
+  const uint32_t cell = id / 2, ix = cell % g.cells_x, iy = cell / g.cells_x;
+  const float x0 = load_readonly(g.xs + ix), x1 = load_readonly(g.xs + ix + 1);
+  const float y0 = load_readonly(g.ys + iy), y1 = load_readonly(g.ys + iy + 1);
+  const Vec3 s00{x0, y0, detail::grid_z(g, ix, iy)}, s11{x1, y1, detail::grid_z(g, ix + 1, iy + 1)};
+  *out = id % 2 == 0 ? TriangleCorners{s00, s11, Vec3{x1, y0, detail::grid_z(g, ix + 1, iy)}}
+                     : TriangleCorners{s00, s11, Vec3{x0, y1, detail::grid_z(g, ix, iy + 1)}};
+  return true;
+}
+
 }  // namespace wr

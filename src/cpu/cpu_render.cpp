@@ -1,7 +1,5 @@
 #include "cpu/cpu_render.h"
 
-#include <type_traits>
-
 namespace wr {
 namespace {
 
@@ -11,22 +9,22 @@ struct Run {
   // The area of the camera image a task's tiles cover: the crop, each output pixel its own camera
   // pixel's; or, where the output reads other pixels (p.camera_image), the traced window.
   uint32_t area_x, area_y, area_w, area_h;
-  PacketTileFn packet_fn;  // nullptr: scalar
-  GridTileFns grid_fns;    // the grid terrains'; nullptr: scalar
   std::atomic<uint32_t> bad_envs{0};
+};
+
+// A run over a terrain of the kind Terrain: its SIMD packets (null: pixel by pixel).
+template <class Terrain>
+struct RunOf {
+  Run* run;
+  PacketTilesFn<Terrain> packets;
 };
 
 // Tile t (a camera's, or a pattern's as a one-row camera) over the run's terrain of the kind
 // Terrain: in SIMD packets where the run has them for that kind, else pixel by pixel.
 template <class Terrain>
-uint64_t trace_tile_of(const Run& run, const PacketTile& t) {
-  const TerrainView& terrain = run.job->terrain;
-  if constexpr (std::is_same<Terrain, BvhTerrain>::value) return trace_tile(t, run.packet_fn);
-  if constexpr (std::is_same<Terrain, GridTerrain>::value)
-    if (run.grid_fns.grid) return run.grid_fns.grid(t, terrain.grid);
-  if constexpr (std::is_same<Terrain, GridMeshTerrain>::value)
-    if (run.grid_fns.grid_mesh) return run.grid_fns.grid_mesh(t, terrain.grid_mesh);
-  return trace_tile_pixels<Terrain>(t, view_of(Terrain{}, terrain));
+uint64_t trace_tile_of(const RunOf<Terrain>& run, const PacketTile& t) {
+  const typename Terrain::View& terrain = view_of(Terrain{}, run.run->job->terrain);
+  return run.packets ? run.packets(t, terrain) : trace_tile_pixels<Terrain>(t, terrain);
 }
 
 // Pixels [u0, u1) x [v0, v1) (at most a tile) of env `env`'s camera image traced into `image`, whose
@@ -40,19 +38,18 @@ uint64_t trace_tile_of(const Run& run, const PacketTile& t) {
 // rays made here from the env's own (make_template_ray: the bits of a sensor built with them); else
 // each pixel goes through the camera stage (trace_pixel), the same bits.
 template <class F>
-uint64_t trace(const Run& run, uint32_t env, const RigidTransform& camera, const Intrinsics& k, const DepthParams& dp,
-               const EnvInstances* instances, uint32_t u0, uint32_t v0, uint32_t u1, uint32_t v1, float* image,
-               uint32_t* ids, SceneHit* hits, uint32_t image_u0, uint32_t image_v0, uint32_t image_stride) {
+uint64_t trace(const RunOf<typename F::Terrain>& typed, uint32_t env, const RigidTransform& camera, const Intrinsics& k,
+               const DepthParams& dp, const EnvInstances* instances, uint32_t u0, uint32_t v0, uint32_t u1, uint32_t v1,
+               float* image, uint32_t* ids, SceneHit* hits, uint32_t image_u0, uint32_t image_v0,
+               uint32_t image_stride) {
   using Terrain = typename F::Terrain;
   using Source = typename F::RaySource;
-  constexpr bool kBvh = std::is_same<Terrain, BvhTerrain>::value;
-  const CpuRenderJob& job = *run.job;
+  const CpuRenderJob& job = *typed.run->job;
   const PipelineParams& p = *job.params;
   if (!hits && Source::as_camera_tile(p)) {
-    const BvhView bvh = kBvh ? job.terrain.bvh : BvhView{};  // the BVH packets' (tile.bvh)
     TemplateRay own[kCpuTileSize * kCpuTileSize];
-    PacketTile t{bvh,   u0,       v0,       u1,           v1,     job.rays, 0,         0,  p.cam_w,
-                 image, image_u0, image_v0, image_stride, camera, &dp,      instances, ids};
+    PacketTile t{BvhView{}, u0,       v0,       u1,           v1,     job.rays, 0,         0,  p.cam_w,
+                 image,     image_u0, image_v0, image_stride, camera, &dp,      instances, ids};
     t.pinhole = Source::kPinhole;  // (a pattern's neighbours are not a pinhole's: no culling by the corners)
     if (F::pipeline && job.call.intrinsics) {
       for (uint32_t v = v0; v < v1; ++v)
@@ -63,7 +60,7 @@ uint64_t trace(const Run& run, uint32_t env, const RigidTransform& camera, const
       t.rays_v0 = v0;
       t.rays_stride = kCpuTileSize;
     }
-    return trace_tile_of<Terrain>(run, t);
+    return trace_tile_of<Terrain>(typed, t);  // (the BVH's packets set t.bvh)
   }
   uint64_t overflows = 0;
   const typename Terrain::View& terrain = view_of(Terrain{}, job.terrain);
@@ -109,8 +106,10 @@ void emit_invalid(const CpuRenderJob& job, const EnvOutput& to, uint32_t i) {
 // samples first (from the traced window where edge dropout reads neighbours), then each output
 // pixel from them.
 template <class F>
-uint64_t render_camera_image(const Run& run, uint32_t env, unsigned thread, const RigidTransform& camera,
-                             const Intrinsics& k, const EnvInstances* instances, const EnvOutput& to) {
+uint64_t render_camera_image(const RunOf<typename F::Terrain>& typed, uint32_t env, unsigned thread,
+                             const RigidTransform& camera, const Intrinsics& k, const EnvInstances* instances,
+                             const EnvOutput& to) {
+  const Run& run = *typed.run;
   const CpuRenderJob& job = *run.job;
   const PipelineParams& p = *job.params;
   const PipelineCall& c = job.call;
@@ -124,12 +123,12 @@ uint64_t render_camera_image(const Run& run, uint32_t env, unsigned thread, cons
     uint32_t u0, v0, u1, v1;
     tile_bounds(run, tile, &u0, &v0, &u1, &v1);
     if (window) {
-      overflows += trace<F>(run, env, camera, k, p.depth, instances, u0, v0, u1, v1, window, nullptr, nullptr, p.win_x,
-                            p.win_y, p.win_w);
+      overflows += trace<F>(typed, env, camera, k, p.depth, instances, u0, v0, u1, v1, window, nullptr, nullptr,
+                            p.win_x, p.win_y, p.win_w);
       continue;
     }
     // the window is the crop
-    overflows += trace<F>(run, env, camera, k, p.depth, instances, u0, v0, u1, v1, depth, nullptr, nullptr, u0, v0,
+    overflows += trace<F>(typed, env, camera, k, p.depth, instances, u0, v0, u1, v1, depth, nullptr, nullptr, u0, v0,
                           kCpuTileSize);
     for (uint32_t v = v0; v < v1; ++v)
       for (uint32_t u = u0; u < u1; ++u)
@@ -152,7 +151,8 @@ uint64_t render_camera_image(const Run& run, uint32_t env, unsigned thread, cons
 // sees; its env stage (the camera, the instances) once per task, not per tile.
 template <class F>
 void render_run(void* context, uint32_t task, unsigned thread) {
-  Run& run = *static_cast<Run*>(context);
+  const RunOf<typename F::Terrain>& typed = *static_cast<const RunOf<typename F::Terrain>*>(context);
+  Run& run = *typed.run;
   const CpuRenderJob& job = *run.job;
   const PipelineParams& p = *job.params;
   const PipelineCall& c = job.call;
@@ -203,7 +203,7 @@ void render_run(void* context, uint32_t task, unsigned thread) {
   }
   uint64_t overflows = 0;
   if (F::pipeline && p.camera_image) {
-    overflows = render_camera_image<F>(run, env, thread, camera, k, instances, to);
+    overflows = render_camera_image<F>(typed, env, thread, camera, k, instances, to);
   } else {
     const float offset = F::pipeline ? env_offset(p.noise, env, c.frame) : 0.0f;
     for (uint32_t tile = first; tile < last; ++tile) {
@@ -212,7 +212,7 @@ void render_run(void* context, uint32_t task, unsigned thread) {
       if constexpr (!F::pipeline) {
         // The value is the output (float32, the camera's image): traced straight into it.
         float* image = static_cast<float*>(c.out) + to.out_at;
-        overflows += trace<F>(run, env, camera, k, p.plain, instances, u0, v0, u1, v1, image, nullptr, nullptr,
+        overflows += trace<F>(typed, env, camera, k, p.plain, instances, u0, v0, u1, v1, image, nullptr, nullptr,
                               o.crop_x, o.crop_y, o.out_w);
       } else {
         // Each output pixel from its own camera pixel, and its channels from that pixel's hit
@@ -224,7 +224,7 @@ void render_run(void* context, uint32_t task, unsigned thread) {
         uint32_t ids[kCpuTileSize * kCpuTileSize];
         SceneHit hits[kCpuTileSize * kCpuTileSize];
         overflows +=
-            trace<F>(run, env, camera, k, p.depth, instances, u0, v0, u1, v1, depth,
+            trace<F>(typed, env, camera, k, p.depth, instances, u0, v0, u1, v1, depth,
                      ch.instance_ids && instances ? ids : nullptr, surface ? hits : nullptr, u0, v0, kCpuTileSize);
         for (uint32_t v = v0; v < v1; ++v)
           for (uint32_t u = u0; u < u1; ++u) {
@@ -245,11 +245,6 @@ void render_run(void* context, uint32_t task, unsigned thread) {
 
 }  // namespace
 
-uint64_t trace_tile(const PacketTile& tile, PacketTileFn packet_fn) {
-  if (packet_fn) return packet_fn(tile);
-  return trace_tile_pixels<BvhTerrain>(tile, tile.bvh);
-}
-
 template <class Terrain>
 uint64_t trace_tile_pixels(const PacketTile& tile, const typename Terrain::View& terrain) {
   uint64_t overflows = 0;
@@ -268,9 +263,10 @@ uint64_t trace_tile_pixels(const PacketTile& tile, const typename Terrain::View&
   return overflows;
 }
 
-template uint64_t trace_tile_pixels<BvhTerrain>(const PacketTile&, const BvhView&);
-template uint64_t trace_tile_pixels<GridTerrain>(const PacketTile&, const GridView&);
-template uint64_t trace_tile_pixels<GridMeshTerrain>(const PacketTile&, const GridMeshView&);
+#define WR_TRACE_TILE_PIXELS(e, Kind, member) \
+  template uint64_t trace_tile_pixels<Kind>(const PacketTile&, const Kind::View&);
+WR_TERRAIN_KINDS(WR_TRACE_TILE_PIXELS)
+#undef WR_TRACE_TILE_PIXELS
 
 CpuRenderTasks cpu_render_tasks(uint32_t width, uint32_t height, uint32_t num_envs, unsigned num_threads,
                                 bool whole_envs) {
@@ -299,10 +295,11 @@ void cpu_render(ThreadPool& pool, const CpuRenderJob& job) {
   run.area_w = image ? p.win_w : p.output.crop_w;
   run.area_h = image ? p.win_h : p.output.crop_h;
   run.tasks = cpu_render_tasks(run.area_w, run.area_h, job.num_envs, pool.num_threads(), image);
-  run.packet_fn = packet_tile_fn(job.path);
-  run.grid_fns = grid_tile_fns(job.path);
   with_features(job.features, [&](auto features) {
-    pool.run(static_cast<uint32_t>(run.tasks.num_tasks), render_run<decltype(features)>, &run);
+    using F = decltype(features);
+    const RunOf<typename F::Terrain> typed{&run, packet_tiles<typename F::Terrain>(job.path)};
+    pool.run(static_cast<uint32_t>(run.tasks.num_tasks), render_run<F>,
+             const_cast<RunOf<typename F::Terrain>*>(&typed));
   });
   if (!job.features.pipeline) return;
   // Every task of an env has read its frame count: each updated env's count goes on after all.

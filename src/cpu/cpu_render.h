@@ -35,12 +35,6 @@ struct CpuRenderJob {
 // with nearly the same direction visit nearly the same nodes, which stay in cache.
 constexpr uint32_t kCpuTileSize = 8;
 
-// Traces one tile (cpu/packet_tile.h, a valid camera) with the SIMD packet path packet_fn, or
-// with the per-pixel pipeline where it is null; returns the rays that overflowed the stack.
-// The packets trace a BVH (tile.bvh); the grid kinds have packets of their own (GridTileFns,
-// cpu_render.cpp); without packets a tile is traced pixel by pixel, by trace_tile_pixels.
-uint64_t trace_tile(const PacketTile& tile, PacketTileFn packet_fn);
-
 // The tile's pixels one by one through the per-pixel pipeline, the terrain `terrain` of the kind
 // Terrain (tile.bvh is not read).
 template <class Terrain>

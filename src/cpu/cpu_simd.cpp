@@ -23,23 +23,61 @@ wr_cpu_path best_cpu_path() {
   return best;
 }
 
-PacketTileFn packet_tile_fn(wr_cpu_path path) {
+namespace {
+
+// The path's function of a kind: f512 or f2 where the CPU runs that path, else null.
+template <class Fn>
+Fn by_path(wr_cpu_path path, Fn avx512, Fn avx2) {
   if (path == WR_CPU_PATH_AUTO || !cpu_path_supported(path)) return nullptr;
-#if defined(WR_HAVE_X86_SIMD)
-  if (path == WR_CPU_PATH_AVX512) return render_tile_avx512;
-  if (path == WR_CPU_PATH_AVX2) return render_tile_avx2;
-#endif
+  if (path == WR_CPU_PATH_AVX512) return avx512;
+  if (path == WR_CPU_PATH_AVX2) return avx2;
   return nullptr;
 }
 
-GridTileFns grid_tile_fns(wr_cpu_path path) {
-  GridTileFns f;
-  if (path == WR_CPU_PATH_AUTO || !cpu_path_supported(path)) return f;
 #if defined(WR_HAVE_X86_SIMD)
-  if (path == WR_CPU_PATH_AVX512) f = GridTileFns{render_grid_tile_avx512, render_grid_mesh_tile_avx512};
-  if (path == WR_CPU_PATH_AVX2) f = GridTileFns{render_grid_tile_avx2, render_grid_mesh_tile_avx2};
+// The BVH's packets read the BVH from the tile.
+uint64_t bvh_tile_avx512(const PacketTile& tile, const BvhView& bvh) {
+  PacketTile t = tile;
+  t.bvh = bvh;
+  return render_tile_avx512(t);
+}
+uint64_t bvh_tile_avx2(const PacketTile& tile, const BvhView& bvh) {
+  PacketTile t = tile;
+  t.bvh = bvh;
+  return render_tile_avx2(t);
+}
 #endif
-  return f;
+
+}  // namespace
+
+template <>
+PacketTilesFn<BvhTerrain> packet_tiles<BvhTerrain>(wr_cpu_path path) {
+#if defined(WR_HAVE_X86_SIMD)
+  return by_path<PacketTilesFn<BvhTerrain>>(path, bvh_tile_avx512, bvh_tile_avx2);
+#else
+  (void)path;
+  return nullptr;
+#endif
+}
+
+template <>
+PacketTilesFn<GridTerrain> packet_tiles<GridTerrain>(wr_cpu_path path) {
+#if defined(WR_HAVE_X86_SIMD)
+  return by_path<PacketTilesFn<GridTerrain>>(path, render_grid_tile_avx512, render_grid_tile_avx2);
+#else
+  (void)path;
+  return nullptr;
+#endif
+}
+
+template <>
+PacketTilesFn<GridMeshTerrain> packet_tiles<GridMeshTerrain>(wr_cpu_path path) {
+#if defined(WR_HAVE_X86_SIMD)
+  return by_path<PacketTilesFn<GridMeshTerrain>>(path, render_grid_mesh_tile_avx512, render_grid_mesh_tile_avx2);
+#else
+  (void)path;
+  return nullptr;
+#endif
 }
 
 }  // namespace wr

@@ -8,6 +8,7 @@
 
 #include <wr/wr.h>
 
+#include "core/terrain.h"
 #include "cpu/packet_tile.h"
 
 namespace wr {
@@ -19,18 +20,22 @@ bool cpu_path_supported(wr_cpu_path path);
 // The fastest supported path (detected once).
 wr_cpu_path best_cpu_path();
 
-// The packet tile renderer of a supported SIMD path; nullptr for the scalar path.
-using PacketTileFn = uint64_t (*)(const PacketTile& tile);
-PacketTileFn packet_tile_fn(wr_cpu_path path);
-
-// The grid terrains' packet tile renderers of a supported SIMD path (a height field's, a grid
-// mesh's); nullptr for the scalar path.
-using GridTileFn = uint64_t (*)(const PacketTile& tile, const GridView& grid);
-using GridMeshTileFn = uint64_t (*)(const PacketTile& tile, const GridMeshView& grid);
-struct GridTileFns {
-  GridTileFn grid = nullptr;
-  GridMeshTileFn grid_mesh = nullptr;
-};
-GridTileFns grid_tile_fns(wr_cpu_path path);
+// A terrain kind's SIMD packet tracer of a tile (cpu/packet_tile.h: it fills the tile's pixels and
+// returns how many of its rays overflowed the traversal stack), or null where `path` has none
+// (WR_CPU_PATH_SCALAR, AUTO, a path this CPU lacks): registered per kind in cpu_simd.cpp, one
+// specialisation each, so that the render asks for its kind's (cpu_render.cpp) and never which
+// kind it has. A kind without packets needs nothing here: its tiles go pixel by pixel.
+template <class Kind>
+using PacketTilesFn = uint64_t (*)(const PacketTile& tile, const typename Kind::View& terrain);
+template <class Kind>
+PacketTilesFn<Kind> packet_tiles(wr_cpu_path) {
+  return nullptr;
+}
+template <>
+PacketTilesFn<BvhTerrain> packet_tiles<BvhTerrain>(wr_cpu_path path);
+template <>
+PacketTilesFn<GridTerrain> packet_tiles<GridTerrain>(wr_cpu_path path);
+template <>
+PacketTilesFn<GridMeshTerrain> packet_tiles<GridMeshTerrain>(wr_cpu_path path);
 
 }  // namespace wr

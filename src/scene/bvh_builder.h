@@ -50,6 +50,17 @@ struct Bvh {
   // computed in the builder's parallel pass over the triangles.
   float corners_min[3] = {}, corners_max[3] = {};
   BvhView view() const { return BvhView{nodes.data(), leaf_words.data(), parents.data()}; }
+  // Its arrays, each as f(ledger tag, what it is, host data, count, the view's pointer to it): what
+  // a device uploads (kernels/cuda_device.cpp), every pointer of the view visited.
+  template <class Fn>
+  void for_each_array(BvhView& v, Fn&& f) const {
+    f(MemoryTag::kBvhNodes, "uploading BVH nodes", nodes.data(), nodes.size(), v.nodes);
+    f(MemoryTag::kBvhTriangles, "uploading BVH leaf blocks", leaf_words.data(), leaf_words.size(), v.leaf_words);
+    f(MemoryTag::kBvhParents, "uploading BVH parents", parents.data(), parents.size(), v.parents);
+  }
+  void corner_bounds(float lo[3], float hi[3]) const {
+    for (int a = 0; a < 3; ++a) lo[a] = corners_min[a], hi[a] = corners_max[a];
+  }
 };
 
 // vertices: (any x 3) float; indices: (num_triangles x 3), already validated (in range,

@@ -21,6 +21,20 @@ GridView GridTerrainData::view() const {
   return g;
 }
 
+void GridTerrainData::corner_bounds(float lo[3], float hi[3]) const {
+  const GridView g = view();
+  float zmin, zmax;
+  detail::grid_node_z(g, g.top, 0, 0, &zmin, &zmax);
+  const float grid_lo[3] = {xs.front(), ys.front(), zmin}, grid_hi[3] = {xs.back(), ys.back(), zmax};
+  for (int a = 0; a < 3; ++a) {
+    lo[a] = grid_lo[a], hi[a] = grid_hi[a];
+    if (has_sides()) {
+      lo[a] = sides.corners_min[a] < lo[a] ? sides.corners_min[a] : lo[a];
+      hi[a] = sides.corners_max[a] > hi[a] ? sides.corners_max[a] : hi[a];
+    }
+  }
+}
+
 bool grid_levels(uint32_t cells_x, uint32_t cells_y, GridLevels* levels, uint64_t* nodes) {
   // Level l has grid_level_size(cells, l) nodes a side; the top has one.
   GridLevels v{};

@@ -31,6 +31,18 @@ struct GridTerrainData : GridLevels {
   bool has_sides() const { return !sides.nodes.empty(); }
 
   GridView view() const;
+  // Its arrays as Bvh::for_each_array's (the base's BVH too: empty without a base).
+  template <class Fn>
+  void for_each_array(GridView& v, Fn&& f) const {
+    f(MemoryTag::kGridSamples, "uploading the grid's columns", xs.data(), xs.size(), v.xs);
+    f(MemoryTag::kGridSamples, "uploading the grid's rows", ys.data(), ys.size(), v.ys);
+    f(MemoryTag::kGridSamples, "uploading the grid's samples", zs.data(), zs.size(), v.zs);
+    f(MemoryTag::kGridPyramid, "uploading the grid's pyramid", bounds.data(), bounds.size(), v.bounds);
+    sides.for_each_array(v.sides, f);
+  }
+  // Bounds of every triangle's corners: the top node's box (every sample is a corner), and the
+  // base's.
+  void corner_bounds(float lo[3], float hi[3]) const;
   // Bytes of the samples (x, y, z) and of the pyramid, the sides' BVH apart.
   uint64_t sample_bytes() const { return 4 * (xs.size() + ys.size() + zs.size()); }
   uint64_t pyramid_bytes() const { return 4 * bounds.size(); }

@@ -28,6 +28,11 @@ GridMeshView GridMeshData::view() const {
   return g;
 }
 
+void GridMeshData::corner_bounds(float lo[3], float hi[3]) const {
+  const GridMeshView g = view();
+  detail::grid_node_box(g, g.top, 0, 0, lo, hi);
+}
+
 namespace {
 
 // The values of one line of vertices (a row's x, a column's y) that may be its grid value: the

@@ -37,6 +37,21 @@ struct GridMeshData : GridLevels {
   float cells_per_x = 0.0f, cells_per_y = 0.0f;
 
   GridMeshView view() const;
+  // Its arrays as Bvh::for_each_array's (the empty ones: no moved vertices, no side boxes, no
+  // zero-area triangle, as null pointers).
+  template <class Fn>
+  void for_each_array(GridMeshView& v, Fn&& f) const {
+    f(MemoryTag::kGridSamples, "uploading the grid's rows", xs.data(), xs.size(), v.xs);
+    f(MemoryTag::kGridSamples, "uploading the grid's columns", ys.data(), ys.size(), v.ys);
+    f(MemoryTag::kGridSamples, "uploading the grid's vertex z and flags", lines.data(), lines.size(), v.lines);
+    f(MemoryTag::kGridSamples, "uploading the grid's moved vertices", moved_xy.data(), moved_xy.size(), v.moved_xy);
+    f(MemoryTag::kGridPyramid, "uploading the grid's pyramid", ranges.data(), ranges.size(), v.ranges);
+    f(MemoryTag::kGridPyramid, "uploading the grid's side boxes", side_boxes.data(), side_boxes.size(), v.side_boxes);
+    f(MemoryTag::kGridSamples, "uploading the grid's reach", reach.data(), reach.size(), v.reach);
+    f(MemoryTag::kGridSamples, "uploading the grid's zero-area bits", zero_area.data(), zero_area.size(), v.zero_area);
+  }
+  // Bounds of every triangle's corners: the top node's box.
+  void corner_bounds(float lo[3], float hi[3]) const;
   uint64_t bytes() const {
     return 4 * (xs.size() + ys.size() + lines.size() + moved_xy.size() + ranges.size() + side_boxes.size() +
                 reach.size() + zero_area.size());

@@ -10,6 +10,7 @@
 #include <wr/wr.h>
 
 #include <cstdint>
+#include <variant>
 
 #include "core/terrain.h"
 #include "scene/bvh_builder.h"
@@ -17,6 +18,38 @@
 #include "scene/grid_mesh_builder.h"
 
 namespace wr {
+
+// Each kind's host data (core/terrain.h's list), each offering one interface: view() (where the
+// host reads it), for_each_array (its arrays with their ledger tags, which a device uploads into
+// the view: kernels/cuda_device.cpp) and corner_bounds.
+template <class Kind>
+struct HostData;
+template <>
+struct HostData<BvhTerrain> {
+  using type = Bvh;
+};
+template <>
+struct HostData<GridTerrain> {
+  using type = GridTerrainData;
+};
+template <>
+struct HostData<GridMeshTerrain> {
+  using type = GridMeshData;
+};
+template <class Kind>
+using HostDataOf = typename HostData<Kind>::type;
+
+// One alternative per kind, in the list's order (so that index() is the TerrainKind).
+template <class... Data>
+struct TerrainDataOf;
+template <class... Data>
+struct TerrainDataOf<void, Data...> {
+  using type = std::variant<Data...>;
+};
+#define WR_TERRAIN_HOST_DATA(e, Kind, member) , HostDataOf<Kind>
+using TerrainData = typename TerrainDataOf<void WR_TERRAIN_KINDS(WR_TERRAIN_HOST_DATA)>::type;
+#undef WR_TERRAIN_HOST_DATA
+static_assert(std::variant_size_v<TerrainData> == kNumTerrainKinds, "a host data per kind");
 
 class SceneTerrain {
  public:
@@ -39,12 +72,18 @@ class SceneTerrain {
   SceneTerrain(GridMeshArrays, const char* function, const float* vertices, uint64_t num_vertices,
                const uint32_t* indices, uint64_t num_triangles);
 
-  TerrainKind kind() const { return kind_; }
+  TerrainKind kind() const { return static_cast<TerrainKind>(data_.index()); }
+  template <class Kind>
+  bool is() const {
+    return std::holds_alternative<HostDataOf<Kind>>(data_);
+  }
   // Where the host reads it (TerrainView's member of kind()).
   TerrainView view() const;
-  const Bvh& bvh() const { return bvh_; }                  // kind() kBvh only
-  const GridTerrainData& grid() const { return grid_; }    // kGrid only
-  const GridMeshData& grid_mesh() const { return mesh_; }  // kGridMesh only
+  // The host data of kind Kind (is<Kind>() only).
+  template <class Kind>
+  const HostDataOf<Kind>& data() const {
+    return std::get<HostDataOf<Kind>>(data_);
+  }
 
   uint64_t num_triangles() const { return num_triangles_; }  // as given, zero-area ones included
   // Bounds of every triangle's corners, zero-area triangles included.
@@ -55,14 +94,10 @@ class SceneTerrain {
   const MemoryLedger& ledger() const { return ledger_; }
 
  private:
-  void set_bounds_from_view();
+  void set_bounds();
 
   MemoryLedger ledger_;  // declared first: outlives the arrays it records
-  TerrainKind kind_ = TerrainKind::kBvh;
-  // The kind's arrays (the others stay empty), members so that their objects are this one's bytes.
-  Bvh bvh_;
-  GridTerrainData grid_{&ledger_};
-  GridMeshData mesh_{&ledger_};
+  TerrainData data_;     // the kind's arrays, this object's bytes
   float bounds_min_[3] = {}, bounds_max_[3] = {};
   double build_seconds_ = 0.0;
   uint64_t num_triangles_ = 0;

@@ -29,9 +29,9 @@ bool has_per_env_inputs(const PerEnvInputs& inputs);
 
 // The feature set of a render of a sensor whose pipeline is `pipeline` (the pipeline's stages
 // where the sensor's options ask for them or the call has per-env inputs or output channels; the instances where the
-// scene's table is not empty; the scene's terrain kind).
+// scene's table is not empty; the scene's terrain kind, by default the list's first, the BVH).
 RenderFeatureSet render_features(const SensorPipeline& pipeline, const PipelineCall& call,
-                                 TerrainKind terrain = TerrainKind::kBvh);
+                                 TerrainKind terrain = TerrainKind{});
 
 // Checks a render's arguments for what needs no reading of their data (null, sizes, alignment,
 // stride and offset; the instance poses the scene's table needs, `instances` being where its device

@@ -80,8 +80,10 @@ TEST_CASE("the best SIMD path is one this CPU runs, and names itself") {
   CHECK(wr::cpu_path_supported(best));
   CHECK(wr::cpu_path_supported(WR_CPU_PATH_SCALAR));
   CHECK(!wr::cpu_path_supported(WR_CPU_PATH_AUTO));  // a setting, not a path
-  CHECK(wr::packet_tile_fn(WR_CPU_PATH_SCALAR) == nullptr);
-  CHECK((best == WR_CPU_PATH_SCALAR) == (wr::packet_tile_fn(best) == nullptr));
+  CHECK(wr::packet_tiles<wr::BvhTerrain>(WR_CPU_PATH_SCALAR) == nullptr);
+  CHECK((best == WR_CPU_PATH_SCALAR) == (wr::packet_tiles<wr::BvhTerrain>(best) == nullptr));
+  CHECK((best == WR_CPU_PATH_SCALAR) == (wr::packet_tiles<wr::GridTerrain>(best) == nullptr));
+  CHECK((best == WR_CPU_PATH_SCALAR) == (wr::packet_tiles<wr::GridMeshTerrain>(best) == nullptr));
   CHECK(std::string(wr_cpu_path_string(WR_CPU_PATH_AVX512)) == "avx512");
   std::printf("test_cpu_packet: this CPU traces with the %s path\n", wr_cpu_path_string(best));
 }
