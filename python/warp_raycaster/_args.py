@@ -6,7 +6,7 @@ from __future__ import annotations
 import operator
 from typing import Any, Iterable, Optional
 
-from ._errors import invalid as _invalid
+from ._errors import _invalid
 from ._wr import QuatOrder
 
 _ORDER = {"wxyz": QuatOrder.WXYZ, "xyzw": QuatOrder.XYZW}

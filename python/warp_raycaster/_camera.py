@@ -8,7 +8,7 @@ from typing import Any, Optional, Tuple
 
 from . import _wr
 from ._args import _ORDER
-from ._errors import invalid as _invalid
+from ._errors import _invalid
 from ._wr import DepthKind, QuatOrder
 
 _DEPTH = {"plane": DepthKind.PLANE, "range": DepthKind.RANGE}

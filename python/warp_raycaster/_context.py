@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Optional, Union
 
 from . import _wr
-from ._errors import invalid as _invalid
+from ._errors import _invalid
 from ._wr import CpuPath, cpu_path_string
 
 

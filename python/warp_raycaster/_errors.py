@@ -37,7 +37,7 @@ class Error(RuntimeError):
 _INVALID_ARGUMENT = 1
 
 
-def invalid(where: str, message: str) -> Error:
+def _invalid(where: str, message: str) -> Error:
     """The error of a bad argument the Python layer finds itself: ``"<where>: <message>
     [WR_ERROR_INVALID_ARGUMENT]"``, as the library words its own."""
     return Error(f"{where}: {message} [WR_ERROR_INVALID_ARGUMENT]", _INVALID_ARGUMENT)

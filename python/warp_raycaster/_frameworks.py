@@ -10,9 +10,7 @@ from __future__ import annotations
 import sys
 from typing import Any, Callable, Tuple
 
-from ._errors import Error
-
-_INVALID = 1  # Status.ERROR_INVALID_ARGUMENT; the enum lives in the extension
+from ._errors import _invalid
 
 
 # (framework, module, array type): the frameworks whose arrays get outputs of their own kind.
@@ -80,8 +78,8 @@ def _plain_buffer(shape: Tuple[int, ...], dtype: str, device: str, where: str) -
         with cp.cuda.Device(int(device.split(":")[1])):
             return cp.empty(shape, dtype=dtype)
     except ImportError:
-        raise Error(f"{where}: no framework to allocate the output on {device} (install torch or cupy, or "
-                    f"pass out=) [WR_ERROR_INVALID_ARGUMENT]", _INVALID) from None
+        raise _invalid(where, f"no framework to allocate the output on {device} (install torch or cupy, or "
+                              f"pass out=)") from None
 
 
 def stream_handle(stream: Any, where: str) -> int:
@@ -98,8 +96,8 @@ def stream_handle(stream: Any, where: str) -> int:
     protocol = getattr(stream, "__cuda_stream__", None)
     if callable(protocol):
         return int(protocol()[1])  # (version, handle)
-    raise Error(f"{where}: stream must be an int (cudaStream_t), a torch.cuda.Stream or a CuPy stream, "
-                f"not {type(stream).__name__} [WR_ERROR_INVALID_ARGUMENT]", _INVALID)
+    raise _invalid(where, f"stream must be an int (cudaStream_t), a torch.cuda.Stream or a CuPy stream, "
+                          f"not {type(stream).__name__}")
 
 
 def default_stream(ref: Any, device: str) -> int:
@@ -169,5 +167,5 @@ def _check_k(k: Any, where: str) -> None:
     if bad.size:
         e = int(bad[0])
         matrix = np.array2string(np.asarray(k[e]), separator=", ", max_line_width=10 ** 6).replace("\n", "")
-        raise Error(f"{where}: intrinsics[{e}] = {matrix}: a K matrix is "
-                    f"[[fx, 0, cx], [0, fy, cy], [0, 0, 1]] (no skew) [WR_ERROR_INVALID_ARGUMENT]", _INVALID)
+        raise _invalid(where, f"intrinsics[{e}] = {matrix}: a K matrix is "
+                              f"[[fx, 0, cx], [0, fy, cy], [0, 0, 1]] (no skew)")

@@ -7,7 +7,7 @@ import warnings
 from dataclasses import dataclass, fields
 from typing import Any, Dict, NamedTuple, Optional, Tuple
 
-from ._errors import invalid as _invalid
+from ._errors import _invalid
 
 
 @dataclass

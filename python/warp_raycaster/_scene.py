@@ -9,7 +9,7 @@ from typing import Any, Dict, Optional, Sequence, Tuple, Union
 from . import _frameworks, _wr
 from ._args import _ORDER, _group_mask, _index_list, _leading_extent
 from ._context import Context
-from ._errors import invalid as _invalid
+from ._errors import _invalid
 
 
 class Scene:

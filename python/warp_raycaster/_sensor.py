@@ -8,7 +8,7 @@ from typing import Any, Dict, Iterable, Optional, Tuple
 from . import _frameworks, _wr
 from ._args import _group_mask
 from ._camera import Camera
-from ._errors import invalid as _invalid
+from ._errors import _invalid
 from ._render_args import CHANNELS, Hits, RenderInputs, deprecated_keywords
 from ._scene import Scene
 from ._context import Context

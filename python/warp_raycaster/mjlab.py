@@ -43,7 +43,7 @@ except ImportError as e:  # pragma: no cover - the message is the point
 
 from . import Context, Pattern, RaySensor, RenderInputs
 from . import mujoco as wrm
-from ._errors import invalid as _invalid
+from ._errors import _invalid
 
 __all__ = ["DepthCameraCfg", "DepthCamera", "HeightScanCfg", "HeightScan"]
 

@@ -42,7 +42,7 @@ import numpy as np
 from . import _frameworks, _wr
 from . import Camera as _Camera
 from . import Context, RenderInputs, Scene as _Scene, Sensor
-from ._errors import invalid as _invalid
+from ._errors import _invalid
 
 __all__ = ["Scene", "CameraSensor", "Frame", "model_arrays"]
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional, Tuple
 
-from ._errors import invalid
+from ._errors import _invalid
 from ._wr import BadPoseMode, Dtype, InvalidMode, Resample, SensorOptions
 
 _RESAMPLE = {"none": Resample.NONE, "area": Resample.AREA, "bicubic": Resample.BICUBIC}
@@ -80,16 +80,16 @@ class Pipeline:
         o = SensorOptions()
         if self.crop is not None:
             if len(self.crop) != 4:
-                raise invalid("Pipeline", f"crop = {self.crop!r}: expected (x, y, width, height)")
+                raise _invalid("Pipeline", f"crop = {self.crop!r}: expected (x, y, width, height)")
             o.crop_x, o.crop_y, o.crop_width, o.crop_height = (int(v) for v in self.crop)
         if self.out_size is not None:
             if len(self.out_size) != 2:
-                raise invalid("Pipeline", f"out_size = {self.out_size!r}: expected (width, height)")
+                raise _invalid("Pipeline", f"out_size = {self.out_size!r}: expected (width, height)")
             o.out_width, o.out_height = (int(v) for v in self.out_size)
         for name, table, value in (("resample", _RESAMPLE, self.resample), ("invalid", _INVALID, self.invalid),
                                    ("dtype", _DTYPE, self.dtype)):
             if value not in table:
-                raise invalid("Pipeline", f"{name} = {value!r}: must be one of {', '.join(repr(k) for k in table)}")
+                raise _invalid("Pipeline", f"{name} = {value!r}: must be one of {', '.join(repr(k) for k in table)}")
         o.resample = _RESAMPLE[self.resample]
         o.invalid_mode = _INVALID[self.invalid]
         o.dtype = _DTYPE[self.dtype]

@@ -22,7 +22,7 @@ import numpy as np
 
 from . import _wr
 from ._args import _ORDER, _group_mask
-from ._errors import invalid as _invalid
+from ._errors import _invalid
 from ._render_args import Hits, RenderInputs, deprecated_keywords
 from ._scene import Scene
 from ._sensor import Sensor

@@ -22,7 +22,7 @@ from ._camera import Camera
 from ._scene import Scene
 from .pipeline import Pipeline
 from .ray_sensor import Pattern, RaySensor
-from ._errors import invalid as _invalid
+from ._errors import _invalid
 
 __all__ = [
     "extreme_parkour_camera",
