@@ -148,7 +148,7 @@ std::vector<float> place_robots(const wr::Scene& scene, uint32_t n, float camera
   return poses;
 }
 
-using wr_demo::write_npy;  // apps/common/npy.h
+using wr_demo::write_npy;  // tools/common/npy.h
 
 /// Parses "WxH" (e.g. "106x60") into width and height, both >= 1.
 void parse_resolution(const std::string& s, uint32_t* width, uint32_t* height) {

@@ -262,7 +262,7 @@ class CudaSensor final : public SensorBackend {
     const CurrentDevice device(function, ordinal_);
     const PipelineCall& call = r.call;
     // (wr_sensor_render's parameters are body_poses and depth_out; nothing else is set then.)
-    const bool in_args = std::strcmp(r.args_prefix, "args->") == 0;
+    const bool in_args = r.arguments == ArgumentsAs::kArgsStruct;
     require_device_pointer(function, call.body_poses, in_args ? "args->body_poses" : "body_poses", ordinal_);
     require_device_pointer(function, call.out, in_args ? "args->out" : "depth_out", ordinal_);
     const struct {

@@ -4,10 +4,13 @@
 # libFuzzer's coverage (CUDA off), and runs each harness for a bounded time from its seed corpus
 # (tests/fuzz/corpus/<harness>/) and its past crashes (tests/fuzz/regressions/<harness>/).
 # Fails on a crash, a broken contract (the harness aborts), a leak, an input that takes more than
-# 10 s (a hang) or a process past 2 GiB. What the fuzzer found is in build-fuzz/artifacts/; new
+# 10 s (a hang; WR_FUZZ_TIMEOUT) or a process past 2 GiB. What the fuzzer found is in build-fuzz/artifacts/; new
 # inputs go to build-fuzz/corpus/, never into the source tree. Prints each stage's wall time.
 # CI runs it as a regression run, 15 s a harness (.ci/run): each harness replays its seeds and past
 # crashes, then fuzzes for the rest of its time; longer runs are for outside CI.
+# WR_FUZZ_TIMEOUT (seconds, default 10) is the wall time an input may take before it counts as a
+# hang: an hour's run at a low priority on a machine busy with builds may raise it, so that a
+# starved process is not taken for a hang (a real one still shows, at that bound).
 #   usage: scripts/run-fuzz.sh [seconds per harness (default 60)] [harness...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -36,7 +39,7 @@ fuzz_all() {
     [ -d "tests/fuzz/regressions/$h" ] && inputs+=("tests/fuzz/regressions/$h")
     echo "== $h: ${seconds} s (log: $log)"
     if ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-       "build-fuzz/tests/fuzz/$h" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=4096 \
+       "build-fuzz/tests/fuzz/$h" -max_total_time="$seconds" -timeout="${WR_FUZZ_TIMEOUT:-10}" -rss_limit_mb=2048 -max_len=4096 \
          -print_final_stats=1 -artifact_prefix="$artifacts/" "${inputs[@]}" >"$log" 2>&1; then
       grep -E "^(stat::number_of_executed_units|stat::new_units_added)|Done [0-9]+ runs" "$log" || true
     else

@@ -34,6 +34,7 @@ packages=(
   pkg-config                   # the installed warp_raycaster.pc is checked (test_find_package)
   python3-venv python3-dev     # .venv/ and the headers the Python extension compiles against
   clang-14 libclang-rt-14-dev  # libFuzzer and Clang's sanitizer runtimes (scripts/run-fuzz.sh)
+  clang-format-14              # the sources' style, checked by the tests (scripts/check-format.sh)
   valgrind                     # instruction and cache-miss counts (scripts/callgrind-vs-embree.sh)
 )
 

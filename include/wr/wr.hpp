@@ -91,7 +91,8 @@ class Context {
 /// An immutable triangle mesh (a BVH or a grid); owns one reference of a wr_scene.
 class Scene {
  public:
-  /// Axis-aligned bounds of the scene's vertices, metres.
+  /// Axis-aligned bounds of the corners of the scene's triangles (vertices no triangle uses are not
+  /// counted), metres.
   struct Bounds {
     std::array<float, 3> min, max;
   };
@@ -155,7 +156,7 @@ class Scene {
     detail::check(wr_scene_build_seconds(get(), &seconds));
     return seconds;
   }
-  /// Axis-aligned bounds of every vertex.
+  /// Axis-aligned bounds of the corners of the scene's triangles (wr_scene_bounds).
   Bounds bounds() const {
     Bounds b{};
     detail::check(wr_scene_bounds(get(), b.min.data(), b.max.data()));

@@ -1,6 +1,6 @@
-/* warp-raycaster C API, memory accounting: the bytes scenes and sensors hold, by kind. Part of wr.h, which includes this file at its end (include wr.h,
- * not this file): the types it builds on (wr_scene, wr_sensor, WR_API, ...) are wr.h's, and so are its
- * conventions (sized structs, errors, streams). */
+/* warp-raycaster C API, memory accounting: the bytes scenes and sensors hold, by kind. Part of wr.h, which includes
+ * this file at its end (include wr.h, not this file): the types it builds on (wr_scene, wr_sensor, WR_API, ...) are
+ * wr.h's, and so are its conventions (sized structs, errors, streams). */
 #ifndef WR_WR_MEMORY_H
 #define WR_WR_MEMORY_H
 

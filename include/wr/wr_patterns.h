@@ -57,10 +57,7 @@ typedef enum wr_grid_plane { WR_GRID_PLANE_XY = 0, WR_GRID_PLANE_NORMAL = 1 } wr
 /* The order of a spherical pattern's rays: WR_SPHERICAL_CHANNEL_MAJOR, ray c na + a is channel c
    at azimuth a (IsaacLab's lidar_pattern); WR_SPHERICAL_AZIMUTH_MAJOR, ray a nc + c (IsaacLab's
    bpearl_pattern). */
-typedef enum wr_spherical_order {
-  WR_SPHERICAL_CHANNEL_MAJOR = 0,
-  WR_SPHERICAL_AZIMUTH_MAJOR = 1
-} wr_spherical_order;
+typedef enum wr_spherical_order { WR_SPHERICAL_CHANNEL_MAJOR = 0, WR_SPHERICAL_AZIMUTH_MAJOR = 1 } wr_spherical_order;
 
 typedef struct wr_pattern_desc {
   uint32_t struct_size; /* sizeof(wr_pattern_desc), set by wr_pattern_desc_init */
@@ -143,12 +140,12 @@ typedef enum wr_scan_phase { WR_SCAN_PHASE_ZERO = 0, WR_SCAN_PHASE_HASHED = 1 } 
 typedef struct wr_ray_sensor_desc {
   uint32_t struct_size; /* sizeof(wr_ray_sensor_desc), set by wr_ray_sensor_desc_init */
   wr_quat_order quat_order;
-  float mount_position[3];   /* the sensor in the body frame */
-  float mount_rotation[4];   /* quaternion in quat_order; all four 0: the identity */
-  float offset_position[3];  /* added to every start, in the aligned frame (IsaacLab's cfg.offset.pos:
-                                a height scanner's 20 m lift) */
-  float offset_rotation[4];  /* turns every direction in the pattern frame (IsaacLab's cfg.offset.rot);
-                                all four 0: the identity */
+  float mount_position[3];  /* the sensor in the body frame */
+  float mount_rotation[4];  /* quaternion in quat_order; all four 0: the identity */
+  float offset_position[3]; /* added to every start, in the aligned frame (IsaacLab's cfg.offset.pos:
+                               a height scanner's 20 m lift) */
+  float offset_rotation[4]; /* turns every direction in the pattern frame (IsaacLab's cfg.offset.rot);
+                               all four 0: the identity */
   wr_ray_alignment alignment;
   wr_yaw_rule yaw_rule;
   float min_distance, max_distance; /* hits with t in [min, max] count; 0 <= min < max (max may be +inf) */

@@ -52,7 +52,10 @@ void register_scene(nb::module_& m) {
           "wr_context_cpu_path / wr_context_set_cpu_path (CPU contexts).");
 
   // ---- scene ----
-  nb::class_<SceneObj>(m, "Scene", "wr_scene: an immutable triangle mesh and its BVH.")
+  nb::class_<SceneObj>(
+      m, "Scene",
+      "wr_scene: an immutable terrain (a triangle BVH, a height field's grid or a grid mesh's grid) and, "
+      "for an instanced scene, its prototypes and instance table.")
       .def(
           "__init__",
           [](SceneObj* self, const ContextObj& context, nb::handle vertices, nb::handle indices) {

@@ -148,10 +148,10 @@ wr_status create_pattern_sensor(const char* fn, wr_scene scene, wr_pattern patte
 }
 
 // The one render: both entries fill wr_render_args, and make_render_call derives what it uses.
-void render(const char* fn, wr_sensor sensor, const wr_render_args& args, const char* args_prefix) {
+void render(const char* fn, wr_sensor sensor, const wr_render_args& args, wr::ArgumentsAs as) {
   const wr::CameraSensor& s = *sensor->sensor;
   sensor->device->render(fn, wr::make_render_call(fn, s.pipeline(), s.num_envs(), sensor->scene->instances_view(),
-                                                  sensor->scene->terrain().kind(), args, args_prefix));
+                                                  sensor->scene->terrain().kind(), args, as));
 }
 
 }  // namespace
@@ -392,7 +392,7 @@ wr_status wr_sensor_render(wr_sensor sensor, const float* body_poses, float* dep
     args.out = depth_out;
     args.out_bytes = uint64_t(sensor->sensor->num_envs()) * sensor->sensor->pipeline().out_bytes_per_env;
     args.stream = stream;
-    render(fn, sensor, args, "");
+    render(fn, sensor, args, wr::ArgumentsAs::kParameters);
   });
 }
 
@@ -401,7 +401,7 @@ wr_status wr_sensor_render_ex(wr_sensor sensor, const wr_render_args* args_in) {
   return api_guard(fn, [&] {
     require_non_null(fn, sensor, "sensor");
     require_non_null(fn, args_in, "args");
-    render(fn, sensor, wr::read_sized_struct(fn, args_in, "args"), "args->");
+    render(fn, sensor, wr::read_sized_struct(fn, args_in, "args"), wr::ArgumentsAs::kArgsStruct);
   });
 }
 

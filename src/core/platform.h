@@ -12,7 +12,7 @@
 // instruction set (src/CMakeLists.txt): its copies of these functions then carry that ABI tag
 // in their linker names (wr::ray_triangle[abi:avx512]), so the linker, which keeps one copy of
 // an inline function program-wide, can never hand an AVX-512 copy to code that runs on a CPU
-// without AVX-512. tests/cpu/check_isa_symbols.cmake checks the objects for untagged copies.
+// without AVX-512. tests/cpu/check_simd_symbols.cmake checks the objects for untagged copies.
 #define WR_STRINGIFY_(x) #x
 #define WR_STRINGIFY(x) WR_STRINGIFY_(x)
 #if defined(__CUDACC__)

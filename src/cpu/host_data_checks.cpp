@@ -45,12 +45,12 @@ void validate_instance_poses(const char* function, const char* prefix, const Ins
 
 void validate_render_host_data(const char* function, const PipelineParams& p, const RenderCall& r, uint32_t num_envs) {
   const PipelineCall& c = r.call;
-  const char* prefix = r.args_prefix;
+  const char* prefix = argument_prefix(r.arguments);
   const bool pipeline = r.features.pipeline;
   const bool isolate = pipeline && p.isolate;  // isolated: the render makes such envs invalid
   if (r.features.instances && !isolate)
-    validate_instance_poses(function, r.args_prefix, c.instances, c.instance_poses, c.global_poses, num_envs,
-                            c.update_mask, p.depth.quat_order, "nothing was rendered");
+    validate_instance_poses(function, prefix, c.instances, c.instance_poses, c.global_poses, num_envs, c.update_mask,
+                            p.depth.quat_order, "nothing was rendered");
   for (uint32_t env = 0; env < num_envs; ++env) {
     if (c.latency && c.latency[env] >= p.history)
       fail(WR_ERROR_INVALID_ARGUMENT,

@@ -30,7 +30,7 @@ void validate_render_host_data(const char* function, const PipelineParams& p, co
 // update_mask entry is nonzero, every env where it is null) and (num_globals x 7) global_poses, in
 // quat_order. Throws WR_ERROR_INVALID_ARGUMENT naming the first bad one ("<function>:
 // args->instance_poses of env 2, slot 3 (floats 77...) = (...): not finite, or a zero quaternion;
-// <consequence>"), global poses first. args_prefix: as RenderCall's.
+// <consequence>"), global poses first. args_prefix: "args->" or "" (argument_prefix).
 void validate_instance_poses(const char* function, const char* args_prefix, const InstanceView& table,
                              const float* slot_poses, const float* global_poses, uint64_t num_envs,
                              const uint8_t* update_mask, int quat_order, const char* consequence);

@@ -27,10 +27,10 @@ RenderFeatureSet render_features(const SensorPipeline& pipeline, const PipelineC
 
 RenderCall make_render_call(const char* function, const SensorPipeline& pipeline, uint32_t num_envs,
                             const InstanceView& instances, TerrainKind terrain, const wr_render_args& a,
-                            const char* prefix) {
+                            ArgumentsAs as) {
   // An argument's name as the caller spells it: a string literal either way (nothing allocated
   // unless a check fails, so that a render allocates nothing).
-  const bool in_args = std::strcmp(prefix, "args->") == 0;
+  const bool in_args = as == ArgumentsAs::kArgsStruct;
 #define WR_ARG(field) (in_args ? "args->" field : field)
   require_non_null(function, a.body_poses, WR_ARG("body_poses"));
   require_element_aligned(function, a.body_poses, WR_ARG("body_poses"));
@@ -122,7 +122,7 @@ RenderCall make_render_call(const char* function, const SensorPipeline& pipeline
   c.global_poses = instances.num_globals ? a.global_poses : nullptr;
   r.features = render_features(pipeline, c, terrain);
   r.stream = a.stream;
-  r.args_prefix = prefix;
+  r.arguments = as;
   return r;
 }
 

@@ -14,13 +14,19 @@
 
 namespace wr {
 
+// How the caller passed a render's arguments, which its messages name as the caller wrote them:
+// in a wr_render_args (wr_sensor_render_ex: "args->body_poses"), or as the parameters of
+// wr_sensor_render ("body_poses", "depth_out").
+enum class ArgumentsAs { kArgsStruct, kParameters };
+
+// The prefix of an argument's name in a message: "args->" or "".
+inline const char* argument_prefix(ArgumentsAs as) { return as == ArgumentsAs::kArgsStruct ? "args->" : ""; }
+
 struct RenderCall {
   PipelineCall call;          // core/depth_pipeline.h
   RenderFeatureSet features;  // render_features(sensor's pipeline, call)
   void* stream;               // a cudaStream_t on CUDA (null: the default stream); unused on the CPU
-  // How the caller spelled the arguments' struct in messages: "args->" (wr_sensor_render_ex) or ""
-  // (wr_sensor_render, whose arguments are plain parameters).
-  const char* args_prefix;
+  ArgumentsAs arguments;      // how the caller passed them (the spelling of the messages)
 };
 
 // Whether a call has per-env inputs: any pointer of PerEnvInputs set (compared byte by byte, so
@@ -35,10 +41,10 @@ RenderFeatureSet render_features(const SensorPipeline& pipeline, const PipelineC
 
 // Checks a render's arguments for what needs no reading of their data (null, sizes, alignment,
 // stride and offset; the instance poses the scene's table needs, `instances` being where its device
-// reads it; messages "<function>: <args_prefix>body_poses ...") and makes the call, for a scene
-// whose terrain is of the kind `terrain`.
+// reads it; messages "<function>: args->body_poses ..." or "... body_poses ...", as `as` says) and
+// makes the call, for a scene whose terrain is of the kind `terrain`.
 RenderCall make_render_call(const char* function, const SensorPipeline& pipeline, uint32_t num_envs,
                             const InstanceView& instances, TerrainKind terrain, const wr_render_args& args,
-                            const char* args_prefix);
+                            ArgumentsAs as);
 
 }  // namespace wr

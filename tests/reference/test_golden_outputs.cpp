@@ -5,7 +5,7 @@
 // says so in its commit and records the new hashes here (run with WR_GOLDEN_PRINT=1 to print
 // what this build gives).
 //
-// The scenes are made with SplitMix64 (apps/common/splitmix64.h), whose numbers are the same on
+// The scenes are made with SplitMix64 (tools/common/splitmix64.h), whose numbers are the same on
 // every platform and standard library, so that the hashes depend on the library alone.
 #include <catch2/catch.hpp>
 

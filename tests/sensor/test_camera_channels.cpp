@@ -210,7 +210,8 @@ TEST_CASE("camera channels through instances: a box's normals turned by its pose
   wr_context_release(ctx);
 }
 
-TEST_CASE("camera channels in the camera's frame, with a crop and per-env intrinsics, and a bad env's NaN", "[backend]") {
+TEST_CASE("camera channels in the camera's frame, with a crop and per-env intrinsics, and a bad env's NaN",
+          "[backend]") {
   const Mesh m = grid_mesh(40, 32, 8);
   wr_context ctx = nullptr;
   REQUIRE(wr_test::create_backend_context(2, &ctx) == WR_SUCCESS);

@@ -43,11 +43,10 @@ TEST_CASE("bad patterns, descs, options and renders are refused by name, nothing
   const float good_dirs[] = {0, 0, -1, 1, 0, 0};
   pd.table_directions = good_dirs;
   pd.table_starts = starts;
-  EXPECT_FAIL(wr_pattern_create(&pd, &p), WR_ERROR_INVALID_ARGUMENT, "wr_pattern_create",
-              "desc->table_starts[0][1]", "1e18");
-  pd = grid_desc(3e18, 1.0, 1e18);
-  EXPECT_FAIL(wr_pattern_create(&pd, &p), WR_ERROR_INVALID_ARGUMENT, "wr_pattern_create", "desc->grid_size[0]",
+  EXPECT_FAIL(wr_pattern_create(&pd, &p), WR_ERROR_INVALID_ARGUMENT, "wr_pattern_create", "desc->table_starts[0][1]",
               "1e18");
+  pd = grid_desc(3e18, 1.0, 1e18);
+  EXPECT_FAIL(wr_pattern_create(&pd, &p), WR_ERROR_INVALID_ARGUMENT, "wr_pattern_create", "desc->grid_size[0]", "1e18");
   pd = lidar_desc(0, -15, 15, -180, 180, 0.2);
   EXPECT_FAIL(wr_pattern_create(&pd, &p), WR_ERROR_INVALID_ARGUMENT, "wr_pattern_create", "desc->channels");
   pd = lidar_desc(1, 0, 0, 0, 360, 0.0);

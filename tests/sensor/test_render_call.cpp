@@ -108,8 +108,8 @@ TEST_CASE("make_render_call carries every per-env array of wr_render_args into t
   a.bad_env_count = &count;
   a.bad_env_mask = mask;
   a.instance_ids = ids;
-  const wr::RenderCall r =
-      wr::make_render_call("test", plain, 2, wr::InstanceView{}, wr::TerrainKind::kBvh, a, "args->");
+  const wr::RenderCall r = wr::make_render_call("test", plain, 2, wr::InstanceView{}, wr::TerrainKind::kBvh, a,
+                                                wr::ArgumentsAs::kArgsStruct);
   // A pattern sensor's call (no intrinsics, which are a camera's) with its hit details.
   alignas(16) static uint32_t triangles[2 * 16 * 9];
   alignas(16) static float points[3 * 2 * 16 * 9], normals[3 * 2 * 16 * 9];
@@ -126,8 +126,8 @@ TEST_CASE("make_render_call carries every per-env array of wr_render_args into t
   b.triangle_ids = triangles;
   b.hit_points = points;
   b.hit_normals = normals;
-  const wr::RenderCall rp =
-      wr::make_render_call("test", pattern, 2, wr::InstanceView{}, wr::TerrainKind::kBvh, b, "args->");
+  const wr::RenderCall rp = wr::make_render_call("test", pattern, 2, wr::InstanceView{}, wr::TerrainKind::kBvh, b,
+                                                 wr::ArgumentsAs::kArgsStruct);
   CHECK(rp.call.channels.triangle_ids == triangles);
   CHECK(rp.call.channels.hit_points == points);
   CHECK(rp.call.channels.hit_normals == normals);

@@ -144,48 +144,9 @@ uint32_t Scene::body_group(int body) const {
   return body_group_[body];
 }
 
-Scene Scene::build(wr_context ctx, const ModelView& m, const SceneOptions& options) {
-  const char* where = "Scene::build";
-  check_view(m, where);
-  if (!ctx) fail(where, "ctx is NULL");
-  check_options(options, where);
-
-  Scene scene;
-  scene.ngeom_ = m.ngeom;
-  scene.nbody_ = m.nbody;
-  scene.body_group_.assign(m.nbody, 0);
-  scene.body_overflow_.assign(m.nbody, 0);
-  scene.body_has_static_.assign(m.nbody, 0);
-  // Groups 1..31 to the moving bodies that carry cameras, by lowest camera id (model_scene.h).
-  uint32_t next_group = 1;
-  for (int c = 0; c < m.ncam; ++c) {
-    const int b = m.cam_bodyid[c];
-    if (m.body_weldid[b] == 0 || scene.body_group_[b] != 0 || scene.body_overflow_[b]) continue;
-    if (next_group < 32)
-      scene.body_group_[b] = next_group++;
-    else
-      scene.body_overflow_[b] = 1;
-  }
-  // Then the sensor bodies the options name, in their order.
-  for (const std::string& name : options.sensor_bodies) {
-    const int b = object_id(m, ObjectKind::kBody, name);
-    if (b < 0) fail(where, "options.sensor_bodies: no body named '" + name + "' in the model");
-    if (m.body_weldid[b] == 0)
-      fail(where, "options.sensor_bodies: " + body_label(m, b) +
-                      " is welded to the world: its geoms are part of the terrain, which cannot be excluded");
-    if (scene.body_group_[b] != 0 || scene.body_overflow_[b]) continue;
-    if (next_group < 32)
-      scene.body_group_[b] = next_group++;
-    else
-      scene.body_overflow_[b] = 1;
-  }
-
-  // Static geoms are posed at qpos0 (they do not move with qpos: their bodies are welded to the world).
-  if (m.ngeom > 0 && (!m.geom_xpos0 || !m.geom_xmat0))
-    fail(where, "the model's geom poses at qpos0 (geom_xpos0, geom_xmat0) are missing");
-
-  if (options.terrain == WR_TERRAIN_GRID) scene.grid_geom_ = grid_hfield_geom(m, options, where);
-
+// The geoms the rays see, gathered: the static ones merged into one mesh in the world (at qpos0),
+// the moving ones as slots (scene.slots_) over prototypes shared by geoms of the same shape.
+struct Scene::Gathered {
   std::vector<float> terrain_vertices;
   std::vector<uint32_t> terrain_indices;
   struct Prototype {
@@ -193,19 +154,75 @@ Scene Scene::build(wr_context ctx, const ModelView& m, const SceneOptions& optio
     int hfield_geom = -1;  // >= 0: made by wr_scene_create_heightfield from this geom's hfield
   };
   std::vector<Prototype> prototypes;
-  std::map<std::tuple<int, int, double, double, double>, uint32_t> prototype_of;
+};
 
+Scene Scene::build(wr_context ctx, const ModelView& m, const SceneOptions& options) {
+  const char* where = "Scene::build";
+  check_view(m, where);
+  if (!ctx) fail(where, "ctx is NULL");
+  check_options(options, where);
+  // Static geoms are posed at qpos0 (they do not move with qpos: their bodies are welded to the world).
+  if (m.ngeom > 0 && (!m.geom_xpos0 || !m.geom_xmat0))
+    fail(where, "the model's geom poses at qpos0 (geom_xpos0, geom_xmat0) are missing");
+
+  Scene scene;
+  scene.ngeom_ = m.ngeom;
+  scene.nbody_ = m.nbody;
+  scene.assign_groups(m, options, where);
+  if (options.terrain == WR_TERRAIN_GRID) scene.grid_geom_ = grid_hfield_geom(m, options, where);
+  Gathered g = scene.gather_geoms(m, options, where);
+  wr_scene rest = nullptr;
+  wr_scene terrain = scene.make_terrain(ctx, m, &g, &rest, where);
+  if (scene.slots_.empty() && !rest) {
+    scene.scene_ = terrain;
+    return scene;
+  }
+  scene.make_instanced(ctx, m, g, terrain, rest, where);
+  return scene;
+}
+
+// Groups 1..31 to the moving bodies that carry cameras, by lowest camera id, then to the sensor
+// bodies the options name, in their order (model_scene.h); past 31, a body overflows.
+void Scene::assign_groups(const ModelView& m, const SceneOptions& options, const char* where) {
+  body_group_.assign(m.nbody, 0);
+  body_overflow_.assign(m.nbody, 0);
+  body_has_static_.assign(m.nbody, 0);
+  uint32_t next_group = 1;
+  const auto give_group = [&](int b) {
+    if (body_group_[b] != 0 || body_overflow_[b]) return;
+    if (next_group < 32)
+      body_group_[b] = next_group++;
+    else
+      body_overflow_[b] = 1;
+  };
+  for (int c = 0; c < m.ncam; ++c) {
+    const int b = m.cam_bodyid[c];
+    if (m.body_weldid[b] != 0) give_group(b);
+  }
+  for (const std::string& name : options.sensor_bodies) {
+    const int b = object_id(m, ObjectKind::kBody, name);
+    if (b < 0) fail(where, "options.sensor_bodies: no body named '" + name + "' in the model");
+    if (m.body_weldid[b] == 0)
+      fail(where, "options.sensor_bodies: " + body_label(m, b) +
+                      " is welded to the world: its geoms are part of the terrain, which cannot be excluded");
+    give_group(b);
+  }
+}
+
+Scene::Gathered Scene::gather_geoms(const ModelView& m, const SceneOptions& options, const char* where) {
+  Gathered out;
+  std::map<std::tuple<int, int, double, double, double>, uint32_t> prototype_of;
   for (int g = 0; g < m.ngeom; ++g) {
     if (!seen_by_mj_ray(m, g, options)) continue;
     const int type = m.geom_type[g];
     if (type == kGeomSdf && options.skip_unsupported) {
-      scene.skipped_.push_back(geom_label(m, g) + ": type sdf is not supported, skipped");
+      skipped_.push_back(geom_label(m, g) + ": type sdf is not supported, skipped");
       continue;
     }
     const bool fixed = is_static(m, g);
-    if (g == scene.grid_geom_) {  // the terrain itself, made below
-      scene.num_static_geoms_++;
-      scene.body_has_static_[m.geom_bodyid[g]] = 1;
+    if (g == grid_geom_) {  // the terrain itself, made by make_terrain
+      num_static_geoms_++;
+      body_has_static_[m.geom_bodyid[g]] = 1;
       continue;
     }
     if (fixed) {
@@ -213,7 +230,7 @@ Scene Scene::build(wr_context ctx, const ModelView& m, const SceneOptions& optio
       const Mesh mesh = build_geom_mesh(m, g, options, &deviation, where);
       const double* p = m.geom_xpos0 + 3 * g;
       const double* r = m.geom_xmat0 + 9 * g;
-      const uint64_t base = terrain_vertices.size() / 3;
+      const uint64_t base = out.terrain_vertices.size() / 3;
       if (base + mesh.vertices.size() / 3 > UINT32_MAX)
         fail(where, geom_label(m, g) + ": the terrain would have more than 2^32 - 1 vertices");
       for (size_t i = 0; i < mesh.vertices.size(); i += 3) {
@@ -221,12 +238,12 @@ Scene Scene::build(wr_context ctx, const ModelView& m, const SceneOptions& optio
         for (int k = 0; k < 3; ++k) {
           const float w = static_cast<float>(p[k] + r[3 * k] * v[0] + r[3 * k + 1] * v[1] + r[3 * k + 2] * v[2]);
           if (!std::isfinite(w)) fail(where, geom_label(m, g) + ": a vertex in the world is not finite as a float");
-          terrain_vertices.push_back(w);
+          out.terrain_vertices.push_back(w);
         }
       }
-      for (uint32_t i : mesh.indices) terrain_indices.push_back(static_cast<uint32_t>(base) + i);
-      scene.num_static_geoms_++;
-      scene.body_has_static_[m.geom_bodyid[g]] = 1;
+      for (uint32_t i : mesh.indices) out.terrain_indices.push_back(static_cast<uint32_t>(base) + i);
+      num_static_geoms_++;
+      body_has_static_[m.geom_bodyid[g]] = 1;
       continue;
     }
     // Moving: a slot, its prototype shared by geoms of the same shape.
@@ -235,10 +252,10 @@ Scene Scene::build(wr_context ctx, const ModelView& m, const SceneOptions& optio
     const auto key = std::make_tuple(type, dataid, s[0], s[1], s[2]);
     auto it = prototype_of.find(key);
     if (it == prototype_of.end()) {
-      Prototype proto;
+      Gathered::Prototype proto;
       if (type == kGeomHfield) {
         try {
-          hfield_params(m, g);  // checked here, made below
+          hfield_params(m, g);  // checked here, made by make_instanced
         } catch (const ShapeError& e) {
           fail(where, e.what());
         }
@@ -247,70 +264,75 @@ Scene Scene::build(wr_context ctx, const ModelView& m, const SceneOptions& optio
         double deviation;
         proto.mesh = build_geom_mesh(m, g, options, &deviation, where);
       }
-      it = prototype_of.emplace(key, static_cast<uint32_t>(prototypes.size())).first;
-      prototypes.push_back(std::move(proto));
+      it = prototype_of.emplace(key, static_cast<uint32_t>(out.prototypes.size())).first;
+      out.prototypes.push_back(std::move(proto));
     }
     const int body = m.geom_bodyid[g];
-    scene.slots_.push_back(Slot{g, body, it->second, scene.body_group_[body]});
+    slots_.push_back(Slot{g, body, it->second, body_group_[body]});
   }
-  if (scene.slots_.size() > 65536)
-    fail(where, "the model has " + std::to_string(scene.slots_.size()) +
+  if (slots_.size() > 65536)
+    fail(where, "the model has " + std::to_string(slots_.size()) +
                     " moving geoms seen: an instanced scene takes at most 65536 per env");
+  for (const Slot& slot : slots_) slot_geom_ids_.push_back(static_cast<uint32_t>(slot.geom));
+  return out;
+}
 
-  for (const Slot& slot : scene.slots_) scene.slot_geom_ids_.push_back(static_cast<uint32_t>(slot.geom));
-  // The terrain: the merged static geoms (a BVH), or the grid's hfield with the others beside it as
-  // the one global instance (`rest`, a prototype in world coordinates posed by the identity).
-  wr_scene terrain = nullptr, rest = nullptr;
-  const std::string merged = std::to_string(scene.num_static_geoms_) + " static geoms";
-  if (scene.grid_geom_ >= 0) {
-    const int g = scene.grid_geom_;
-    const wr_heightfield_desc hd = hfield_desc(hfield_params(m, g), m.geom_xpos0 + 3 * g, WR_TERRAIN_GRID);
+// The terrain: the merged static geoms (a BVH), or the grid's hfield with the others beside it as
+// the one global instance (*rest, a prototype in world coordinates posed by the identity).
+wr_scene Scene::make_terrain(wr_context ctx, const ModelView& m, Gathered* g, wr_scene* rest, const char* where) {
+  wr_scene terrain = nullptr;
+  const std::string merged = std::to_string(num_static_geoms_) + " static geoms";
+  if (grid_geom_ >= 0) {
+    const int geom = grid_geom_;
+    const wr_heightfield_desc hd = hfield_desc(hfield_params(m, geom), m.geom_xpos0 + 3 * geom, WR_TERRAIN_GRID);
     check(wr_scene_create_heightfield(ctx, &hd, &terrain), where,
-          "wr_scene_create_heightfield (the terrain: " + geom_label(m, g) + " as a grid)");
-    if (!terrain_indices.empty()) {
-      const wr_status st = wr_scene_create(ctx, terrain_vertices.data(), terrain_vertices.size() / 3,
-                                           terrain_indices.data(), terrain_indices.size() / 3, &rest);
+          "wr_scene_create_heightfield (the terrain: " + geom_label(m, geom) + " as a grid)");
+    if (!g->terrain_indices.empty()) {
+      const wr_status st = wr_scene_create(ctx, g->terrain_vertices.data(), g->terrain_vertices.size() / 3,
+                                           g->terrain_indices.data(), g->terrain_indices.size() / 3, rest);
       if (st != WR_SUCCESS) wr_scene_release(terrain);
       check(st, where,
-            "wr_scene_create (the " + std::to_string(scene.num_static_geoms_ - 1) + " static geoms beside " +
-                geom_label(m, g) + ")");
-      scene.global_poses_ = {0.0f, 0.0f, 0.0f, 1.0f, 0.0f, 0.0f, 0.0f};
+            "wr_scene_create (the " + std::to_string(num_static_geoms_ - 1) + " static geoms beside " +
+                geom_label(m, geom) + ")");
+      global_poses_ = {0.0f, 0.0f, 0.0f, 1.0f, 0.0f, 0.0f, 0.0f};
     }
     uint64_t grid_triangles = 0;
     wr_scene_num_triangles(terrain, &grid_triangles);
-    scene.num_terrain_triangles_ = grid_triangles + terrain_indices.size() / 3;
-  } else {
-    if (terrain_indices.empty()) {
-      // wr_scene_create needs a triangle; a zero-area one is never hit (wr.h).
-      terrain_vertices.assign(9, 0.0f);
-      terrain_indices = {0, 1, 2};
-    }
-    scene.num_terrain_triangles_ = terrain_indices.size() / 3;
-    check(wr_scene_create(ctx, terrain_vertices.data(), terrain_vertices.size() / 3, terrain_indices.data(),
-                          terrain_indices.size() / 3, &terrain),
-          where, "wr_scene_create (the terrain: " + merged + ")");
+    num_terrain_triangles_ = grid_triangles + g->terrain_indices.size() / 3;
+    return terrain;
   }
-  if (scene.slots_.empty() && !rest) {
-    scene.scene_ = terrain;
-    return scene;
+  if (g->terrain_indices.empty()) {
+    // wr_scene_create needs a triangle; a zero-area one is never hit (wr.h).
+    g->terrain_vertices.assign(9, 0.0f);
+    g->terrain_indices = {0, 1, 2};
   }
+  num_terrain_triangles_ = g->terrain_indices.size() / 3;
+  check(wr_scene_create(ctx, g->terrain_vertices.data(), g->terrain_vertices.size() / 3, g->terrain_indices.data(),
+                        g->terrain_indices.size() / 3, &terrain),
+        where, "wr_scene_create (the terrain: " + merged + ")");
+  return terrain;
+}
 
-  std::vector<wr_scene> handles(prototypes.size(), nullptr);
+// The instanced scene over `terrain`: the prototypes' scenes, the slots, and `rest` as the one
+// global instance. Takes `terrain` and `rest` (released here, kept by the instanced scene).
+void Scene::make_instanced(wr_context ctx, const ModelView& m, const Gathered& g, wr_scene terrain, wr_scene rest,
+                           const char* where) {
+  std::vector<wr_scene> handles(g.prototypes.size(), nullptr);
   const auto release_all = [&]() {
     for (wr_scene h : handles) wr_scene_release(h);
     wr_scene_release(rest);
     wr_scene_release(terrain);
   };
   try {
-    for (size_t i = 0; i < prototypes.size(); ++i) {
-      const Prototype& proto = prototypes[i];
+    for (size_t i = 0; i < g.prototypes.size(); ++i) {
+      const Gathered::Prototype& proto = g.prototypes[i];
       if (proto.hfield_geom >= 0) {
-        const int g = proto.hfield_geom;
+        const int geom = proto.hfield_geom;
         const double zero[3] = {0.0, 0.0, 0.0};
         // A prototype is traced in its own frame through its BVH (wr.h).
-        const wr_heightfield_desc hd = hfield_desc(hfield_params(m, g), zero, WR_TERRAIN_BVH);  // checked above
+        const wr_heightfield_desc hd = hfield_desc(hfield_params(m, geom), zero, WR_TERRAIN_BVH);  // checked above
         check(wr_scene_create_heightfield(ctx, &hd, &handles[i]), where,
-              "wr_scene_create_heightfield (the prototype of " + geom_label(m, g) + ")");
+              "wr_scene_create_heightfield (the prototype of " + geom_label(m, geom) + ")");
       } else {
         std::vector<float> v(proto.mesh.vertices.begin(), proto.mesh.vertices.end());
         for (float x : v)
@@ -321,7 +343,7 @@ Scene Scene::build(wr_context ctx, const ModelView& m, const SceneOptions& optio
       }
     }
     std::vector<uint32_t> slot_prototypes, slot_groups;
-    for (const Slot& s : scene.slots_) {
+    for (const Slot& s : slots_) {
       slot_prototypes.push_back(s.prototype);
       slot_groups.push_back(s.group);
     }
@@ -338,14 +360,13 @@ Scene Scene::build(wr_context ctx, const ModelView& m, const SceneOptions& optio
     desc.global_prototypes = rest ? &rest_prototype : nullptr;
     desc.num_globals = rest ? 1u : 0u;
     if (rest) rest = nullptr;  // released with handles from here
-    check(wr_scene_create_instanced(ctx, &desc, &scene.scene_), where, "wr_scene_create_instanced");
+    check(wr_scene_create_instanced(ctx, &desc, &scene_), where, "wr_scene_create_instanced");
   } catch (...) {
     release_all();
     throw;
   }
   release_all();  // the instanced scene keeps what it needs
-  scene.num_prototypes_ = static_cast<uint32_t>(prototypes.size());
-  return scene;
+  num_prototypes_ = static_cast<uint32_t>(g.prototypes.size());
 }
 
 namespace {

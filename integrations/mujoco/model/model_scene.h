@@ -255,6 +255,16 @@ class Scene {
 
  private:
   Scene() = default;
+  // build's phases, in order, each after everything it needs was refused by name (mujoco_warp's
+  // put_model: refuse first, then build): the groups of the moving bodies; the geoms the rays see,
+  // gathered (the static ones into one mesh, the moving ones into slots over shared prototypes);
+  // the terrain scene (and the static geoms beside a grid); the instanced scene over it.
+  struct Gathered;
+  void assign_groups(const ModelView& m, const SceneOptions& options, const char* where);
+  Gathered gather_geoms(const ModelView& m, const SceneOptions& options, const char* where);
+  wr_scene make_terrain(wr_context ctx, const ModelView& m, Gathered* g, wr_scene* rest, const char* where);
+  void make_instanced(wr_context ctx, const ModelView& m, const Gathered& g, wr_scene terrain, wr_scene rest,
+                      const char* where);
   wr_scene scene_ = nullptr;
   uint32_t num_prototypes_ = 0;
   uint32_t num_static_geoms_ = 0;
