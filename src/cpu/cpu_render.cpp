@@ -228,15 +228,20 @@ void render_run(void* context, uint32_t task, unsigned thread) {
                      ch.instance_ids && instances ? ids : nullptr, surface ? hits : nullptr, u0, v0, kCpuTileSize);
         for (uint32_t v = v0; v < v1; ++v)
           for (uint32_t u = u0; u < u1; ++u) {
-            const uint32_t x = u - o.crop_x, y = v - o.crop_y, j = (v - v0) * kCpuTileSize + (u - u0);
+            const uint32_t x = u - o.crop_x, y = v - o.crop_y;
             emit_output(p, c, job.state, to, y * o.out_w + x,
-                        output_from_pixel(depth[j], x, y, p, env, c.frame, offset));
-            if (!any_channel(ch)) continue;
-            SceneHit instance_only{};  // (a packet's: its instance alone)
-            instance_only.instance = instances ? ids[j] : kInvalidIndex;
-            emit_pixel_channels<F>(ch, to.out_at + y * o.out_w + x, terrain, instances, job.rays, c, p, env, u, v,
-                                   surface ? &hits[j] : &instance_only);
+                        output_from_pixel(depth[(v - v0) * kCpuTileSize + (u - u0)], x, y, p, env, c.frame, offset));
           }
+        // (a loop of its own, so that a render without channels runs the output stage's loop alone)
+        if (any_channel(ch))
+          for (uint32_t v = v0; v < v1; ++v)
+            for (uint32_t u = u0; u < u1; ++u) {
+              const uint32_t j = (v - v0) * kCpuTileSize + (u - u0);
+              SceneHit instance_only{};  // (a packet's: its instance alone)
+              instance_only.instance = instances ? ids[j] : kInvalidIndex;
+              emit_pixel_channels<F>(ch, to.out_at + (v - o.crop_y) * o.out_w + (u - o.crop_x), terrain, instances,
+                                     job.rays, c, p, env, u, v, surface ? &hits[j] : &instance_only);
+            }
       }
     }
   }
