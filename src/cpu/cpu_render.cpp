@@ -37,31 +37,50 @@ uint64_t trace_tile_of(const RunOf<Terrain>& run, const PacketTile& t) {
 // goes to the packets where the run has them (trace_tile_of), with per-env intrinsics the tile's
 // rays made here from the env's own (make_template_ray: the bits of a sensor built with them); else
 // each pixel goes through the camera stage (trace_pixel), the same bits.
+// Pixels [u0, u1) x [v0, v1)'s template rays from intrinsics k, rows of kCpuTileSize (the bits
+// make_template_ray gives a sensor built with k). Flattened, so that make_template_ray (double
+// arithmetic, called from several places) is inlined into the loop, as a tile of per-env
+// intrinsics wants it.
+[[gnu::flatten]] void make_tile_rays(TemplateRay* rays, uint32_t u0, uint32_t v0, uint32_t u1, uint32_t v1,
+                                     const Intrinsics& k, bool plane_depth) {
+  for (uint32_t v = v0; v < v1; ++v)
+    for (uint32_t u = u0; u < u1; ++u)
+      rays[(v - v0) * kCpuTileSize + (u - u0)] = make_template_ray(u, v, k, plane_depth);
+}
+
+// The tile as a camera's, in the run's packets (or its kind's pixel by pixel).
+template <class F>
+uint64_t trace_camera_tile(const RunOf<typename F::Terrain>& typed, const RigidTransform& camera, const Intrinsics& k,
+                           const DepthParams& dp, const EnvInstances* instances, uint32_t u0, uint32_t v0, uint32_t u1,
+                           uint32_t v1, float* image, uint32_t* ids, uint32_t image_u0, uint32_t image_v0,
+                           uint32_t image_stride) {
+  const CpuRenderJob& job = *typed.run->job;
+  const PipelineParams& p = *job.params;
+  TemplateRay own[kCpuTileSize * kCpuTileSize];
+  PacketTile t{BvhView{}, u0,       v0,       u1,           v1,     job.rays, 0,         0,  p.cam_w,
+               image,     image_u0, image_v0, image_stride, camera, &dp,      instances, ids};
+  t.pinhole = F::RaySource::kPinhole;  // (a pattern's neighbours are not a pinhole's: no culling by the corners)
+  if (F::pipeline && job.call.intrinsics) {
+    make_tile_rays(own, u0, v0, u1, v1, k, p.plane_depth);  // (source_ray's, with the env's own intrinsics)
+    t.rays = own;
+    t.rays_u0 = u0;
+    t.rays_v0 = v0;
+    t.rays_stride = kCpuTileSize;
+  }
+  return trace_tile_of<typename F::Terrain>(typed, t);  // (the BVH's packets set t.bvh)
+}
+
 template <class F>
 uint64_t trace(const RunOf<typename F::Terrain>& typed, uint32_t env, const RigidTransform& camera, const Intrinsics& k,
                const DepthParams& dp, const EnvInstances* instances, uint32_t u0, uint32_t v0, uint32_t u1, uint32_t v1,
                float* image, uint32_t* ids, SceneHit* hits, uint32_t image_u0, uint32_t image_v0,
                uint32_t image_stride) {
   using Terrain = typename F::Terrain;
-  using Source = typename F::RaySource;
   const CpuRenderJob& job = *typed.run->job;
   const PipelineParams& p = *job.params;
-  if (!hits && Source::as_camera_tile(p)) {
-    TemplateRay own[kCpuTileSize * kCpuTileSize];
-    PacketTile t{BvhView{}, u0,       v0,       u1,           v1,     job.rays, 0,         0,  p.cam_w,
-                 image,     image_u0, image_v0, image_stride, camera, &dp,      instances, ids};
-    t.pinhole = Source::kPinhole;  // (a pattern's neighbours are not a pinhole's: no culling by the corners)
-    if (F::pipeline && job.call.intrinsics) {
-      for (uint32_t v = v0; v < v1; ++v)
-        for (uint32_t u = u0; u < u1; ++u)
-          own[(v - v0) * kCpuTileSize + (u - u0)] = source_ray(job.rays, p.cam_w, true, k, p.plane_depth, u, v);
-      t.rays = own;
-      t.rays_u0 = u0;
-      t.rays_v0 = v0;
-      t.rays_stride = kCpuTileSize;
-    }
-    return trace_tile_of<Terrain>(typed, t);  // (the BVH's packets set t.bvh)
-  }
+  if (!hits && F::RaySource::as_camera_tile(p))
+    return trace_camera_tile<F>(typed, camera, k, dp, instances, u0, v0, u1, v1, image, ids, image_u0, image_v0,
+                                image_stride);
   uint64_t overflows = 0;
   const typename Terrain::View& terrain = view_of(Terrain{}, job.terrain);
   for (uint32_t v = v0; v < v1; ++v)
