@@ -2,8 +2,8 @@
 
 N simulations of ``assets/mujoco/quadruped_parkour.xml`` (one quadruped with a head camera on the
 parkour terrain) are stepped with the ``mujoco`` package; after every step the N head cameras are
-rendered in one ``Sensor.render_hits`` call, the terrain as the scene's static mesh and each robot's links
-as its env's instances, so that every camera sees its own legs. Finally some pixels are compared
+rendered in one ``CameraSensor.render_hits`` call, the terrain as the scene's static mesh and each
+robot's links as its env's instances, so that every camera sees its own legs. Finally some pixels are compared
 with ``mujoco.mj_ray`` on the same simulation state.
 
 The scene and the camera come from warp_raycaster.mujoco, the C++ adapter's own code over the
@@ -121,12 +121,9 @@ def main():
 
     depth = np.zeros(head.shape, np.float32)
     ids = np.zeros(head.shape, np.int32)
-    # What each pixel hit (Sensor.render_hits), written into these arrays: the depth and the instance
-    # (slot) ids; the points, normals and triangles beside them.
-    hits = wr.Hits(values=depth, points=np.zeros(head.shape + (3,), np.float32),
-                   normals=np.zeros(head.shape + (3,), np.float32), triangle_ids=np.zeros(head.shape, np.int32),
-                   instance_ids=ids)
-    slots = np.zeros((args.envs, scene.num_slots, 7), np.float32)  # each env's robot geoms, posed per step
+    # What each pixel hit (render_hits), written into these arrays: the depth and the instance (slot)
+    # ids alone (fields=: the other channels would take the CPU off its SIMD packets).
+    hits = wr.Hits(values=depth, points=None, normals=None, triangle_ids=None, instance_ids=ids)
     sim_s = render_s = 0.0
     for step in range(args.steps):
         t0 = time.perf_counter()
@@ -136,8 +133,7 @@ def main():
             mujoco.mj_fwdPosition(m, d)  # positions of the new state (mj_step leaves the previous ones)
         t1 = time.perf_counter()
         # poses from the N MjData (the cameras', the robots' geoms), one render
-        head.sensor.render_hits(head.poses(ds), hits, inputs=wr.RenderInputs(
-            instance_poses=scene.instance_poses(ds, slots), global_poses=scene.global_poses))
+        head.render_hits(ds, hits, fields=("instance_ids",))
         t2 = time.perf_counter()
         sim_s, render_s = sim_s + t1 - t0, render_s + t2 - t1
 
@@ -147,7 +143,7 @@ def main():
     print(f"mujoco_depth: {args.envs} simulations of {os.path.basename(args.model)}, {args.steps} steps; "
           f"{scene.num_static_geoms} static geoms in the terrain, {scene.num_slots} robot geoms per env")
     print(f"  per step: MuJoCo {1e3 * sim_s / args.steps:.2f} ms (mj_step per simulation, from Python), "
-          f"poses + render {1e3 * render_s / args.steps:.2f} ms (one Sensor.render_hits)")
+          f"poses + render {1e3 * render_s / args.steps:.2f} ms (one CameraSensor.render_hits)")
     seeing = int(legs.any(axis=(1, 2)).sum())
     print(f"  last frame: {100 * np.isfinite(depth).mean():.1f}% of pixels hit, "
           f"{100 * legs.mean():.2f}% show the robot's own legs ({seeing} of {args.envs} robots)")

@@ -334,8 +334,25 @@ class CameraSensor:
         :meth:`warp_raycaster.Sensor.render` returns it, from `data` (N MjData, or mujoco_warp's Data)
         or the batch arrays (geom_xpos / geom_xmat needed only when the model has moving geoms)."""
         where = "mujoco.CameraSensor.render"
-        # On a GPU the poses are gathered, and the image rendered, on the caller's stream (stream=), else
-        # on mujoco_warp's own for its Data, else the default stream.
+        poses, stream, inputs = self._call(where, data, geom_xpos, geom_xmat, cam_xpos, cam_xmat, render_args)
+        return self.sensor.render(poses, out, stream=stream, inputs=inputs, **render_args)
+
+    def render_hits(self, data: Any = None, hits: Any = None, *, geom_xpos: Any = None, geom_xmat: Any = None,
+                    cam_xpos: Any = None, cam_xmat: Any = None, **render_args: Any) -> Any:
+        """What each pixel hit, as :meth:`warp_raycaster.Sensor.render_hits` returns it (a
+        :class:`warp_raycaster.Hits`: the depth, points, normals, triangle ids and instance ids: a
+        geom's slot, mapped to its geom by ``scene.slot_geoms``), from the poses :meth:`render`
+        takes; ``fields=`` as there."""
+        where = "mujoco.CameraSensor.render_hits"
+        poses, stream, inputs = self._call(where, data, geom_xpos, geom_xmat, cam_xpos, cam_xmat, render_args)
+        return self.sensor.render_hits(poses, hits, stream=stream, inputs=inputs, **render_args)
+
+    def _call(self, where: str, data: Any, geom_xpos: Any, geom_xmat: Any, cam_xpos: Any, cam_xmat: Any,
+              render_args: Dict[str, Any]) -> Tuple[Any, Any, RenderInputs]:
+        # The camera poses, the stream and the render's inputs (the instances' poses joined to the
+        # caller's inputs=) of a render from `data` or the batch arrays. On a GPU the poses are
+        # gathered, and the image rendered, on the caller's stream (stream=), else on mujoco_warp's
+        # own for its Data, else the default stream.
         ctx = self.scene.context
         stream = render_args.pop("stream", None)
         handle = (_frameworks.stream_handle(stream, where) if stream is not None
@@ -351,8 +368,7 @@ class CameraSensor:
         given = render_args.pop("inputs", None)
         poses_of = {"instance_poses": inst, "global_poses": self.scene.global_poses}
         inputs = dataclasses.replace(given, **poses_of) if given is not None else RenderInputs(**poses_of)
-        return self.sensor.render(poses.reshape(self.num_envs, 7), out, stream=handle if ctx.is_cuda else None,
-                                  inputs=inputs, **render_args)
+        return poses.reshape(self.num_envs, 7), handle if ctx.is_cuda else None, inputs
 
     def __repr__(self) -> str:
         label = repr(self.name) if self.name else f"camera {self.id}"
