@@ -237,6 +237,23 @@ class Sensor:
                        global_poses=inputs.global_poses, **channels)
         return finish(out)
 
+    def world_rays(self, pose: Any, mount: Any = None, *, env: int = 0, frame: int = 0) -> Tuple[Any, Any]:
+        """Env `env`'s world rays for its body pose (7,) (and mount (7,), or None: the camera's), as
+        (starts, directions) (out_height, out_width, 3) float32 NumPy arrays: each output pixel's
+        ray, the bits its render traces (``wr_sensor_world_rays``; every start the camera's
+        position). With near 0 and far +inf, :meth:`Scene.intersect` of these rays finds each
+        pixel's hit as :meth:`render_hits` reports it. Refused for an output that resamples or
+        drops edges. Host arrays."""
+        import numpy as np
+
+        pose = np.ascontiguousarray(pose, dtype=np.float32).reshape(-1)
+        mount = None if mount is None else np.ascontiguousarray(mount, dtype=np.float32)
+        shape = tuple(self.shape[1:]) + (3,)
+        starts = np.empty(shape, np.float32)
+        directions = np.empty(shape, np.float32)
+        self._h.world_rays(pose, mount, int(env), int(frame), starts.reshape(-1, 3), directions.reshape(-1, 3))
+        return starts, directions
+
     def _scalar_latency(self, value: int, poses: Any, where: str) -> Any:
         # One int for every env: a (num_envs,) int32 array beside the poses, made once per value,
         # framework and device and kept (a render makes no array for it after the first).
