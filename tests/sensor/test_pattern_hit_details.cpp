@@ -90,14 +90,7 @@ TEST_CASE("hit details: ids, points and normals of a grid mesh's triangles, as a
 }
 
 TEST_CASE("hit details through instances: a box's normals turned by its pose, the robot's own excluded", "[backend]") {
-  Mesh box;
-  box.vertices = {-0.3f, -0.3f, -0.1f, 0.3f, -0.3f, -0.1f, 0.3f, 0.3f, -0.1f, -0.3f, 0.3f, -0.1f,
-                  -0.3f, -0.3f, 0.1f,  0.3f, -0.3f, 0.1f,  0.3f, 0.3f, 0.1f,  -0.3f, 0.3f, 0.1f};
-  box.indices = {0, 2, 1, 0, 3, 2, 4, 5, 6, 4, 6, 7, 0, 1, 5, 0, 5, 4,
-                 1, 2, 6, 1, 6, 5, 2, 3, 7, 2, 7, 6, 3, 0, 4, 3, 4, 7};
-  Mesh plane;
-  plane.vertices = {-20, -20, 0, 20, -20, 0, 20, 20, 0, -20, 20, 0};
-  plane.indices = {0, 1, 2, 0, 2, 3};
+  const Mesh box = small_box(), plane = wide_plane();
   const auto make = [&](wr_context c) { return boxes_on_a_plane(c, plane, box); };
   wr_context ctx = nullptr;
   REQUIRE(wr_test::create_backend_context(2, &ctx) == WR_SUCCESS);

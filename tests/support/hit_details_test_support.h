@@ -177,6 +177,22 @@ void check_world_details(wr_sensor sensor, const Details& got, Make&& make, cons
   }
 }
 
+// A 0.6 x 0.6 x 0.2 m box about its origin (its faces wound outwards), and a 40 x 40 m floor at z 0.
+inline Mesh small_box() {
+  Mesh box;
+  box.vertices = {-0.3f, -0.3f, -0.1f, 0.3f, -0.3f, -0.1f, 0.3f, 0.3f, -0.1f, -0.3f, 0.3f, -0.1f,
+                  -0.3f, -0.3f, 0.1f,  0.3f, -0.3f, 0.1f,  0.3f, 0.3f, 0.1f,  -0.3f, 0.3f, 0.1f};
+  box.indices = {0, 2, 1, 0, 3, 2, 4, 5, 6, 4, 6, 7, 0, 1, 5, 0, 5, 4,
+                 1, 2, 6, 1, 6, 5, 2, 3, 7, 2, 7, 6, 3, 0, 4, 3, 4, 7};
+  return box;
+}
+inline Mesh wide_plane() {
+  Mesh plane;
+  plane.vertices = {-20, -20, 0, 20, -20, 0, 20, 20, 0, -20, 20, 0};
+  plane.indices = {0, 1, 2, 0, 2, 3};
+  return plane;
+}
+
 // An instanced scene made on `c`: `plane` as the terrain and `box` as the one prototype of three
 // slots per env, slot 0 in group 1 (the robot's own trunk, for a sensor to exclude), the others in 0.
 inline wr_scene boxes_on_a_plane(wr_context c, const Mesh& plane, const Mesh& box) {
