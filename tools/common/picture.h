@@ -1,6 +1,6 @@
 // What the demos draw with: an RGB canvas, the turbo colour map, text, a labelled colour bar, and
 // the PNG writer (stb_image_write). The contact sheet (contact_sheet.h) and the pattern sensors'
-// pictures (pattern_pictures.h) are made of these.
+// pictures (apps/pattern_pictures.h) are made of these.
 #pragma once
 
 #include <cstdint>
