@@ -40,21 +40,21 @@
 
 #include "contact_sheet.h"
 #include "npy.h"
+#include "render_timing.h"
 #include "splitmix64.h"
 #include "wr_mujoco.h"
 
 namespace {
 
 namespace fs = std::filesystem;
-using Clock = std::chrono::steady_clock;
+using wr_demo::Clock;
+using wr_demo::ms_since;  // the demos' timing (tools/common/render_timing.h)
 constexpr double kPi = 3.14159265358979323846;
 
 /// An error of the demo's own (a model without what the demo drives): exit code 2.
 struct DemoError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
-
-double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
 
 /// Times of every step, in ms: their mean, median and best.
 struct Times {
