@@ -251,8 +251,9 @@ void register_sensor(nb::module_& m) {
       .def(
           "render",
           [](SensorObj& s, nb::handle poses, nb::handle out, uintptr_t stream, uint32_t stride, uint32_t offset,
-             uint64_t frame, nb::handle instance_poses, nb::handle global_poses, nb::kwargs arrays) {
-            const char* fn = "Sensor.render";
+             uint64_t frame, nb::handle instance_poses, nb::handle global_poses, const std::string& function,
+             nb::kwargs arrays) {
+            const char* fn = function.c_str();  // the Python method the caller called, for its messages
             const int64_t n = s.num_envs;
             // poses: (num_envs, 7) float32 (pose_stride 0); or, read in place from simulator state,
             // (num_envs, stride) or (num_envs, bodies, 13) with the pose_stride (and pose_offset) of it.
@@ -310,7 +311,8 @@ void register_sensor(nb::module_& m) {
             s.sensor.render(a);
           },
           "poses"_a.none(), "out"_a.none(), "stream"_a = 0, "pose_stride"_a = 0, "pose_offset"_a = 0, "frame"_a = 0,
-          "instance_poses"_a.none() = nb::none(), "global_poses"_a.none() = nb::none(), "arrays"_a,
+          "instance_poses"_a.none() = nb::none(), "global_poses"_a.none() = nb::none(), "function"_a = "Sensor.render",
+          "arrays"_a,
           "wr_sensor_render_ex: the one render (wr.h, wr_render_args; the library derives which parts of the "
           "pipeline it runs); the Python layer's Sensor.render fills the arguments. poses (num_envs, 7) float32 "
           "(pose_stride 0), or simulator state with its pose_stride (and pose_offset). An instanced scene's poses: "

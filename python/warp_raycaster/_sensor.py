@@ -234,7 +234,7 @@ class Sensor:
                        mounts=inputs.mounts, frame=int(frame), latency=latency, update_mask=inputs.update_mask,
                        reset_mask=inputs.reset_mask, bad_env_count=inputs.bad_env_count,
                        bad_env_mask=inputs.bad_env_mask, instance_poses=inputs.instance_poses,
-                       global_poses=inputs.global_poses, **channels)
+                       global_poses=inputs.global_poses, function=where, **channels)
         return finish(out)
 
     def world_rays(self, pose: Any, mount: Any = None, *, env: int = 0, frame: int = 0) -> Tuple[Any, Any]:
