@@ -193,6 +193,18 @@ inline Mesh wide_plane() {
   return plane;
 }
 
+// What a sensor sees of boxes_on_a_plane's scene: never the robot's own trunk (instance 0, its group
+// excluded), more than `min_on_boxes` rays or pixels on the boxes, and more hits than that.
+inline void check_boxes_seen_trunk_not(const Details& got, size_t hits, size_t min_on_boxes) {
+  size_t on_boxes = 0;
+  for (uint32_t i : got.instances) {
+    CHECK(i != 0u);  // the robot's own trunk is never seen
+    on_boxes += i != UINT32_MAX;
+  }
+  CHECK(on_boxes > min_on_boxes);
+  CHECK(hits > on_boxes);
+}
+
 // An instanced scene made on `c`: `plane` as the terrain and `box` as the one prototype of three
 // slots per env, slot 0 in group 1 (the robot's own trunk, for a sensor to exclude), the others in 0.
 inline wr_scene boxes_on_a_plane(wr_context c, const Mesh& plane, const Mesh& box) {
